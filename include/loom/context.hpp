@@ -1,0 +1,53 @@
+// loom::context: one device, its statement queue and its kernel caches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "loom/detail/runtime.hpp"
+
+namespace loom {
+
+struct context_options {
+    std::string backend;     // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
+    std::string device;      // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any
+    int fusion = -1;         // 1 on, 0 off; -1: LOOM_FUSION (default on)
+};
+
+// Counters a program or test can read to see what the runtime did.
+struct context_statistics {
+    std::uint64_t flushes = 0;          // flushes that ran at least one statement
+    std::uint64_t statements = 0;       // statements run
+    std::uint64_t plans_made = 0;       // fusion plans built (plan-cache misses)
+    std::uint64_t plan_hits = 0;        // flushes served by a cached plan
+    std::uint64_t kernels_compiled = 0; // device compiler runs
+    std::uint64_t disk_hits = 0;        // kernels loaded from the disk cache
+    std::uint64_t kernels_launched = 0;
+};
+
+class context {
+public:
+    context();
+    explicit context(const context_options& options);
+
+    std::string backend_name() const; // "opencl" or "cuda"
+    std::string device_name() const;
+    std::string driver_version() const;
+    bool has_fp64() const;
+
+    // Runs every pending statement and waits for the device.
+    void finish() const;
+
+    context_statistics statistics() const;
+
+    const detail::context_ptr& impl() const { return impl_; }
+
+private:
+    detail::context_ptr impl_;
+};
+
+// Runs the pending statements of every live context and waits for their devices.
+void finish();
+
+} // namespace loom

@@ -1,0 +1,58 @@
+// What the header-only front end calls in the compiled library: buffers, transfers and
+// statement recording. Everything here is declared, not defined, so that user code
+// never sees backend, IR or planner headers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "loom/dtype.hpp"
+
+namespace loom::detail {
+
+struct shape;
+struct buffer;
+class context_impl;
+using buffer_ptr = std::shared_ptr<buffer>;
+using context_ptr = std::shared_ptr<context_impl>;
+
+// A buffer whose device memory is allocated when a kernel or transfer first needs it,
+// so that a temporary the fusion pass keeps in registers never costs memory.
+buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type);
+std::uint64_t length_of(const buffer& b);
+context_impl* context_of(const buffer& b);
+
+// Counts the loom::vector objects naming a buffer: a buffer nobody names any more
+// needs no store at the end of a fused kernel.
+void attach_vector(buffer& b);
+void detach_vector(buffer& b);
+
+// Host transfers. Both run the pending statements first, so they see program order.
+void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
+void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
+
+// Records one statement: slots in the order the shape numbered them, then commit().
+// Destroying an uncommitted recorder (an exception was thrown) records nothing.
+class statement_recorder {
+public:
+    explicit statement_recorder(context_impl& ctx);
+    ~statement_recorder();
+    statement_recorder(const statement_recorder&) = delete;
+    statement_recorder& operator=(const statement_recorder&) = delete;
+
+    void vector_slot(const buffer_ptr& b);
+    void scalar_slot(const void* value, unsigned bytes);
+    // Checks lengths, contexts and fp64 now (throwing loom::error at the faulty line),
+    // then appends `target = shape(slots)` to the context's queue.
+    void commit_assignment(const shape* s, const buffer_ptr& target);
+
+private:
+    context_impl& ctx_;
+    std::size_t first_slot_;
+    bool committed_ = false;
+};
+
+// Runs every pending statement of the context (a flush) and waits for the device.
+void finish(context_impl& ctx);
+
+} // namespace loom::detail

@@ -1,0 +1,48 @@
+// The narrow door between the expression layer (templates, in headers) and the IR (in
+// src/ir). Lowering a statement type calls these functions once; the result is a shape
+// that every later statement of that type reuses by pointer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "loom/dtype.hpp"
+#include "loom/expr/opcode.hpp"
+
+namespace loom::detail {
+
+struct shape; // defined in src/ir/shape.hpp
+
+using node_ref = std::uint32_t;
+
+class shape_builder {
+public:
+    shape_builder();
+    ~shape_builder();
+    shape_builder(const shape_builder&) = delete;
+    shape_builder& operator=(const shape_builder&) = delete;
+
+    // Terminals take the next slot number, in the order the binder visits them.
+    node_ref vector_slot(dtype element);
+    node_ref scalar_slot(dtype type);
+    node_ref index();
+    // Applies C++'s conversion rules for the op (see docs/type-promotion.md);
+    // throws loom::error when the op does not apply to the operand types.
+    node_ref apply(opcode op, node_ref a);
+    node_ref apply(opcode op, node_ref a, node_ref b);
+    node_ref apply(opcode op, node_ref a, node_ref b, node_ref c);
+    node_ref cast(dtype to, node_ref a);
+    dtype type_of(node_ref n) const;
+
+    // An assignment `target = root` (converted to the target's type). The shape lives
+    // for the whole program; its address identifies the statement type.
+    const shape* finish_assignment(node_ref root, dtype target);
+    // An expression without a target (a reduction's input, say).
+    const shape* finish_expression(node_ref root);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+} // namespace loom::detail

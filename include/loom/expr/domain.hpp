@@ -1,0 +1,66 @@
+// Loom's Boost.Proto domain: the expression wrapper, the terminal tags, and the
+// operators. loom::vector is not itself a Proto expression; the operators below wrap it
+// in a terminal that refers to it, so building an expression never copies a vector.
+#pragma once
+
+#include <type_traits>
+
+#include <boost/proto/proto.hpp>
+
+#include "loom/dtype.hpp"
+#include "loom/expr/opcode.hpp"
+
+namespace loom {
+
+template <class T> class vector;
+
+namespace expr {
+
+namespace proto = boost::proto;
+
+template <class E> struct expression;
+struct domain : proto::domain<proto::generator<expression>> {};
+
+// Every Loom expression node. Holds its children by reference (the C++ full
+// expression keeps them alive), so store one in a variable only with care.
+template <class E> struct expression : proto::extends<E, expression<E>, domain> {
+    using base = proto::extends<E, expression<E>, domain>;
+    expression(const E& e = E()) : base(e) {}
+};
+
+// Terminal values other than vectors and host scalars.
+struct index_tag {};                               // loom::index()
+template <opcode Op> struct function_tag {};       // loom::sin, loom::pow, loom::where, ...
+template <class T> struct cast_tag {};             // loom::cast<T>
+
+template <class T> struct is_vector : std::false_type {};
+template <class T> struct is_vector<loom::vector<T>> : std::true_type {};
+
+template <class E>
+inline constexpr bool is_expression_v =
+    proto::is_expr<std::decay_t<E>>::value &&
+    std::is_same_v<typename proto::domain_of<std::decay_t<E>>::type, domain>;
+
+// What may appear as an operand of a Loom function: a vector or a Loom expression.
+template <class A>
+inline constexpr bool is_operand_v = is_vector<std::decay_t<A>>::value || is_expression_v<A>;
+
+// Children of a function node: scalars and expression temporaries by value (they are
+// small and may be temporaries), vectors by reference.
+template <class A> decltype(auto) as_child(A&& a) {
+    if constexpr (is_vector<std::decay_t<A>>::value) return boost::cref(a);
+    else return std::decay_t<A>(std::forward<A>(a));
+}
+
+template <opcode Op, class... A> auto call(A&&... args) {
+    return proto::make_expr<proto::tag::function, domain>(function_tag<Op>{}, as_child(std::forward<A>(args))...);
+}
+
+} // namespace expr
+
+// x + y, 2 * x, -x, ...: Proto builds the node when an operand is a loom::vector (found
+// by argument-dependent lookup in this namespace); nodes that already are Loom
+// expressions combine through Proto's own operators.
+BOOST_PROTO_DEFINE_OPERATORS(expr::is_vector, expr::domain)
+
+} // namespace loom

@@ -1,0 +1,90 @@
+// The math library, where(), cast<T>() and index(). Each builds a Proto function node
+// whose first child names the opcode; the typing rules live in the IR (op_table.cpp).
+#pragma once
+
+#include "loom/expr/domain.hpp"
+
+namespace loom {
+
+// At least one argument must be a vector or a Loom expression; the others may be host scalars.
+template <class... A>
+using enable_if_loom_call = std::enable_if_t<(expr::is_operand_v<A> || ...), int>;
+
+#define LOOM_UNARY_FUNCTION(name)                                                                                  \
+    template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                              \
+        return expr::call<opcode::name>(std::forward<A>(a));                                                       \
+    }
+#define LOOM_BINARY_FUNCTION(name)                                                                                 \
+    template <class A, class B, enable_if_loom_call<A, B> = 0> auto name(A&& a, B&& b) {                           \
+        return expr::call<opcode::name>(std::forward<A>(a), std::forward<B>(b));                                  \
+    }
+
+LOOM_UNARY_FUNCTION(sin)
+LOOM_UNARY_FUNCTION(cos)
+LOOM_UNARY_FUNCTION(tan)
+LOOM_UNARY_FUNCTION(asin)
+LOOM_UNARY_FUNCTION(acos)
+LOOM_UNARY_FUNCTION(atan)
+LOOM_UNARY_FUNCTION(sinh)
+LOOM_UNARY_FUNCTION(cosh)
+LOOM_UNARY_FUNCTION(tanh)
+LOOM_UNARY_FUNCTION(exp)
+LOOM_UNARY_FUNCTION(exp2)
+LOOM_UNARY_FUNCTION(log)
+LOOM_UNARY_FUNCTION(log2)
+LOOM_UNARY_FUNCTION(log10)
+LOOM_UNARY_FUNCTION(log1p)
+LOOM_UNARY_FUNCTION(expm1)
+LOOM_UNARY_FUNCTION(sqrt)
+LOOM_UNARY_FUNCTION(rsqrt)
+LOOM_UNARY_FUNCTION(cbrt)
+LOOM_UNARY_FUNCTION(fabs)
+LOOM_UNARY_FUNCTION(abs)
+LOOM_UNARY_FUNCTION(floor)
+LOOM_UNARY_FUNCTION(ceil)
+LOOM_UNARY_FUNCTION(round)
+LOOM_UNARY_FUNCTION(trunc)
+LOOM_UNARY_FUNCTION(erf)
+LOOM_UNARY_FUNCTION(erfc)
+LOOM_UNARY_FUNCTION(tgamma)
+LOOM_UNARY_FUNCTION(lgamma)
+LOOM_BINARY_FUNCTION(atan2)
+LOOM_BINARY_FUNCTION(pow)
+LOOM_BINARY_FUNCTION(hypot)
+LOOM_BINARY_FUNCTION(fmod)
+LOOM_BINARY_FUNCTION(fmin)
+LOOM_BINARY_FUNCTION(fmax)
+LOOM_BINARY_FUNCTION(min)
+LOOM_BINARY_FUNCTION(max)
+
+#undef LOOM_UNARY_FUNCTION
+#undef LOOM_BINARY_FUNCTION
+
+// std::clamp(v, lo, hi): lo if v < lo, hi if hi < v, else v.
+template <class V, class L, class H, enable_if_loom_call<V, L, H> = 0> auto clamp(V&& v, L&& lo, H&& hi) {
+    return expr::call<opcode::clamp>(std::forward<V>(v), std::forward<L>(lo), std::forward<H>(hi));
+}
+
+// a * b + c with one rounding.
+template <class A, class B, class C, enable_if_loom_call<A, B, C> = 0> auto fma(A&& a, B&& b, C&& c) {
+    return expr::call<opcode::fma>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c));
+}
+
+// Element-wise cond ? a : b, typed like the conditional operator.
+template <class C, class A, class B, enable_if_loom_call<C, A, B> = 0> auto where(C&& cond, A&& a, B&& b) {
+    return expr::call<opcode::select>(std::forward<C>(cond), std::forward<A>(a), std::forward<B>(b));
+}
+
+// Conversion to T, as static_cast<T> does it.
+template <class T, class A, enable_if_loom_call<A> = 0> auto cast(A&& a) {
+    static_assert(std::is_arithmetic_v<T>, "loom::cast<T>: T must be an arithmetic type");
+    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::cast_tag<T>{},
+                                                                            expr::as_child(std::forward<A>(a)));
+}
+
+// The element index i (a std::uint64_t) of the element being computed.
+inline auto index() {
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::index_tag{});
+}
+
+} // namespace loom

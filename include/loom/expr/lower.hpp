@@ -1,0 +1,148 @@
+// From a Proto tree to Loom's IR and to a statement's bound values. lower() runs once
+// per expression type and yields a shape; bind() runs for every statement and records
+// the vectors and scalars in the same order lower() numbered the slots.
+#pragma once
+
+#include <utility>
+
+#include "loom/detail/runtime.hpp"
+#include "loom/detail/shape_builder.hpp"
+#include "loom/error.hpp"
+#include "loom/expr/domain.hpp"
+
+namespace loom::expr {
+
+template <class Tag> struct opcode_of; // Proto tag -> Loom opcode, for the operators
+#define LOOM_TAG_OPCODE(proto_tag, op)                                                                                   \
+    template <> struct opcode_of<proto::tag::proto_tag> { static constexpr opcode value = opcode::op; };
+LOOM_TAG_OPCODE(negate, negate)
+LOOM_TAG_OPCODE(unary_plus, unary_plus)
+LOOM_TAG_OPCODE(logical_not, logical_not)
+LOOM_TAG_OPCODE(complement, bit_not)
+LOOM_TAG_OPCODE(plus, add)
+LOOM_TAG_OPCODE(minus, sub)
+LOOM_TAG_OPCODE(multiplies, mul)
+LOOM_TAG_OPCODE(divides, div)
+LOOM_TAG_OPCODE(modulus, mod)
+LOOM_TAG_OPCODE(shift_left, shift_left)
+LOOM_TAG_OPCODE(shift_right, shift_right)
+LOOM_TAG_OPCODE(less, less)
+LOOM_TAG_OPCODE(greater, greater)
+LOOM_TAG_OPCODE(less_equal, less_equal)
+LOOM_TAG_OPCODE(greater_equal, greater_equal)
+LOOM_TAG_OPCODE(equal_to, equal)
+LOOM_TAG_OPCODE(not_equal_to, not_equal)
+LOOM_TAG_OPCODE(logical_and, logical_and)
+LOOM_TAG_OPCODE(logical_or, logical_or)
+LOOM_TAG_OPCODE(bitwise_and, bit_and)
+LOOM_TAG_OPCODE(bitwise_or, bit_or)
+LOOM_TAG_OPCODE(bitwise_xor, bit_xor)
+#undef LOOM_TAG_OPCODE
+
+template <class Tag, class = void> struct is_operator_tag : std::false_type {};
+template <class Tag> struct is_operator_tag<Tag, std::void_t<decltype(opcode_of<Tag>::value)>> : std::true_type {};
+
+template <class T> struct is_cast : std::false_type {};
+template <class T> struct is_cast<cast_tag<T>> : std::true_type { using type = T; };
+template <class T> struct is_function_name : is_cast<T> {};
+template <opcode Op> struct is_function_name<function_tag<Op>> : std::true_type {};
+template <class T> struct function_opcode;
+template <opcode Op> struct function_opcode<function_tag<Op>> { static constexpr opcode value = Op; };
+
+// ---- lowering: expression type -> IR nodes -------------------------------------------
+
+template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, const V&) {
+    using T = std::decay_t<V>;
+    if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
+    else if constexpr (std::is_same_v<T, index_tag>) return b.index();
+    else {
+        static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
+                                               "expression or an arithmetic host scalar");
+        return b.scalar_slot(dtype_v<T>);
+    }
+}
+
+template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e);
+
+template <class E, std::size_t... I>
+detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_sequence<I...>) {
+    using fn = std::decay_t<decltype(proto::value(proto::child_c<0>(e)))>;
+    // Children are lowered in order, so slots are numbered left to right (as bind() visits them).
+    detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
+    if constexpr (is_cast<fn>::value) {
+        return b.cast(dtype_v<typename is_cast<fn>::type>, args[0]);
+    } else {
+        constexpr opcode op = function_opcode<fn>::value;
+        if constexpr (sizeof...(I) == 1) return b.apply(op, args[0]);
+        else if constexpr (sizeof...(I) == 2) return b.apply(op, args[0], args[1]);
+        else return b.apply(op, args[0], args[1], args[2]);
+    }
+}
+
+template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e) {
+    if constexpr (!proto::is_expr<E>::value) {
+        return lower_terminal(b, e); // a bare vector or scalar on the right of `=`
+    } else {
+        using tag = typename proto::tag_of<E>::type;
+        if constexpr (std::is_same_v<tag, proto::tag::terminal>) {
+            return lower_terminal(b, proto::value(e));
+        } else if constexpr (std::is_same_v<tag, proto::tag::function>) {
+            return lower_call(b, e, std::make_index_sequence<proto::arity_of<E>::value - 1>{});
+        } else {
+            static_assert(is_operator_tag<tag>::value,
+                          "loom: this operator cannot be used in a device expression (assignment, comma, "
+                          "subscript, increment and address-of are not element-wise operations)");
+            constexpr opcode op = opcode_of<tag>::value;
+            if constexpr (proto::arity_of<E>::value == 1) {
+                return b.apply(op, lower(b, proto::child_c<0>(e)));
+            } else {
+                const detail::node_ref l = lower(b, proto::child_c<0>(e));
+                const detail::node_ref r = lower(b, proto::child_c<1>(e));
+                return b.apply(op, l, r);
+            }
+        }
+    }
+}
+
+// The shape of `target = e` for a target of element type T, built once per type pair.
+template <class T, class E> const detail::shape* assignment_shape(const E& e) {
+    detail::shape_builder b;
+    return b.finish_assignment(lower(b, e), dtype_v<T>);
+}
+
+// ---- binding: one statement's values, in slot order ---------------------------------
+
+template <class V> void bind_terminal(detail::statement_recorder& r, const V& v) {
+    using T = std::decay_t<V>;
+    if constexpr (is_vector<T>::value) {
+        r.vector_slot(v.buffer());
+    } else if constexpr (std::is_same_v<T, index_tag> || is_function_name<T>::value) {
+        // no value to bind: the index is the element's own, a function name is in the shape
+    } else if constexpr (std::is_same_v<T, bool>) {
+        const std::int32_t widened = v; // bool scalars travel as int32 (see shape_builder::scalar_slot)
+        r.scalar_slot(&widened, sizeof widened);
+    } else {
+        r.scalar_slot(&v, sizeof v);
+    }
+}
+
+template <class E> void bind(detail::statement_recorder& r, const E& e);
+
+template <class E, std::size_t... I> void bind_children(detail::statement_recorder& r, const E& e, std::index_sequence<I...>) {
+    (bind(r, proto::child_c<I>(e)), ...);
+}
+
+template <class E> void bind(detail::statement_recorder& r, const E& e) {
+    if constexpr (!proto::is_expr<E>::value) {
+        bind_terminal(r, e);
+    } else {
+        using tag = typename proto::tag_of<E>::type;
+        if constexpr (std::is_same_v<tag, proto::tag::terminal>) {
+            bind_terminal(r, proto::value(e));
+        } else {
+            bind_children(r, e, std::make_index_sequence<proto::arity_of<E>::value>{});
+        }
+    }
+}
+
+} // namespace loom::expr

@@ -1,0 +1,31 @@
+// The operations an expression can contain. Their properties (arity, spelling, typing
+// rule) live in one table in src/ir/op_table.cpp; this header only names them.
+#pragma once
+
+#include <cstdint>
+
+namespace loom {
+
+enum class opcode : std::uint8_t {
+    // leaves
+    load,   // element i of a bound vector slot
+    scalar, // a bound host scalar slot
+    index,  // the element index i
+    cast,   // conversion to the node's type
+    // unary operators
+    negate, unary_plus, logical_not, bit_not,
+    // binary operators
+    add, sub, mul, div, mod, shift_left, shift_right,
+    less, greater, less_equal, greater_equal, equal, not_equal,
+    logical_and, logical_or, bit_and, bit_or, bit_xor,
+    // where(c, a, b)
+    select,
+    // math library
+    sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, exp2, log, log2, log10, log1p, expm1,
+    sqrt, rsqrt, cbrt, fabs, abs, floor, ceil, round, trunc, erf, erfc, tgamma, lgamma,
+    atan2, pow, hypot, fmod, fmin, fmax, min, max,
+    clamp, fma,
+    count_ // number of opcodes; keep last
+};
+
+} // namespace loom

@@ -1,0 +1,12 @@
+// Loom: ordinary arithmetic on device vectors, fused and compiled to OpenCL C or CUDA C++.
+//
+//   loom::context ctx;
+//   loom::vector<float> x(ctx, host), y(ctx, host.size(), 1.0f);
+//   y = 2.5f * x + loom::sin(y);
+//   std::vector<float> out = y.to_host();
+#pragma once
+
+#include "loom/context.hpp"
+#include "loom/error.hpp"
+#include "loom/expr/functions.hpp"
+#include "loom/vector.hpp"

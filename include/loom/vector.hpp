@@ -1,0 +1,202 @@
+// loom::vector<T>: a vector on a device. Assigning an expression records a statement
+// (nothing runs until a flush); host reads and writes flush first, so they always see
+// the program's order.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "loom/context.hpp"
+#include "loom/error.hpp"
+#include "loom/expr/functions.hpp"
+#include "loom/expr/lower.hpp"
+
+namespace loom {
+
+template <class T> class vector {
+    static_assert(is_element_type_v<T>, "loom::vector<T>: T must be float, double or an integer type of 8 to 64 bits "
+                                        "(store comparison results in an integer vector)");
+
+public:
+    using value_type = T;
+
+    // A reference to one element: reading or writing it flushes and moves one element.
+    // Convenient, and slow: use whole-vector transfers for more than a few elements.
+    class element_proxy {
+    public:
+        element_proxy(vector& v, std::size_t i) : v_(v), i_(i) {}
+        operator T() const { return v_.get(i_); }
+        element_proxy& operator=(T value) {
+            v_.set(i_, value);
+            return *this;
+        }
+        element_proxy& operator=(const element_proxy& other) { return *this = T(other); }
+
+    private:
+        vector& v_;
+        std::size_t i_;
+    };
+
+    // An empty vector with no device; assign another vector to give it one.
+    vector() = default;
+
+    // n elements, zero-initialised (the fill is a statement, fused into what follows).
+    vector(const context& ctx, std::size_t n) : vector(ctx, n, T(0)) {}
+
+    vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) { *this = value; }
+
+    vector(const context& ctx, const std::vector<T>& host) : vector(ctx, host.begin(), host.end()) {}
+
+    template <class It, class = typename std::iterator_traits<It>::iterator_category>
+    vector(const context& ctx, It first, It last) : ctx_(ctx.impl()) {
+        const std::vector<T> host(first, last);
+        size_ = host.size();
+        buf_ = make(ctx_, size_);
+        detail::upload(*buf_, 0, size_, host.data());
+    }
+
+    // A device copy: recorded as the statement `*this = other`, so it fuses too.
+    vector(const vector& other) : ctx_(other.ctx_), size_(other.size_) {
+        if (!other.buf_) return;
+        buf_ = make(ctx_, size_);
+        assign(other);
+    }
+
+    vector(vector&& other) noexcept : ctx_(std::move(other.ctx_)), buf_(std::move(other.buf_)), size_(other.size_) {
+        other.size_ = 0;
+    }
+
+    ~vector() {
+        if (buf_) detail::detach_vector(*buf_);
+    }
+
+    vector& operator=(const vector& other) {
+        if (this == &other) return *this;
+        if (!other.buf_) {
+            release();
+            return *this;
+        }
+        if (!buf_ || size_ != other.size_ || ctx_ != other.ctx_) {
+            // Like std::vector: the target takes the source's length (and context).
+            release();
+            ctx_ = other.ctx_;
+            size_ = other.size_;
+            buf_ = make(ctx_, size_);
+        }
+        return assign(other);
+    }
+
+    vector& operator=(vector&& other) noexcept {
+        if (this != &other) {
+            release();
+            ctx_ = std::move(other.ctx_);
+            buf_ = std::move(other.buf_);
+            size_ = other.size_;
+            other.size_ = 0;
+        }
+        return *this;
+    }
+
+    // y = expression; y = other_vector_of_another_type; y = host_scalar;
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> vector& operator=(const E& e) {
+        return assign(e);
+    }
+    template <class U> vector& operator=(const vector<U>& other) { return assign(other); }
+    template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> vector& operator=(S value) {
+        return assign(value);
+    }
+
+#define LOOM_COMPOUND_ASSIGNMENT(op, proto_tag)                                                                          \
+    template <class E> vector& operator op(const E& e) {                                                           \
+        return assign(expr::proto::make_expr<expr::proto::tag::proto_tag, expr::domain>(boost::cref(*this),              \
+                                                                                  expr::as_child(e)));             \
+    }
+    LOOM_COMPOUND_ASSIGNMENT(+=, plus)
+    LOOM_COMPOUND_ASSIGNMENT(-=, minus)
+    LOOM_COMPOUND_ASSIGNMENT(*=, multiplies)
+    LOOM_COMPOUND_ASSIGNMENT(/=, divides)
+    LOOM_COMPOUND_ASSIGNMENT(%=, modulus)
+    LOOM_COMPOUND_ASSIGNMENT(&=, bitwise_and)
+    LOOM_COMPOUND_ASSIGNMENT(|=, bitwise_or)
+    LOOM_COMPOUND_ASSIGNMENT(^=, bitwise_xor)
+    LOOM_COMPOUND_ASSIGNMENT(<<=, shift_left)
+    LOOM_COMPOUND_ASSIGNMENT(>>=, shift_right)
+#undef LOOM_COMPOUND_ASSIGNMENT
+
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+
+    std::vector<T> to_host() const {
+        std::vector<T> host(size_);
+        if (size_) detail::download(*buf_, 0, size_, host.data());
+        return host;
+    }
+
+    element_proxy operator[](std::size_t i) { return element_proxy(*this, i); }
+    T operator[](std::size_t i) const { return get(i); }
+
+    // For the runtime: the buffer this vector names now.
+    const detail::buffer_ptr& buffer() const { return buf_; }
+
+private:
+    static detail::buffer_ptr make(const detail::context_ptr& ctx, std::size_t n) {
+        detail::buffer_ptr b = detail::new_buffer(ctx, n, dtype_v<T>);
+        detail::attach_vector(*b);
+        return b;
+    }
+
+    void release() {
+        if (buf_) detail::detach_vector(*buf_);
+        buf_.reset();
+        size_ = 0;
+    }
+
+    template <class E> vector& assign(const E& e) {
+        if (!buf_)
+            throw error("loom: assignment to an empty loom::vector; construct it with a context and a size first");
+        // Lowered once per (expression type, element type): later statements reuse the shape.
+        static const detail::shape* const shape = expr::assignment_shape<T>(e);
+        detail::statement_recorder recorder(*detail::context_of(*buf_));
+        expr::bind(recorder, e);
+        recorder.commit_assignment(shape, buf_);
+        return *this;
+    }
+
+    void check_index(std::size_t i) const {
+        if (i >= size_)
+            throw error("loom: element " + std::to_string(i) + " is out of range for a vector of " +
+                        std::to_string(size_) + " elements");
+    }
+    T get(std::size_t i) const {
+        check_index(i);
+        T value;
+        detail::download(*buf_, i, 1, &value);
+        return value;
+    }
+    void set(std::size_t i, T value) {
+        check_index(i);
+        detail::upload(*buf_, i, 1, &value);
+    }
+
+    detail::context_ptr ctx_;
+    detail::buffer_ptr buf_;
+    std::size_t size_ = 0;
+};
+
+// Device to host: host takes the vector's length.
+template <class T> void copy(const vector<T>& v, std::vector<T>& host) {
+    host.resize(v.size());
+    if (!host.empty()) detail::download(*v.buffer(), 0, host.size(), host.data());
+}
+
+// Host to device: lengths must match.
+template <class T> void copy(const std::vector<T>& host, vector<T>& v) {
+    if (host.size() != v.size())
+        throw error("loom: length mismatch in loom::copy: the host vector has " + std::to_string(host.size()) +
+                    " elements and the device vector " + std::to_string(v.size()));
+    if (!host.empty()) detail::upload(*v.buffer(), 0, host.size(), host.data());
+}
+
+} // namespace loom

@@ -1,0 +1,96 @@
+// The backend interface: everything Loom asks of a device. Both backends implement
+// all of it; nothing above src/backend sees OpenCL or CUDA headers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.hpp"
+#include "loom/error.hpp"
+
+namespace loom::backend {
+
+struct device_info {
+    std::string backend; // "opencl" or "cuda"
+    std::string name;
+    std::string vendor;
+    std::string driver;   // driver version, part of the kernel cache key
+    std::string platform; // OpenCL platform, or "CUDA <driver version>"
+    bool fp64 = false;
+    bool gpu = false;
+    unsigned compute_units = 1;
+    std::size_t max_work_group = 1;
+    std::uint64_t global_memory = 0;
+};
+
+// One device allocation. Owned by a Loom buffer; freed by its destructor.
+class memory {
+public:
+    virtual ~memory() = default;
+};
+
+// A compiled kernel ready to launch.
+class kernel {
+public:
+    virtual ~kernel() = default;
+};
+
+// Launch geometry chosen by the skeleton layer (src/skeleton/geometry.hpp).
+struct geometry {
+    std::uint64_t global_items = 0; // total work-items / threads
+    std::uint32_t group_size = 0;   // work-group / block size; 0 lets the runtime choose
+};
+
+// One kernel argument: a buffer, or the bytes of a scalar.
+struct kernel_arg {
+    const memory* buffer = nullptr;
+    const void* value = nullptr;
+    std::size_t size = 0;
+};
+
+struct build_result {
+    std::unique_ptr<kernel> compiled;
+    std::vector<unsigned char> binary; // what the disk cache stores
+    std::string binary_kind;           // "opencl-binary", "cubin", "ptx"
+    std::string log;
+};
+
+// A kernel source the device compiler rejected. The runtime adds the path of the saved source.
+class build_failure : public error {
+public:
+    build_failure(const std::string& what, std::string log) : error(what), log(std::move(log)) {}
+    std::string log;
+};
+
+class device {
+public:
+    virtual ~device() = default;
+    virtual const device_info& info() const = 0;
+    virtual const codegen::dialect& dialect() const = 0;
+    virtual std::string compile_options() const = 0;
+
+    // Throws loom::error (out of device memory, with the size asked for).
+    virtual std::unique_ptr<memory> allocate(std::size_t bytes) = 0;
+    // Transfers are ordered with launches on the device's one queue/stream and block until done.
+    virtual void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
+    virtual void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
+    virtual void copy(const memory& src, memory& dst, std::size_t bytes) = 0;
+
+    // Compiles source whose entry point is codegen::kernel_name. Throws build_failure.
+    virtual build_result build(const std::string& source) = 0;
+    // Rebuilds a kernel from a cached binary; nullptr when the driver rejects it.
+    virtual std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& binary_kind) = 0;
+
+    // Enqueues the kernel with these arguments; does not wait.
+    virtual void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) = 0;
+    virtual void finish() = 0;
+};
+
+// Chooses a device from LOOM_BACKEND (opencl | cuda | auto) and LOOM_DEVICE (index or
+// name substring). Throws loom::error saying what was found and how to fix it.
+std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter);
+
+} // namespace loom::backend

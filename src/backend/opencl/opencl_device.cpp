@@ -1,0 +1,170 @@
+// OpenCL implementation of backend::device: one context, one in-order queue.
+#include "backend/opencl/opencl_device.hpp"
+
+#include <CL/opencl.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "backend/opencl/opencl_errors.hpp"
+#include "codegen/emit.hpp"
+
+namespace loom::backend {
+namespace {
+
+struct opencl_memory final : memory {
+    cl::Buffer buffer;
+};
+
+struct opencl_kernel final : kernel {
+    cl::Program program;
+    cl::Kernel entry;
+};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+class opencl_device final : public device {
+public:
+    opencl_device(cl::Platform platform, cl::Device dev) : device_(dev), context_(dev), queue_(context_, dev) {
+        info_.backend = "opencl";
+        info_.name = dev.getInfo<CL_DEVICE_NAME>();
+        info_.vendor = dev.getInfo<CL_DEVICE_VENDOR>();
+        info_.driver = dev.getInfo<CL_DRIVER_VERSION>() + " / " + dev.getInfo<CL_DEVICE_VERSION>();
+        info_.platform = platform.getInfo<CL_PLATFORM_NAME>() + " " + platform.getInfo<CL_PLATFORM_VERSION>();
+        info_.fp64 = dev.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+        info_.gpu = (dev.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+        info_.compute_units = dev.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+        info_.max_work_group = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+        info_.global_memory = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+        max_alloc_ = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    }
+
+    const device_info& info() const override { return info_; }
+    const codegen::dialect& dialect() const override { return codegen::opencl_dialect(); }
+    std::string compile_options() const override { return "-cl-std=CL1.2"; }
+
+    std::unique_ptr<memory> allocate(std::size_t bytes) override {
+        if (bytes > max_alloc_)
+            throw error("loom: out of device memory: a vector of " + std::to_string(bytes) +
+                        " bytes exceeds the largest allocation " + info_.name + " allows (" +
+                        std::to_string(max_alloc_) + " bytes); use smaller vectors");
+        auto m = std::make_unique<opencl_memory>();
+        cl_int status = CL_SUCCESS;
+        m->buffer = cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &status);
+        check(status, "allocating " + std::to_string(bytes) + " bytes");
+        return m;
+    }
+
+    void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) override {
+        if (bytes == 0) return;
+        check(queue_.enqueueWriteBuffer(as(dst), CL_TRUE, offset, bytes, src), "copying to the device");
+    }
+    void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) override {
+        if (bytes == 0) return;
+        check(queue_.enqueueReadBuffer(as(src), CL_TRUE, offset, bytes, dst), "copying to the host");
+    }
+    void copy(const memory& src, memory& dst, std::size_t bytes) override {
+        if (bytes == 0) return;
+        check(queue_.enqueueCopyBuffer(as(src), as(dst), 0, 0, bytes), "copying on the device");
+    }
+
+    build_result build(const std::string& source) override {
+        build_result r;
+        auto k = std::make_unique<opencl_kernel>();
+        k->program = cl::Program(context_, source);
+        const cl_int status = k->program.build({device_}, compile_options().c_str());
+        r.log = k->program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+        if (status != CL_SUCCESS)
+            throw build_failure("loom: the OpenCL compiler of " + info_.name + " rejected a generated kernel (" +
+                                    error_name(status) + ")",
+                                r.log);
+        k->entry = cl::Kernel(k->program, codegen::kernel_name);
+        auto binaries = k->program.getInfo<CL_PROGRAM_BINARIES>();
+        if (!binaries.empty()) r.binary = std::move(binaries.front());
+        r.binary_kind = "opencl-binary";
+        r.compiled = std::move(k);
+        return r;
+    }
+
+    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind) override {
+        if (kind != "opencl-binary" || binary.empty()) return nullptr;
+        auto k = std::make_unique<opencl_kernel>();
+        cl_int status = CL_SUCCESS;
+        std::vector<cl_int> binary_status;
+        k->program = cl::Program(context_, {device_}, cl::Program::Binaries{binary}, &binary_status, &status);
+        if (status != CL_SUCCESS) return nullptr;
+        if (k->program.build({device_}, compile_options().c_str()) != CL_SUCCESS) return nullptr;
+        k->entry = cl::Kernel(k->program, codegen::kernel_name, &status);
+        if (status != CL_SUCCESS) return nullptr;
+        return k;
+    }
+
+    void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) override {
+        cl::Kernel& entry = static_cast<opencl_kernel&>(k).entry;
+        for (cl_uint a = 0; a < count; ++a) {
+            const cl_int status = args[a].buffer ? entry.setArg(a, as(*args[a].buffer))
+                                                 : entry.setArg(a, args[a].size, args[a].value);
+            check(status, "setting a kernel argument");
+        }
+        const cl::NDRange local = g.group_size ? cl::NDRange(g.group_size) : cl::NullRange;
+        check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items), local),
+              "launching a kernel");
+    }
+
+    void finish() override { check(queue_.finish(), "waiting for the device"); }
+
+private:
+    static const cl::Buffer& as(const memory& m) { return static_cast<const opencl_memory&>(m).buffer; }
+    static cl::Buffer& as(memory& m) { return static_cast<opencl_memory&>(m).buffer; }
+
+    cl::Device device_;
+    cl::Context context_;
+    cl::CommandQueue queue_;
+    device_info info_;
+    std::size_t max_alloc_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<device> open_opencl_device(const std::string& filter) {
+    std::vector<cl::Platform> platforms;
+    cl::Platform::get(&platforms); // fails with CL_PLATFORM_NOT_FOUND_KHR when there are none
+    std::string found;
+    struct candidate {
+        cl::Platform platform;
+        cl::Device device;
+    };
+    std::vector<candidate> all;
+    for (cl::Platform& p : platforms) {
+        found += (found.empty() ? "" : ", ") + p.getInfo<CL_PLATFORM_NAME>();
+        std::vector<cl::Device> devices;
+        p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+        for (cl::Device& d : devices) all.push_back({p, d});
+    }
+    if (all.empty())
+        throw error("loom: no OpenCL device found (platforms found: " + (found.empty() ? "none" : found) +
+                    "). Install an OpenCL driver; on Debian or Ubuntu `sudo apt-get install pocl-opencl-icd` "
+                    "provides a CPU device that works on every machine.");
+    if (!filter.empty()) {
+        const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const std::string name = all[i].device.getInfo<CL_DEVICE_NAME>();
+            if ((numeric && std::stoul(filter) == i) || (!numeric && lower(name).find(lower(filter)) != std::string::npos))
+                return std::make_unique<opencl_device>(all[i].platform, all[i].device);
+        }
+        std::string names;
+        for (std::size_t i = 0; i < all.size(); ++i)
+            names += "\n  " + std::to_string(i) + ": " + all[i].device.getInfo<CL_DEVICE_NAME>();
+        throw error("loom: LOOM_DEVICE=" + filter + " matches no OpenCL device. Devices found:" + names);
+    }
+    for (candidate& c : all)
+        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return std::make_unique<opencl_device>(c.platform, c.device);
+    return std::make_unique<opencl_device>(all.front().platform, all.front().device);
+}
+
+} // namespace loom::backend

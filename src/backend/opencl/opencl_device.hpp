@@ -1,0 +1,15 @@
+// The OpenCL backend (OpenCL 1.2 through the C++ bindings). PoCL on a CPU is the
+// device that exists everywhere; any ICD works.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backend/device.hpp"
+
+namespace loom::backend {
+
+// Throws loom::error listing the platforms found when none matches.
+std::unique_ptr<device> open_opencl_device(const std::string& device_filter);
+
+} // namespace loom::backend

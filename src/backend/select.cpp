@@ -1,0 +1,30 @@
+// Backend selection: LOOM_BACKEND=opencl|cuda|auto. auto prefers a CUDA device when the
+// CUDA backend is built and a driver with a device is present, else OpenCL.
+#include <string>
+
+#include "backend/opencl/opencl_device.hpp"
+#ifdef LOOM_HAVE_CUDA
+#include "backend/cuda/cuda_device.hpp"
+#endif
+
+namespace loom::backend {
+
+std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter) {
+    if (backend == "opencl") return open_opencl_device(device_filter);
+    if (backend == "cuda") {
+#ifdef LOOM_HAVE_CUDA
+        return open_cuda_device(device_filter);
+#else
+        throw error("loom: LOOM_BACKEND=cuda, but this Loom was built without CUDA support; rebuild with the CUDA "
+                    "toolkit installed (LOOM_WITH_CUDA=ON), or use LOOM_BACKEND=opencl");
+#endif
+    }
+    if (!backend.empty() && backend != "auto")
+        throw error("loom: LOOM_BACKEND=" + backend + " is not a backend; use opencl, cuda or auto");
+#ifdef LOOM_HAVE_CUDA
+    if (cuda_device_present()) return open_cuda_device(device_filter);
+#endif
+    return open_opencl_device(device_filter);
+}
+
+} // namespace loom::backend

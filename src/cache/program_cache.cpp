@@ -1,0 +1,67 @@
+// In-memory program cache and the compile path (with the build-failure report).
+#include "cache/program_cache.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <xxhash.h>
+
+#include "support/log.hpp"
+
+namespace loom::cache {
+namespace {
+
+std::string short_hash(const std::string& text) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(XXH3_64bits(text.data(), text.size())));
+    return hex;
+}
+
+// Keeps the rejected source where the user can open it, and says where.
+std::string save_failed_source(const std::string& source, const std::string& extension) {
+    std::error_code ec;
+    const auto path = std::filesystem::temp_directory_path(ec) / ("loom-build-failure-" + short_hash(source) + extension);
+    std::ofstream out(path);
+    out << source;
+    return out ? path.string() : std::string("(could not be saved)");
+}
+
+} // namespace
+
+program_cache::program_cache(backend::device& dev) : device_(dev) {}
+program_cache::~program_cache() = default;
+
+backend::kernel& program_cache::get(const std::string& source, const std::string& summary) {
+    auto it = kernels_.find(source);
+    if (it != kernels_.end()) {
+        ++stats_.memory_hits;
+        if (log::enabled(log::channel::cache)) log::write(log::channel::cache, "memory hit " + short_hash(source));
+        return *it->second;
+    }
+    return compile(source, summary);
+}
+
+backend::kernel& program_cache::compile(const std::string& source, const std::string& summary) {
+    const auto start = std::chrono::steady_clock::now();
+    backend::build_result built;
+    try {
+        built = device_.build(source);
+    } catch (const backend::build_failure& failure) {
+        const std::string path = save_failed_source(source, device_.dialect().source_extension);
+        throw error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log + "\nThe generated source is saved in " +
+                    path + "; please report it with the build log.");
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    ++stats_.compiled;
+    if (log::enabled(log::channel::cache)) log::write(log::channel::cache, "miss " + short_hash(source));
+    if (log::enabled(log::channel::compile))
+        log::write(log::channel::compile, device_.info().backend + " " + short_hash(source) + " " +
+                                              std::to_string(source.size()) + " bytes " + std::to_string(ms) +
+                                              " ms: " + summary);
+    auto& slot = kernels_[source];
+    slot = std::move(built.compiled);
+    return *slot;
+}
+
+} // namespace loom::cache

@@ -1,0 +1,37 @@
+// What differs between OpenCL C and CUDA C++: type names, qualifiers, the index
+// built-ins and math function names. Each dialect is one table of this struct; the
+// emitter core (emit.cpp) writes everything else once.
+#pragma once
+
+#include <string>
+
+#include "loom/dtype.hpp"
+#include "loom/expr/opcode.hpp"
+
+namespace loom::codegen {
+
+enum class dialect_id { opencl, cuda };
+
+struct dialect {
+    const char* name;                 // "opencl" or "cuda"
+    const char* source_extension;     // ".cl" or ".cu"
+    const char* prologue;             // text before any kernel
+    const char* prologue_fp64;        // added when the kernel uses double
+    const char* kernel_prefix;        // e.g. "__kernel void" or extern "C" __global__ void
+    const char* global_prefix;        // qualifier before a buffer parameter's element type
+    const char* restrict_keyword;     // spelled after the '*'
+    const char* loop_head;            // the grid-stride loop over i < n, with "{" at the end
+    const char* index_type;           // the type of i and n
+    const char* type_names[11];       // per dtype, in dtype order
+    // The function that computes op for operands of type t (t is f32 or f64); nullptr
+    // where the emitter core spells the op itself (min, max, clamp, integer abs).
+    const char* (*math_name)(opcode op, dtype t);
+};
+
+const dialect& opencl_dialect();
+const dialect& cuda_dialect();
+const dialect& dialect_for(dialect_id id);
+
+inline const char* type_name(const dialect& d, dtype t) { return d.type_names[std::size_t(t)]; }
+
+} // namespace loom::codegen

@@ -1,0 +1,44 @@
+// The CUDA C++ dialect table. CUDA's C math library spells the float version of each
+// function with an f suffix (sinf, powf); double keeps the plain name.
+#include <string>
+#include <unordered_map>
+
+#include "codegen/dialect.hpp"
+#include "ir/op_table.hpp"
+
+namespace loom::codegen {
+namespace {
+
+const char* cuda_math_name(opcode op, dtype t) {
+    // Built once: the f-suffixed spelling of every math opcode.
+    static const auto float_names = [] {
+        std::unordered_map<int, std::string> names;
+        for (int o = 0; o < int(opcode::count_); ++o) names[o] = std::string(ir::info(opcode(o)).name) + "f";
+        names[int(opcode::abs)] = "fabsf";
+        return names;
+    }();
+    if (t == dtype::f32) return float_names.at(int(op)).c_str();
+    return op == opcode::abs ? "fabs" : ir::info(op).name;
+}
+
+const dialect cuda = {
+    "cuda",
+    ".cu",
+    "",
+    "",
+    "extern \"C\" __global__ void",
+    "",
+    "__restrict__ ",
+    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
+    " i += (unsigned long long)blockDim.x * gridDim.x) {",
+    "unsigned long long",
+    {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
+     "unsigned long long", "float", "double"},
+    cuda_math_name,
+};
+
+} // namespace
+
+const dialect& cuda_dialect() { return cuda; }
+
+} // namespace loom::codegen

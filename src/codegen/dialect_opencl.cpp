@@ -1,0 +1,35 @@
+// The OpenCL C dialect table. OpenCL C overloads every math built-in on float and
+// double, so a function has one name whatever its type.
+#include "codegen/dialect.hpp"
+#include "ir/op_table.hpp"
+
+namespace loom::codegen {
+namespace {
+
+const char* opencl_math_name(opcode op, dtype) {
+    if (op == opcode::abs) return "fabs"; // float abs; integer abs is written by the core
+    return ir::info(op).name;
+}
+
+const dialect opencl = {
+    "opencl",
+    ".cl",
+    // Contraction off: a fused kernel must round exactly like the unfused statements.
+    "#pragma OPENCL FP_CONTRACT OFF\n",
+    "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n",
+    "__kernel void",
+    "__global ",
+    "restrict ",
+    "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {",
+    "ulong",
+    {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},
+    opencl_math_name,
+};
+
+} // namespace
+
+const dialect& opencl_dialect() { return opencl; }
+
+const dialect& dialect_for(dialect_id id) { return id == dialect_id::cuda ? cuda_dialect() : opencl_dialect(); }
+
+} // namespace loom::codegen

@@ -1,0 +1,78 @@
+// Kernel construction for one fusion group; see build_kernel.hpp.
+#include "fusion/build_kernel.hpp"
+
+namespace loom::fusion {
+
+kernel_group build_kernel(const plan_request& request, const group_bounds& bounds, const std::vector<bool>& keep) {
+    kernel_group g;
+    g.first = bounds.first;
+    g.last = bounds.last;
+    g.reason = bounds.reason;
+
+    const std::size_t classes = request.buffer_types.size();
+    std::vector<std::uint32_t> value_of(classes, ir::no_node); // register holding the class's current value
+    std::vector<std::uint32_t> param_of(classes, ir::no_node);
+    std::vector<bool> loaded(classes, false);
+    ir::node_list body;
+
+    auto buffer_param = [&](std::uint32_t cls) {
+        if (param_of[cls] == ir::no_node) {
+            param_of[cls] = std::uint32_t(g.kernel.params.size());
+            g.kernel.params.push_back({ir::param_kind::buffer, request.buffer_types[cls], false});
+            g.args.push_back({ir::param_kind::buffer, cls, 0, 0});
+        }
+        return param_of[cls];
+    };
+
+    std::vector<std::uint32_t> remap; // shape node -> body node, per statement
+    for (std::uint32_t s = bounds.first; s <= bounds.last; ++s) {
+        const planned_statement& st = request.statements[s];
+        const detail::shape& sh = *st.shape;
+        remap.assign(sh.nodes.size(), ir::no_node);
+        for (std::uint32_t i = 0; i < sh.nodes.size(); ++i) {
+            ir::node n = sh.nodes[i];
+            if (n.op == opcode::load) {
+                const std::uint32_t cls = st.slot_buffer[n.slot];
+                if (value_of[cls] != ir::no_node) { // written earlier in this group: forward the register
+                    remap[i] = value_of[cls];
+                    continue;
+                }
+                // A read before any write in the group sees the value the group started
+                // with; equal loads hash-cons to one node, so each buffer is loaded once.
+                n.slot = buffer_param(cls);
+                loaded[cls] = true;
+                remap[i] = body.add(n);
+                continue;
+            }
+            if (n.op == opcode::scalar) {
+                const std::uint32_t param = std::uint32_t(g.kernel.params.size());
+                g.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
+                g.args.push_back({ir::param_kind::scalar, no_buffer, s, n.slot});
+                n.slot = param;
+                remap[i] = body.add(n);
+                continue;
+            }
+            for (std::uint32_t& a : n.arg)
+                if (a != ir::no_node) a = remap[a];
+            remap[i] = body.add(n);
+        }
+        value_of[st.target] = remap[sh.root];
+    }
+
+    for (std::uint32_t cls = 0; cls < classes; ++cls) {
+        if (loaded[cls]) g.loaded.push_back(cls);
+        if (value_of[cls] == ir::no_node) continue;
+        if (!keep[cls]) {
+            g.elided.push_back(cls);
+            continue;
+        }
+        const std::uint32_t p = buffer_param(cls);
+        g.kernel.params[p].written = true;
+        g.kernel.stores.push_back({p, value_of[cls]});
+        g.stored.push_back(cls);
+    }
+    g.kernel.body = body.nodes();
+    return g;
+}
+
+} // namespace loom::fusion

@@ -1,0 +1,73 @@
+// The fusion planner's input and output. A flush hands the planner its statements with
+// every buffer replaced by a small "class" number (first appearance order in the flush),
+// so that a plan depends only on shapes and aliasing, never on which buffers they were,
+// and one plan serves every flush with the same pattern (a loop body, say).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.hpp"
+#include "ir/shape.hpp"
+
+namespace loom::fusion {
+
+constexpr std::uint32_t no_buffer = 0xFFFFFFFFu;
+
+struct planned_statement {
+    const detail::shape* shape = nullptr;
+    std::vector<std::uint32_t> slot_buffer; // per slot: buffer class, or no_buffer for a scalar
+    std::uint32_t target = no_buffer;       // buffer class written
+    std::uint32_t length_class = 0;         // statements of equal length share a class
+};
+
+struct plan_limits {
+    std::uint32_t max_parameters = 64;  // buffers + scalars per kernel (OpenCL guarantees 1 KiB of arguments)
+    std::uint32_t max_nodes = 2048;     // IR nodes per kernel, to bound compile time
+    std::uint32_t max_statements = 64;  // statements per kernel
+};
+
+struct plan_request {
+    std::vector<planned_statement> statements;
+    std::vector<dtype> buffer_types;  // per buffer class
+    std::vector<bool> buffer_live;    // per class: a live loom::vector still refers to it
+    bool fuse = true;                 // false: one kernel per statement (LOOM_FUSION=0)
+    plan_limits limits;
+};
+
+// Why a kernel ends where it does. The fusion log prints these names.
+enum class boundary : std::uint8_t {
+    end_of_flush,    // the last pending statement
+    fusion_off,      // LOOM_FUSION=0
+    length_change,   // the next statement has another length
+    parameter_limit, // the next statement would pass max_parameters
+    node_limit,      // ... max_nodes
+    statement_limit, // ... max_statements
+};
+const char* name_of(boundary b);
+
+// Where a kernel parameter's value comes from at launch time.
+struct arg_binding {
+    ir::param_kind kind;
+    std::uint32_t buffer = no_buffer; // buffer class, for a buffer parameter
+    std::uint32_t statement = 0;      // for a scalar: which statement's slot holds the value
+    std::uint32_t slot = 0;
+};
+
+struct kernel_group {
+    std::uint32_t first = 0, last = 0; // statements first..last, inclusive
+    boundary reason = boundary::end_of_flush;
+    ir::kernel kernel;
+    std::vector<arg_binding> args; // one per kernel parameter
+    std::vector<std::uint32_t> loaded, stored, elided; // buffer classes, for logs and tests
+};
+
+struct kernel_plan {
+    std::vector<kernel_group> groups;
+};
+
+// The planner: group boundaries, then one kernel per group.
+kernel_plan plan_kernels(const plan_request& request);
+
+} // namespace loom::fusion

@@ -1,0 +1,35 @@
+// The statements a context has recorded and not yet run. Slots of all statements live in
+// one array, so that recording a statement allocates nothing once the queue has grown.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/detail/runtime.hpp"
+
+namespace loom::fusion {
+
+struct bound_slot {
+    detail::buffer_ptr buffer; // a vector slot (keeps the buffer alive until the flush)
+    std::uint64_t bits = 0;    // a scalar slot: the value's bytes
+};
+
+struct pending_statement {
+    const detail::shape* shape;
+    detail::buffer_ptr target;
+    std::uint32_t first_slot;
+    std::uint64_t length;
+};
+
+struct statement_queue {
+    std::vector<bound_slot> slots;
+    std::vector<pending_statement> statements;
+
+    bool empty() const { return statements.empty(); }
+    void clear() {
+        slots.clear();
+        statements.clear();
+    }
+};
+
+} // namespace loom::fusion

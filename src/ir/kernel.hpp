@@ -1,0 +1,32 @@
+// The IR of one generated kernel: what the fusion planner produces and both emitter
+// dialects consume. Every kernel is a map over n elements: load what it reads at
+// element i, compute, store what it must keep.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/node.hpp"
+
+namespace loom::ir {
+
+enum class param_kind : std::uint8_t { buffer, scalar };
+
+struct kernel_param {
+    param_kind kind;
+    dtype type;
+    bool written = false; // a buffer the kernel stores to (otherwise read-only)
+};
+
+struct kernel_store {
+    std::uint32_t param; // a buffer parameter
+    std::uint32_t value; // the body node whose value is stored at element i
+};
+
+struct kernel {
+    std::vector<kernel_param> params; // the element count n follows them as the last argument
+    std::vector<node> body;           // topological; load/scalar name parameters
+    std::vector<kernel_store> stores;
+};
+
+} // namespace loom::ir

@@ -1,0 +1,81 @@
+// The opcode table. Keep rows in opcode order: info() indexes it directly.
+#include "ir/op_table.hpp"
+
+namespace loom::ir {
+namespace {
+
+constexpr op_info table[] = {
+    {"load", 0, op_class::leaf, nullptr},
+    {"scalar", 0, op_class::leaf, nullptr},
+    {"index", 0, op_class::leaf, nullptr},
+    {"cast", 1, op_class::leaf, nullptr},
+    {"negate", 1, op_class::unary_arith, "-"},
+    {"unary_plus", 1, op_class::unary_arith, "+"},
+    {"logical_not", 1, op_class::logical, "!"},
+    {"bit_not", 1, op_class::unary_integral, "~"},
+    {"add", 2, op_class::arithmetic, "+"},
+    {"sub", 2, op_class::arithmetic, "-"},
+    {"mul", 2, op_class::arithmetic, "*"},
+    {"div", 2, op_class::arithmetic, "/"},
+    {"mod", 2, op_class::integral, "%"},
+    {"shift_left", 2, op_class::shift, "<<"},
+    {"shift_right", 2, op_class::shift, ">>"},
+    {"less", 2, op_class::comparison, "<"},
+    {"greater", 2, op_class::comparison, ">"},
+    {"less_equal", 2, op_class::comparison, "<="},
+    {"greater_equal", 2, op_class::comparison, ">="},
+    {"equal", 2, op_class::comparison, "=="},
+    {"not_equal", 2, op_class::comparison, "!="},
+    {"logical_and", 2, op_class::logical, "&&"},
+    {"logical_or", 2, op_class::logical, "||"},
+    {"bit_and", 2, op_class::integral, "&"},
+    {"bit_or", 2, op_class::integral, "|"},
+    {"bit_xor", 2, op_class::integral, "^"},
+    {"where", 3, op_class::select, nullptr},
+    {"sin", 1, op_class::float_math, nullptr},
+    {"cos", 1, op_class::float_math, nullptr},
+    {"tan", 1, op_class::float_math, nullptr},
+    {"asin", 1, op_class::float_math, nullptr},
+    {"acos", 1, op_class::float_math, nullptr},
+    {"atan", 1, op_class::float_math, nullptr},
+    {"sinh", 1, op_class::float_math, nullptr},
+    {"cosh", 1, op_class::float_math, nullptr},
+    {"tanh", 1, op_class::float_math, nullptr},
+    {"exp", 1, op_class::float_math, nullptr},
+    {"exp2", 1, op_class::float_math, nullptr},
+    {"log", 1, op_class::float_math, nullptr},
+    {"log2", 1, op_class::float_math, nullptr},
+    {"log10", 1, op_class::float_math, nullptr},
+    {"log1p", 1, op_class::float_math, nullptr},
+    {"expm1", 1, op_class::float_math, nullptr},
+    {"sqrt", 1, op_class::float_math, nullptr},
+    {"rsqrt", 1, op_class::float_math, nullptr},
+    {"cbrt", 1, op_class::float_math, nullptr},
+    {"fabs", 1, op_class::float_math, nullptr},
+    {"abs", 1, op_class::abs, nullptr},
+    {"floor", 1, op_class::float_math, nullptr},
+    {"ceil", 1, op_class::float_math, nullptr},
+    {"round", 1, op_class::float_math, nullptr},
+    {"trunc", 1, op_class::float_math, nullptr},
+    {"erf", 1, op_class::float_math, nullptr},
+    {"erfc", 1, op_class::float_math, nullptr},
+    {"tgamma", 1, op_class::float_math, nullptr},
+    {"lgamma", 1, op_class::float_math, nullptr},
+    {"atan2", 2, op_class::float_math, nullptr},
+    {"pow", 2, op_class::float_math, nullptr},
+    {"hypot", 2, op_class::float_math, nullptr},
+    {"fmod", 2, op_class::float_math, nullptr},
+    {"fmin", 2, op_class::float_math, nullptr},
+    {"fmax", 2, op_class::float_math, nullptr},
+    {"min", 2, op_class::min_max, nullptr},
+    {"max", 2, op_class::min_max, nullptr},
+    {"clamp", 3, op_class::min_max, nullptr},
+    {"fma", 3, op_class::float_math, nullptr},
+};
+static_assert(sizeof table / sizeof table[0] == std::size_t(opcode::count_), "op table out of step with opcode");
+
+} // namespace
+
+const op_info& info(opcode op) { return table[std::size_t(op)]; }
+
+} // namespace loom::ir

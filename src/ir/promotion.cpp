@@ -1,0 +1,48 @@
+// Conversion rules; see promotion.hpp.
+#include "ir/promotion.hpp"
+
+namespace loom::ir {
+namespace {
+
+int rank(dtype t) {
+    switch (t) {
+    case dtype::i8: case dtype::u8: return 1;
+    case dtype::i16: case dtype::u16: return 2;
+    case dtype::i32: case dtype::u32: return 3;
+    case dtype::i64: case dtype::u64: return 4;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+bool is_float(dtype t) { return t == dtype::f32 || t == dtype::f64; }
+bool is_signed_integer(dtype t) { return t >= dtype::i8 && t <= dtype::i64; }
+bool is_unsigned_integer(dtype t) { return t >= dtype::u8 && t <= dtype::u64; }
+
+dtype integer_promotion(dtype t) {
+    switch (t) {
+    case dtype::boolean: case dtype::i8: case dtype::i16: case dtype::u8: case dtype::u16: return dtype::i32;
+    default: return t;
+    }
+}
+
+dtype usual_arithmetic(dtype a, dtype b) {
+    if (a == dtype::f64 || b == dtype::f64) return dtype::f64;
+    if (a == dtype::f32 || b == dtype::f32) return dtype::f32;
+    a = integer_promotion(a);
+    b = integer_promotion(b);
+    if (a == b) return a;
+    const bool sa = is_signed_integer(a), sb = is_signed_integer(b);
+    if (sa == sb) return rank(a) >= rank(b) ? a : b;
+    const dtype s = sa ? a : b, u = sa ? b : a;
+    if (rank(u) >= rank(s)) return u;
+    // The signed type is wider, so it represents every value of the unsigned one
+    // (int64 vs uint32 is the only case among Loom's types).
+    return s;
+}
+
+dtype math_result(dtype a) { return a == dtype::f32 ? dtype::f32 : dtype::f64; }
+dtype math_result(dtype a, dtype b) { return a == dtype::f32 && b == dtype::f32 ? dtype::f32 : dtype::f64; }
+
+} // namespace loom::ir

@@ -1,0 +1,30 @@
+// A statement's shape: the IR of one expression type, with its terminals as numbered
+// slots. Shapes are built once per C++ expression type and never freed, so a pointer to
+// one is a stable identity (and shape::id a small integer for plan-cache keys).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/node.hpp"
+
+namespace loom::detail {
+
+enum class slot_kind : std::uint8_t { vector, scalar };
+
+struct slot_info {
+    slot_kind kind;
+    dtype type;
+};
+
+struct shape {
+    std::uint32_t id = 0;
+    std::vector<ir::node> nodes; // topological; loads/scalars name slots
+    std::uint32_t root = ir::no_node;
+    bool has_target = false; // an assignment; the root is already converted to target_type
+    dtype target_type = dtype::f32;
+    std::vector<slot_info> slots;
+    bool uses_f64 = false;
+};
+
+} // namespace loom::detail

@@ -1,0 +1,204 @@
+// Lowering support: builds a shape node by node, applying the typing rules of the op
+// table. Called once per C++ expression type, so clarity matters more than speed here.
+#include "loom/detail/shape_builder.hpp"
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <string>
+
+#include "ir/op_table.hpp"
+#include "ir/promotion.hpp"
+#include "ir/shape.hpp"
+#include "loom/error.hpp"
+
+namespace loom {
+
+const char* name_of(dtype t) {
+    static const char* names[] = {"bool",  "int8",   "int16",  "int32", "int64", "uint8",
+                                  "uint16", "uint32", "uint64", "float", "double"};
+    return names[std::size_t(t)];
+}
+
+} // namespace loom
+
+namespace loom::detail {
+namespace {
+
+// Shapes live until the program ends: statements and cached plans point at them.
+struct shape_registry {
+    std::mutex lock;
+    std::deque<shape> shapes;
+};
+
+shape_registry& registry() {
+    static shape_registry r;
+    return r;
+}
+
+} // namespace
+
+struct shape_builder::impl {
+    ir::node_list nodes;
+    std::vector<slot_info> slots;
+
+    node_ref add(opcode op, dtype t, node_ref a = ir::no_node, node_ref b = ir::no_node, node_ref c = ir::no_node) {
+        ir::node n{op, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        n.arg[2] = c;
+        return nodes.add(n);
+    }
+    dtype type(node_ref n) const { return nodes[n].type; }
+    node_ref convert(node_ref n, dtype t) { return type(n) == t ? n : add(opcode::cast, t, n); }
+};
+
+shape_builder::shape_builder() : impl_(std::make_unique<impl>()) {}
+shape_builder::~shape_builder() = default;
+
+node_ref shape_builder::vector_slot(dtype element) {
+    ir::node n{opcode::load, element};
+    n.slot = std::uint32_t(impl_->slots.size());
+    impl_->slots.push_back({slot_kind::vector, element});
+    return impl_->nodes.add(n);
+}
+
+node_ref shape_builder::scalar_slot(dtype type) {
+    // OpenCL forbids bool kernel arguments: a bool scalar travels as an int32.
+    const dtype carried = type == dtype::boolean ? dtype::i32 : type;
+    ir::node n{opcode::scalar, carried};
+    n.slot = std::uint32_t(impl_->slots.size());
+    impl_->slots.push_back({slot_kind::scalar, carried});
+    return impl_->convert(impl_->nodes.add(n), type);
+}
+
+node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }
+
+dtype shape_builder::type_of(node_ref n) const { return impl_->type(n); }
+
+node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to); }
+
+namespace {
+
+[[noreturn]] void reject(opcode op, dtype a, const char* why) {
+    throw error(std::string("loom: ") + ir::info(op).name + " is not defined for " + name_of(a) + " operands: " +
+                why);
+}
+
+} // namespace
+
+node_ref shape_builder::apply(opcode op, node_ref a) {
+    impl& m = *impl_;
+    const dtype ta = m.type(a);
+    switch (ir::info(op).cls) {
+    case ir::op_class::unary_arith: {
+        const dtype t = ir::integer_promotion(ta);
+        return m.add(op, t, m.convert(a, t));
+    }
+    case ir::op_class::unary_integral: {
+        if (ir::is_float(ta)) reject(op, ta, "use an integer vector");
+        const dtype t = ir::integer_promotion(ta);
+        return m.add(op, t, m.convert(a, t));
+    }
+    case ir::op_class::logical: return m.add(op, dtype::boolean, m.convert(a, dtype::boolean));
+    case ir::op_class::float_math: {
+        const dtype t = ir::math_result(ta);
+        return m.add(op, t, m.convert(a, t));
+    }
+    case ir::op_class::abs: {
+        if (ta == dtype::u32 || ta == dtype::u64)
+            reject(op, ta, "std::abs of an unsigned type is ill-formed; the value is already its magnitude");
+        const dtype t = ir::is_float(ta) ? ta : ir::integer_promotion(ta);
+        return m.add(op, t, m.convert(a, t));
+    }
+    default: break;
+    }
+    throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a unary operation");
+}
+
+node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
+    impl& m = *impl_;
+    const dtype ta = m.type(a), tb = m.type(b);
+    switch (ir::info(op).cls) {
+    case ir::op_class::integral:
+        if (ir::is_float(ta) || ir::is_float(tb)) reject(op, ir::is_float(ta) ? ta : tb, "use integer operands");
+        [[fallthrough]];
+    case ir::op_class::arithmetic:
+    case ir::op_class::min_max: {
+        const dtype t = ir::usual_arithmetic(ta, tb);
+        return m.add(op, t, m.convert(a, t), m.convert(b, t));
+    }
+    case ir::op_class::shift: {
+        if (ir::is_float(ta) || ir::is_float(tb)) reject(op, ir::is_float(ta) ? ta : tb, "use integer operands");
+        const dtype t = ir::integer_promotion(ta);
+        return m.add(op, t, m.convert(a, t), m.convert(b, ir::integer_promotion(tb)));
+    }
+    case ir::op_class::comparison: {
+        const dtype t = ir::usual_arithmetic(ta, tb);
+        return m.add(op, dtype::boolean, m.convert(a, t), m.convert(b, t));
+    }
+    case ir::op_class::logical:
+        return m.add(op, dtype::boolean, m.convert(a, dtype::boolean), m.convert(b, dtype::boolean));
+    case ir::op_class::float_math: {
+        const dtype t = ir::math_result(ta, tb);
+        return m.add(op, t, m.convert(a, t), m.convert(b, t));
+    }
+    default: break;
+    }
+    throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a binary operation");
+}
+
+node_ref shape_builder::apply(opcode op, node_ref a, node_ref b, node_ref c) {
+    impl& m = *impl_;
+    const dtype ta = m.type(a), tb = m.type(b), tc = m.type(c);
+    switch (ir::info(op).cls) {
+    case ir::op_class::select: {
+        // Like c ? a : b: equal types stay (bool too), otherwise the usual conversions.
+        const dtype t = tb == tc ? tb : ir::usual_arithmetic(tb, tc);
+        return m.add(op, t, m.convert(a, dtype::boolean), m.convert(b, t), m.convert(c, t));
+    }
+    case ir::op_class::min_max: {
+        const dtype t = ir::usual_arithmetic(ir::usual_arithmetic(ta, tb), tc);
+        return m.add(op, t, m.convert(a, t), m.convert(b, t), m.convert(c, t));
+    }
+    case ir::op_class::float_math: {
+        const dtype t = ir::math_result(ir::math_result(ta, tb), tc);
+        return m.add(op, t, m.convert(a, t), m.convert(b, t), m.convert(c, t));
+    }
+    default: break;
+    }
+    throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a ternary operation");
+}
+
+namespace {
+
+const shape* register_shape(shape s) {
+    shape_registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    s.id = std::uint32_t(r.shapes.size());
+    for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || n.type == dtype::f64;
+    r.shapes.push_back(std::move(s));
+    return &r.shapes.back();
+}
+
+} // namespace
+
+const shape* shape_builder::finish_assignment(node_ref root, dtype target) {
+    shape s;
+    s.root = impl_->convert(root, target);
+    s.has_target = true;
+    s.target_type = target;
+    s.nodes = impl_->nodes.nodes();
+    s.slots = impl_->slots;
+    return register_shape(std::move(s));
+}
+
+const shape* shape_builder::finish_expression(node_ref root) {
+    shape s;
+    s.root = root;
+    s.nodes = impl_->nodes.nodes();
+    s.slots = impl_->slots;
+    return register_shape(std::move(s));
+}
+
+} // namespace loom::detail

@@ -1,0 +1,26 @@
+// A device buffer as the runtime sees it: length, type, lazily allocated memory, and
+// the count of loom::vector objects naming it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/device.hpp"
+#include "loom/detail/runtime.hpp"
+
+namespace loom::detail {
+
+struct buffer {
+    context_impl* ctx = nullptr; // the vectors naming this buffer keep the context alive
+    std::uint64_t length = 0;
+    dtype type = dtype::f32;
+    std::unique_ptr<backend::memory> memory; // null until first needed
+    int vector_refs = 0;
+    // Scratch for the flush being planned: the buffer's class number in that flush.
+    std::uint64_t flush_mark = 0;
+    std::uint32_t flush_class = 0;
+
+    std::uint64_t bytes() const { return length * size_of(type); }
+};
+
+} // namespace loom::detail

@@ -1,0 +1,90 @@
+// loom::context and its implementation's lifetime: device selection from the options
+// or the environment, and the final flush when the last owner lets go.
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include "runtime/context_impl.hpp"
+#include "support/log.hpp"
+
+namespace loom {
+namespace {
+
+std::string from_env(const std::string& given, const char* variable) {
+    if (!given.empty()) return given;
+    const char* v = std::getenv(variable);
+    return v ? v : "";
+}
+
+bool fusion_setting(int given) {
+    if (given >= 0) return given != 0;
+    const char* v = std::getenv("LOOM_FUSION");
+    return !(v && std::string(v) == "0");
+}
+
+// Every live context, for loom::finish().
+struct context_registry {
+    std::mutex lock;
+    std::vector<std::weak_ptr<detail::context_impl>> contexts;
+};
+
+context_registry& registry() {
+    static context_registry r;
+    return r;
+}
+
+} // namespace
+
+context::context() : context(context_options{}) {}
+
+context::context(const context_options& options) {
+    const std::string backend = from_env(options.backend, "LOOM_BACKEND");
+    const std::string device = from_env(options.device, "LOOM_DEVICE");
+    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion_setting(options.fusion));
+    context_registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
+                     r.contexts.end());
+    r.contexts.push_back(impl_);
+}
+
+std::string context::backend_name() const { return impl_->info().backend; }
+std::string context::device_name() const { return impl_->info().name; }
+std::string context::driver_version() const { return impl_->info().driver; }
+bool context::has_fp64() const { return impl_->info().fp64; }
+void context::finish() const { detail::finish(*impl_); }
+context_statistics context::statistics() const { return impl_->stats; }
+
+void finish() {
+    std::vector<std::shared_ptr<detail::context_impl>> live;
+    {
+        context_registry& r = registry();
+        std::lock_guard<std::mutex> guard(r.lock);
+        for (auto& w : r.contexts)
+            if (auto c = w.lock()) live.push_back(c);
+    }
+    for (auto& c : live) detail::finish(*c);
+}
+
+namespace detail {
+
+context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion)
+    : device_(std::move(dev)), fusion_(fusion), programs_(*device_) {}
+
+context_impl::~context_impl() {
+    try {
+        flush();
+        device_->finish();
+    } catch (const std::exception& e) {
+        log::warn(std::string("pending statements failed while a context was destroyed: ") + e.what());
+    }
+}
+
+void finish(context_impl& ctx) {
+    ctx.flush();
+    ctx.device().finish();
+}
+
+} // namespace detail
+} // namespace loom

@@ -1,0 +1,71 @@
+// The state behind a loom::context: its device, statement queue, fusion settings and
+// caches, and the flush that turns pending statements into kernel launches.
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "cache/program_cache.hpp"
+#include "fusion/plan.hpp"
+#include "fusion/statement_queue.hpp"
+#include "loom/context.hpp"
+#include "runtime/buffer.hpp"
+
+namespace loom::detail {
+
+// A plan with its kernels compiled: what a cached flush pattern needs to launch.
+struct compiled_plan {
+    fusion::kernel_plan plan;
+    std::vector<backend::kernel*> kernels; // one per group, owned by the program cache
+};
+
+// Hash of a plan key: a few dozen small integers, never source text.
+struct plan_key_hash {
+    std::size_t operator()(const std::vector<std::uint32_t>& key) const;
+};
+
+class context_impl {
+public:
+    context_impl(std::unique_ptr<backend::device> dev, bool fusion);
+    ~context_impl();
+
+    backend::device& device() { return *device_; }
+    const backend::device_info& info() const { return device_->info(); }
+    bool fusion() const { return fusion_; }
+
+    fusion::statement_queue& queue() { return queue_; }
+    // Runs every pending statement. On failure nothing has run and the pending
+    // statements are dropped, so every vector keeps its value from before them.
+    void flush();
+    // Called after a statement is recorded: flushes when the queue reaches a limit.
+    void after_record();
+
+    context_statistics stats;
+    const compiled_plan* last_plan() const { return last_plan_; }
+
+private:
+    void assign_classes();
+    compiled_plan& plan_for_key();
+    std::unique_ptr<compiled_plan> make_plan();
+    void allocate_buffers(const compiled_plan& p);
+    void launch(const compiled_plan& p);
+    void log_plan(const compiled_plan& p, bool cached) const;
+
+    std::unique_ptr<backend::device> device_;
+    bool fusion_;
+    fusion::statement_queue queue_;
+    cache::program_cache programs_;
+    std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<compiled_plan>, plan_key_hash> plans_;
+    const compiled_plan* last_plan_ = nullptr;
+
+    // Per-flush scratch, kept to reuse its capacity: the flush allocates nothing once warm.
+    std::uint64_t flush_generation_ = 0;
+    std::vector<std::uint32_t> key_;
+    std::vector<buffer*> class_buffers_;
+    std::vector<std::uint64_t> lengths_;
+    std::vector<backend::kernel_arg> args_;
+};
+
+} // namespace loom::detail

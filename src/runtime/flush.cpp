@@ -1,0 +1,184 @@
+// The flush: pending statements -> plan key -> (cached) plan -> allocations -> launches.
+// On a plan-cache hit this path does no string work, no source hashing and no heap
+// allocation: the key and argument arrays reuse their capacity from earlier flushes.
+#include <xxhash.h>
+
+#include <string>
+
+#include "codegen/emit.hpp"
+#include "runtime/context_impl.hpp"
+#include "skeleton/geometry.hpp"
+#include "support/log.hpp"
+
+namespace loom::detail {
+
+std::size_t plan_key_hash::operator()(const std::vector<std::uint32_t>& key) const {
+    return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
+}
+
+namespace {
+
+// Bounds on what one flush may hold before it runs by itself.
+constexpr std::size_t max_pending_statements = 256;
+constexpr std::size_t max_pending_slots = 4096;
+
+std::uint32_t class_of(buffer& b, std::uint64_t generation, std::vector<buffer*>& classes) {
+    if (b.flush_mark != generation) {
+        b.flush_mark = generation;
+        b.flush_class = std::uint32_t(classes.size());
+        classes.push_back(&b);
+    }
+    return b.flush_class;
+}
+
+} // namespace
+
+void context_impl::after_record() {
+    if (queue_.statements.size() >= max_pending_statements || queue_.slots.size() >= max_pending_slots) flush();
+}
+
+// The plan key: fusion switch; per statement its shape, length class, target class and
+// slot classes; then per buffer class whether a live vector names it.
+void context_impl::assign_classes() {
+    ++flush_generation_;
+    key_.clear();
+    class_buffers_.clear();
+    lengths_.clear();
+    key_.push_back(fusion_ ? 1u : 0u);
+    for (const fusion::pending_statement& st : queue_.statements) {
+        std::uint32_t length_class = 0;
+        while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
+        if (length_class == lengths_.size()) lengths_.push_back(st.length);
+        key_.push_back(st.shape->id);
+        key_.push_back(length_class);
+        key_.push_back(class_of(*st.target, flush_generation_, class_buffers_));
+        const std::size_t slot_count = st.shape->slots.size();
+        for (std::size_t s = 0; s < slot_count; ++s) {
+            const fusion::bound_slot& slot = queue_.slots[st.first_slot + s];
+            key_.push_back(slot.buffer ? class_of(*slot.buffer, flush_generation_, class_buffers_) : fusion::no_buffer);
+        }
+    }
+    for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs > 0 ? 1u : 0u);
+}
+
+std::unique_ptr<compiled_plan> context_impl::make_plan() {
+    fusion::plan_request request;
+    request.fuse = fusion_;
+    for (const buffer* b : class_buffers_) {
+        request.buffer_types.push_back(b->type);
+        request.buffer_live.push_back(b->vector_refs > 0);
+    }
+    for (const fusion::pending_statement& st : queue_.statements) {
+        fusion::planned_statement ps;
+        ps.shape = st.shape;
+        ps.target = st.target->flush_class;
+        std::uint32_t length_class = 0;
+        while (lengths_[length_class] != st.length) ++length_class;
+        ps.length_class = length_class;
+        for (std::size_t s = 0; s < st.shape->slots.size(); ++s) {
+            const fusion::bound_slot& slot = queue_.slots[st.first_slot + s];
+            ps.slot_buffer.push_back(slot.buffer ? slot.buffer->flush_class : fusion::no_buffer);
+        }
+        request.statements.push_back(std::move(ps));
+    }
+    auto compiled = std::make_unique<compiled_plan>();
+    compiled->plan = fusion::plan_kernels(request);
+    // Compile every kernel before any runs: a build failure must leave vectors untouched.
+    for (const fusion::kernel_group& g : compiled->plan.groups) {
+        const std::string source = codegen::emit(g.kernel, device_->dialect());
+        const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
+                                    std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
+                                    " stores, " + std::to_string(g.elided.size()) + " elided";
+        compiled->kernels.push_back(&programs_.get(source, summary));
+    }
+    return compiled;
+}
+
+compiled_plan& context_impl::plan_for_key() {
+    auto it = plans_.find(key_);
+    if (it != plans_.end()) {
+        ++stats.plan_hits;
+        return *it->second;
+    }
+    auto made = make_plan();
+    ++stats.plans_made;
+    stats.kernels_compiled = programs_.stats().compiled;
+    stats.disk_hits = programs_.stats().disk_hits;
+    return *plans_.emplace(key_, std::move(made)).first->second;
+}
+
+void context_impl::allocate_buffers(const compiled_plan& p) {
+    for (const fusion::kernel_group& g : p.plan.groups)
+        for (const fusion::arg_binding& a : g.args)
+            if (a.kind == ir::param_kind::buffer) {
+                buffer& b = *class_buffers_[a.buffer];
+                if (!b.memory) b.memory = device_->allocate(b.bytes());
+            }
+}
+
+void context_impl::launch(const compiled_plan& p) {
+    for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
+        const fusion::kernel_group& g = p.plan.groups[k];
+        const std::uint64_t& length = queue_.statements[g.first].length;
+        args_.clear();
+        for (std::size_t a = 0; a < g.args.size(); ++a) {
+            const fusion::arg_binding& bind = g.args[a];
+            if (bind.kind == ir::param_kind::buffer) {
+                args_.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
+            } else {
+                const fusion::pending_statement& st = queue_.statements[bind.statement];
+                args_.push_back({nullptr, &queue_.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
+            }
+        }
+        args_.push_back({nullptr, &length, sizeof length});
+        device_->launch(*p.kernels[k], args_.data(), args_.size(), skeleton::map_geometry(device_->info(), length));
+        ++stats.kernels_launched;
+        if (log::enabled(log::channel::launch))
+            log::write(log::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
+                                                 " elements (statements " + std::to_string(g.first) + "-" +
+                                                 std::to_string(g.last) + ")");
+    }
+}
+
+void context_impl::flush() {
+    if (queue_.empty()) return;
+    try {
+        assign_classes();
+        const std::uint64_t made_before = stats.plans_made;
+        compiled_plan& p = plan_for_key();
+        allocate_buffers(p);
+        if (log::enabled(log::channel::fusion)) log_plan(p, stats.plans_made == made_before);
+        launch(p);
+        last_plan_ = &p;
+        ++stats.flushes;
+        stats.statements += queue_.statements.size();
+    } catch (...) {
+        queue_.clear();
+        throw;
+    }
+    queue_.clear();
+}
+
+void context_impl::log_plan(const compiled_plan& p, bool cached) const {
+    auto names = [](const std::vector<std::uint32_t>& classes) {
+        std::string s;
+        for (std::uint32_t c : classes) s += (s.empty() ? "b" : " b") + std::to_string(c);
+        return s.empty() ? std::string("-") : s;
+    };
+    log::write(log::channel::fusion, "flush: " + std::to_string(queue_.statements.size()) + " statements -> " +
+                                         std::to_string(p.plan.groups.size()) + " kernels (" +
+                                         (cached ? "cached plan" : "new plan") + ")");
+    for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
+        const fusion::kernel_group& g = p.plan.groups[k];
+        std::string line = "kernel " + std::to_string(k) + ": statements " + std::to_string(g.first) + "-" +
+                           std::to_string(g.last) + " length " + std::to_string(queue_.statements[g.first].length) +
+                           "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " + names(g.elided) +
+                           "; ends " + fusion::name_of(g.reason);
+        if (g.reason == fusion::boundary::length_change)
+            line += " (length " + std::to_string(queue_.statements[g.last].length) +
+                    " != " + std::to_string(queue_.statements[g.last + 1].length) + ")";
+        log::write(log::channel::fusion, line);
+    }
+}
+
+} // namespace loom::detail

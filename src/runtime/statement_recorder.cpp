@@ -1,0 +1,77 @@
+// Recording statements and moving data: the calls the header-only front end makes.
+#include <cstring>
+#include <string>
+
+#include "ir/shape.hpp"
+#include "runtime/context_impl.hpp"
+
+namespace loom::detail {
+
+buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) {
+    if (type == dtype::f64 && !ctx->info().fp64)
+        throw error("loom: the device " + ctx->info().name +
+                    " does not support double precision (no cl_khr_fp64); use float vectors, or pick a device "
+                    "with fp64 through LOOM_DEVICE");
+    auto b = std::make_shared<buffer>();
+    b->ctx = ctx.get();
+    b->length = length;
+    b->type = type;
+    return b;
+}
+
+std::uint64_t length_of(const buffer& b) { return b.length; }
+context_impl* context_of(const buffer& b) { return b.ctx; }
+void attach_vector(buffer& b) { ++b.vector_refs; }
+void detach_vector(buffer& b) { --b.vector_refs; }
+
+void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
+    context_impl& ctx = *b.ctx;
+    ctx.flush(); // pending statements may read the old contents
+    if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
+    ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
+}
+
+void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
+    context_impl& ctx = *b.ctx;
+    ctx.flush();
+    if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
+    ctx.device().read(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
+}
+
+statement_recorder::statement_recorder(context_impl& ctx) : ctx_(ctx), first_slot_(ctx.queue().slots.size()) {}
+
+statement_recorder::~statement_recorder() {
+    if (!committed_) ctx_.queue().slots.resize(first_slot_);
+}
+
+void statement_recorder::vector_slot(const buffer_ptr& b) { ctx_.queue().slots.push_back({b, 0}); }
+
+void statement_recorder::scalar_slot(const void* value, unsigned bytes) {
+    fusion::bound_slot slot;
+    std::memcpy(&slot.bits, value, bytes);
+    ctx_.queue().slots.push_back(std::move(slot));
+}
+
+void statement_recorder::commit_assignment(const shape* s, const buffer_ptr& target) {
+    fusion::statement_queue& q = ctx_.queue();
+    const std::uint64_t length = target->length;
+    for (std::size_t i = first_slot_; i < q.slots.size(); ++i) {
+        const buffer* b = q.slots[i].buffer.get();
+        if (!b) continue;
+        if (b->ctx != &ctx_)
+            throw error("loom: an expression mixes vectors from two contexts; copy the data into one context "
+                        "(loom::copy through the host) before combining them");
+        if (b->length != length)
+            throw error("loom: length mismatch: assigning an expression over " + std::to_string(b->length) +
+                        " elements to a vector of " + std::to_string(length) +
+                        " elements; element-wise expressions need vectors of equal length");
+    }
+    if (s->uses_f64 && !ctx_.info().fp64)
+        throw error("loom: this expression computes in double, which the device " + ctx_.info().name +
+                    " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");
+    q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
+    committed_ = true;
+    ctx_.after_record();
+}
+
+} // namespace loom::detail
