@@ -9,4 +9,5 @@
 #include "loom/context.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
+#include "loom/inspect.hpp"
 #include "loom/vector.hpp"

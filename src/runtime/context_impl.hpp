@@ -36,6 +36,7 @@ public:
     bool fusion() const { return fusion_; }
 
     fusion::statement_queue& queue() { return queue_; }
+    cache::program_cache& programs() { return programs_; }
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
     void flush();

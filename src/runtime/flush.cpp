@@ -7,6 +7,7 @@
 
 #include "codegen/emit.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/kernel_observer.hpp"
 #include "skeleton/geometry.hpp"
 #include "support/log.hpp"
 
@@ -85,6 +86,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     compiled->plan = fusion::plan_kernels(request);
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
     for (const fusion::kernel_group& g : compiled->plan.groups) {
+        if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string source = codegen::emit(g.kernel, device_->dialect());
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
                                     std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
