@@ -413,21 +413,24 @@ std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const k
     }
 }
 
-bool disk_cache::place_entry(const fs::path& staged, const key& k, const kernel_identity& id) {
+std::string disk_cache::place_entry(const fs::path& staged, const key& k, const kernel_identity& id) {
     const fs::path target = entry_path(settings_.dir, k);
-    std::error_code ec;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        fs::rename(staged, target, ec); // rename(2) will not replace a non-empty directory
-        if (!ec) return true;
-        if (!fs::exists(fs::symlink_status(target))) return false;
+    std::error_code rename_error, ec;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        fs::rename(staged, target, rename_error); // rename(2) never replaces a non-empty directory
+        if (!rename_error) return {};
+        // Nothing there: another process removed it since, or the rename itself fails; retrying tells.
+        if (!fs::exists(fs::symlink_status(target, ec))) continue;
         // Another process stored this kernel first, or a bad entry sits in the way.
         entry_check existing = read_entry(target);
         if (existing.entry && identity_mismatch(*existing.entry, id).empty()) break;
         remove_entry(target);
     }
+    if (!fs::exists(fs::symlink_status(target, ec)))
+        return "cannot rename into " + settings_.dir.string() + " (" + rename_error.message() + ")";
     // Whoever holds the name now wrote a complete entry of its own; ours is not needed.
     fs::remove_all(staged, ec);
-    return true;
+    return {};
 }
 
 void disk_cache::store(const key& k, const kernel_identity& id, const std::vector<unsigned char>& binary,
@@ -484,10 +487,11 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
         if (failure.empty()) failure = write_file(staged / build_log_file_name, d.build_log.data(), d.build_log.size());
         // Written last: its mtime is the entry's last use, and its presence marks a whole entry.
         if (failure.empty()) failure = write_file(staged / metadata_file_name, meta_text.data(), meta_text.size());
-        if (failure.empty() && !place_entry(staged, k, id)) failure = "cannot rename into " + settings_.dir.string();
+        if (!failure.empty()) failure = "cannot write " + failure;
+        else failure = place_entry(staged, k, id);
         if (!failure.empty()) {
             fs::remove_all(staged, ec);
-            fall_back_to_memory("cannot write " + failure);
+            fall_back_to_memory(failure);
             return;
         }
         if (log::enabled(log::channel::cache))

@@ -124,7 +124,8 @@ public:
 
 private:
     void fall_back_to_memory(const std::string& why);
-    bool place_entry(const std::filesystem::path& staged, const key& k, const kernel_identity& id);
+    // Renames a fully written staging directory into place; empty on success, else why not.
+    std::string place_entry(const std::filesystem::path& staged, const key& k, const kernel_identity& id);
     void evict_beyond_limit();
 
     settings settings_;

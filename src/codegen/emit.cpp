@@ -14,10 +14,10 @@ namespace {
 
 std::string value(std::uint32_t n) { return "v" + std::to_string(n); }
 
-// Nodes reachable from a store: only those are emitted (dead code never reaches the text).
-std::vector<bool> live_nodes(const ir::kernel& k) {
+// Nodes reachable from the roots: only those are emitted (dead code never reaches the text).
+std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_t>& roots) {
     std::vector<bool> live(k.body.size(), false);
-    for (const ir::kernel_store& s : k.stores) live[s.value] = true;
+    for (std::uint32_t r : roots) live[r] = true;
     for (std::size_t i = k.body.size(); i-- > 0;) {
         if (!live[i]) continue;
         for (std::uint32_t a : k.body[i].arg)
@@ -26,16 +26,16 @@ std::vector<bool> live_nodes(const ir::kernel& k) {
     return live;
 }
 
-std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d) {
+std::string expression(const ir::node& n, const dialect& d, const std::string& index) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
     const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
     switch (n.op) {
-    case opcode::load: return "p" + std::to_string(n.slot) + "[i]";
+    case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
     case opcode::scalar: return "p" + std::to_string(n.slot);
-    case opcode::index: return "i";
+    case opcode::index: return index;
     case opcode::cast:
         // C's conversion to bool is "!= 0"; spelled out because OpenCL C has no bool cast rule for vectors.
         if (n.type == dtype::boolean) return "(" + a + " != 0)";
@@ -58,23 +58,29 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d)
     std::string call = std::string(d.math_name(n.op, n.type)) + "(" + a;
     if (op.arity > 1) call += ", " + b;
     if (op.arity > 2) call += ", " + c;
-    (void)k;
     return call + ")";
 }
 
 } // namespace
 
-std::string emit(const ir::kernel& k, const dialect& d) {
-    bool uses_f64 = false;
-    for (const ir::node& n : k.body) uses_f64 = uses_f64 || n.type == dtype::f64;
-    for (const ir::kernel_param& p : k.params) uses_f64 = uses_f64 || p.type == dtype::f64;
+std::string value_name(std::uint32_t n) { return value(n); }
 
+bool uses_f64(const ir::kernel& k) {
+    for (const ir::node& n : k.body)
+        if (n.type == dtype::f64) return true;
+    for (const ir::kernel_param& p : k.params)
+        if (p.type == dtype::f64) return true;
+    return false;
+}
+
+std::string emit_prologue(const ir::kernel& k, const dialect& d) {
     std::string s = d.prologue;
-    if (uses_f64) s += d.prologue_fp64;
-    s += d.kernel_prefix;
-    s += " ";
-    s += kernel_name;
-    s += "(";
+    if (uses_f64(k)) s += d.prologue_fp64;
+    return s;
+}
+
+std::string emit_parameters(const ir::kernel& k, const dialect& d) {
+    std::string s;
     for (std::size_t p = 0; p < k.params.size(); ++p) {
         const ir::kernel_param& param = k.params[p];
         if (param.kind == ir::param_kind::buffer) {
@@ -89,18 +95,30 @@ std::string emit(const ir::kernel& k, const dialect& d) {
         }
         s += "p" + std::to_string(p) + ", ";
     }
-    s += d.index_type;
-    s += " n) {\n    ";
-    s += d.loop_head;
-    s += "\n";
-    const std::vector<bool> live = live_nodes(k);
+    return s;
+}
+
+std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
+                        const std::string& indent, const std::string& index) {
+    std::string s;
+    const std::vector<bool> live = live_nodes(k, roots);
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         if (!live[i]) continue;
         const ir::node& n = k.body[i];
-        s += "        ";
-        s += type_name(d, n.type);
-        s += " " + value(i) + " = " + expression(k, n, d) + ";\n";
+        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index) + ";\n";
     }
+    return s;
+}
+
+std::string emit(const ir::kernel& k, const dialect& d) {
+    std::vector<std::uint32_t> roots;
+    for (const ir::kernel_store& st : k.stores) roots.push_back(st.value);
+    std::string s = emit_prologue(k, d);
+    s += d.kernel_prefix;
+    s += " ";
+    s += kernel_name;
+    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n    " + d.loop_head + "\n";
+    s += emit_values(k, d, roots, "        ");
     for (const ir::kernel_store& st : k.stores)
         s += "        p" + std::to_string(st.param) + "[i] = " + value(st.value) + ";\n";
     s += "    }\n}\n";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/dialect.hpp"
 #include "ir/kernel.hpp"
@@ -11,6 +12,20 @@ namespace loom::codegen {
 // The entry point every generated kernel has.
 inline constexpr const char* kernel_name = "loom_kernel";
 
+// The whole element-wise (map) kernel.
 std::string emit(const ir::kernel& k, const dialect& d);
+
+// Building blocks for the other skeletons' emitters (reduce, scan), which read the same IR.
+bool uses_f64(const ir::kernel& k);
+// The prologue (pragmas) for this kernel in this dialect.
+std::string emit_prologue(const ir::kernel& k, const dialect& d);
+// "T0 p0, T1 p1, ..., " : every parameter, each followed by ", ".
+std::string emit_parameters(const ir::kernel& k, const dialect& d);
+// One "T vK = ...;" line per node reachable from `roots`, in order, each line starting with `indent`.
+// Loads read p<slot>[<index>].
+std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
+                        const std::string& indent, const std::string& index = "i");
+// The name of node n's value in emitted code.
+std::string value_name(std::uint32_t n);
 
 } // namespace loom::codegen
