@@ -74,7 +74,7 @@ context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion)
 
 context_impl::~context_impl() {
     try {
-        flush();
+        flush(flush_cause::context_end);
         device_->finish();
     } catch (const std::exception& e) {
         log::warn(std::string("pending statements failed while a context was destroyed: ") + e.what());
@@ -82,7 +82,8 @@ context_impl::~context_impl() {
 }
 
 void finish(context_impl& ctx) {
-    ctx.flush();
+    std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    ctx.flush(flush_cause::finish);
     ctx.device().finish();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +27,10 @@ struct plan_key_hash {
     std::size_t operator()(const std::vector<std::uint32_t>& key) const;
 };
 
+// Why a flush happened; the fusion log prints the name.
+enum class flush_cause : std::uint8_t { host_read, host_write, finish, statement_limit, byte_limit, skeleton, context_end };
+const char* name_of(flush_cause c);
+
 class context_impl {
 public:
     context_impl(std::unique_ptr<backend::device> dev, bool fusion);
@@ -39,9 +44,11 @@ public:
     cache::program_cache& programs() { return programs_; }
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
-    void flush();
+    void flush(flush_cause cause = flush_cause::skeleton);
     // Called after a statement is recorded: flushes when the queue reaches a limit.
     void after_record();
+
+    std::recursive_mutex& mutex() { return mutex_; }
 
     context_statistics stats;
     const compiled_plan* last_plan() const { return last_plan_; }
@@ -52,8 +59,9 @@ private:
     std::unique_ptr<compiled_plan> make_plan();
     void allocate_buffers(const compiled_plan& p);
     void launch(const compiled_plan& p);
-    void log_plan(const compiled_plan& p, bool cached) const;
+    void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
 
+    std::recursive_mutex mutex_;
     std::unique_ptr<backend::device> device_;
     bool fusion_;
     fusion::statement_queue queue_;
@@ -67,6 +75,7 @@ private:
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
     std::vector<backend::kernel_arg> args_;
+    std::uint64_t pending_bytes_ = 0; // bytes the pending statements write
 };
 
 } // namespace loom::detail

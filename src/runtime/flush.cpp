@@ -19,9 +19,11 @@ std::size_t plan_key_hash::operator()(const std::vector<std::uint32_t>& key) con
 
 namespace {
 
-// Bounds on what one flush may hold before it runs by itself.
+// Bounds on what one flush may hold before it runs by itself: the statement count keeps
+// plan keys and kernels small; the byte bound keeps dead temporaries from holding memory.
 constexpr std::size_t max_pending_statements = 256;
 constexpr std::size_t max_pending_slots = 4096;
+constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
 
 std::uint32_t class_of(buffer& b, std::uint64_t generation, std::vector<buffer*>& classes) {
     if (b.flush_mark != generation) {
@@ -34,8 +36,25 @@ std::uint32_t class_of(buffer& b, std::uint64_t generation, std::vector<buffer*>
 
 } // namespace
 
+const char* name_of(flush_cause c) {
+    switch (c) {
+    case flush_cause::host_read: return "host_read";
+    case flush_cause::host_write: return "host_write";
+    case flush_cause::finish: return "finish";
+    case flush_cause::statement_limit: return "statement_limit";
+    case flush_cause::byte_limit: return "byte_limit";
+    case flush_cause::skeleton: return "skeleton";
+    case flush_cause::context_end: return "context_end";
+    }
+    return "?";
+}
+
 void context_impl::after_record() {
-    if (queue_.statements.size() >= max_pending_statements || queue_.slots.size() >= max_pending_slots) flush();
+    pending_bytes_ += queue_.statements.back().target->bytes();
+    if (queue_.statements.size() >= max_pending_statements || queue_.slots.size() >= max_pending_slots)
+        flush(flush_cause::statement_limit);
+    else if (pending_bytes_ >= max_pending_bytes)
+        flush(flush_cause::byte_limit);
 }
 
 // The plan key: fusion switch; per statement its shape, length class, target class and
@@ -142,14 +161,16 @@ void context_impl::launch(const compiled_plan& p) {
     }
 }
 
-void context_impl::flush() {
+void context_impl::flush(flush_cause cause) {
+    std::lock_guard<std::recursive_mutex> guard(mutex_);
     if (queue_.empty()) return;
+    pending_bytes_ = 0;
     try {
         assign_classes();
         const std::uint64_t made_before = stats.plans_made;
         compiled_plan& p = plan_for_key();
         allocate_buffers(p);
-        if (log::enabled(log::channel::fusion)) log_plan(p, stats.plans_made == made_before);
+        if (log::enabled(log::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
         launch(p);
         last_plan_ = &p;
         ++stats.flushes;
@@ -161,13 +182,14 @@ void context_impl::flush() {
     queue_.clear();
 }
 
-void context_impl::log_plan(const compiled_plan& p, bool cached) const {
+void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cause) const {
     auto names = [](const std::vector<std::uint32_t>& classes) {
         std::string s;
         for (std::uint32_t c : classes) s += (s.empty() ? "b" : " b") + std::to_string(c);
         return s.empty() ? std::string("-") : s;
     };
-    log::write(log::channel::fusion, "flush: " + std::to_string(queue_.statements.size()) + " statements -> " +
+    log::write(log::channel::fusion, std::string("flush (") + name_of(cause) + "): " +
+                                         std::to_string(queue_.statements.size()) + " statements -> " +
                                          std::to_string(p.plan.groups.size()) + " kernels (" +
                                          (cached ? "cached plan" : "new plan") + ")");
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {

@@ -24,21 +24,26 @@ context_impl* context_of(const buffer& b) { return b.ctx; }
 void attach_vector(buffer& b) { ++b.vector_refs; }
 void detach_vector(buffer& b) { --b.vector_refs; }
 
+std::recursive_mutex& context_mutex(context_impl& ctx) { return ctx.mutex(); }
+
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
     context_impl& ctx = *b.ctx;
-    ctx.flush(); // pending statements may read the old contents
+    std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    ctx.flush(flush_cause::host_write); // pending statements may read the old contents
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
 }
 
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     context_impl& ctx = *b.ctx;
-    ctx.flush();
+    std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    ctx.flush(flush_cause::host_read);
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().read(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
 }
 
-statement_recorder::statement_recorder(context_impl& ctx) : ctx_(ctx), first_slot_(ctx.queue().slots.size()) {}
+statement_recorder::statement_recorder(context_impl& ctx)
+    : ctx_(ctx), lock_(ctx.mutex()), first_slot_(ctx.queue().slots.size()) {}
 
 statement_recorder::~statement_recorder() {
     if (!committed_) ctx_.queue().slots.resize(first_slot_);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "loom/dtype.hpp"
 
@@ -31,6 +32,11 @@ void detach_vector(buffer& b);
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
 
+// A context may be used from several threads: recording a statement, a flush and a host
+// transfer each hold the context's lock, so statements from different threads are
+// queued whole, one after another.
+std::recursive_mutex& context_mutex(context_impl& ctx);
+
 // Records one statement: slots in the order the shape numbered them, then commit().
 // Destroying an uncommitted recorder (an exception was thrown) records nothing.
 class statement_recorder {
@@ -48,6 +54,7 @@ public:
 
 private:
     context_impl& ctx_;
+    std::unique_lock<std::recursive_mutex> lock_;
     std::size_t first_slot_;
     bool committed_ = false;
 };
