@@ -10,4 +10,7 @@
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/inspect.hpp"
+#include "loom/map.hpp"
+#include "loom/reduce.hpp"
+#include "loom/scan.hpp"
 #include "loom/vector.hpp"

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,7 @@ public:
     }
 
     vector& operator=(const vector& other) {
-        if (this == &other) return *this;
+        if (this == std::addressof(other)) return *this;
         if (!other.buf_) {
             release();
             return *this;
@@ -89,7 +90,7 @@ public:
     }
 
     vector& operator=(vector&& other) noexcept {
-        if (this != &other) {
+        if (this != std::addressof(other)) {
             release();
             ctx_ = std::move(other.ctx_);
             buf_ = std::move(other.buf_);

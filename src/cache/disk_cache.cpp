@@ -372,7 +372,7 @@ bool disk_cache::usable() const { return settings_.access != mode::off && !memor
 void disk_cache::fall_back_to_memory(const std::string& why) {
     memory_only_.store(true);
     if (!warned_.exchange(true))
-        log::warn("kernel cache: " + why + "; compiled kernels stay in memory for the rest of this run. " +
+        logging::warn("kernel cache: " + why + "; compiled kernels stay in memory for the rest of this run. " +
                   "Set LOOM_CACHE_DIR to a writable directory, or LOOM_CACHE=off to skip the disk cache.");
 }
 
@@ -384,7 +384,7 @@ std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const k
         const fs::path entry = entry_path(settings_.dir, k);
         std::error_code ec;
         if (!fs::exists(fs::symlink_status(entry, ec))) {
-            if (log::enabled(log::channel::cache)) log::write(log::channel::cache, "disk miss " + hex);
+            if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "disk miss " + hex);
             return std::nullopt;
         }
         entry_check check = read_entry(entry);
@@ -392,43 +392,44 @@ std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const k
         if (!problem.empty()) {
             const bool drop = settings_.access == mode::readwrite;
             if (drop) remove_entry(entry);
-            if (log::enabled(log::channel::cache))
-                log::write(log::channel::cache,
+            if (logging::enabled(logging::channel::cache))
+                logging::write(logging::channel::cache,
                            "disk miss " + hex + ": entry ignored" + (drop ? " and removed" : "") + " (" + problem + ")");
             return std::nullopt;
         }
         // The last use is the metadata's mtime: one utimensat on this cold path, no rewrite.
         if (settings_.access == mode::readwrite)
             fs::last_write_time(entry / metadata_file_name, fs::file_time_type::clock::now(), ec);
-        if (log::enabled(log::channel::cache))
-            log::write(log::channel::cache,
+        if (logging::enabled(logging::channel::cache))
+            logging::write(logging::channel::cache,
                        "disk hit " + hex + " (" + std::to_string(check.binary.size()) + " bytes " +
                            check.entry->binary_kind + ")");
         if (binary_kind) *binary_kind = check.entry->binary_kind;
         return std::move(check.binary);
     } catch (const std::exception& e) { // load never throws: a miss is always a safe answer
-        if (log::enabled(log::channel::cache))
-            log::write(log::channel::cache, "disk miss " + hex + " (" + e.what() + ")");
+        if (logging::enabled(logging::channel::cache))
+            logging::write(logging::channel::cache, "disk miss " + hex + " (" + e.what() + ")");
         return std::nullopt;
     }
 }
 
 std::string disk_cache::place_entry(const fs::path& staged, const key& k, const kernel_identity& id) {
     const fs::path target = entry_path(settings_.dir, k);
-    std::error_code rename_error, ec;
+    std::error_code ec;
     for (int attempt = 0; attempt < 3; ++attempt) {
-        fs::rename(staged, target, rename_error); // rename(2) never replaces a non-empty directory
-        if (!rename_error) return {};
-        // Nothing there: another process removed it since, or the rename itself fails; retrying tells.
-        if (!fs::exists(fs::symlink_status(target, ec))) continue;
+        fs::rename(staged, target, ec); // rename(2) never replaces a non-empty directory
+        if (!ec) return {};
+        // Anything but "the name is taken" is the file system refusing (EACCES, ENOSPC, EROFS...).
+        if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists &&
+            ec != std::errc::not_a_directory && ec != std::errc::is_a_directory)
+            return "cannot rename into " + settings_.dir.string() + " (" + ec.message() + ")";
         // Another process stored this kernel first, or a bad entry sits in the way.
         entry_check existing = read_entry(target);
         if (existing.entry && identity_mismatch(*existing.entry, id).empty()) break;
         remove_entry(target);
     }
-    if (!fs::exists(fs::symlink_status(target, ec)))
-        return "cannot rename into " + settings_.dir.string() + " (" + rename_error.message() + ")";
-    // Whoever holds the name now wrote a complete entry of its own; ours is not needed.
+    // Other processes keep storing and dropping this kernel; theirs is as good as ours, and at
+    // worst the next run rebuilds it. Not a reason to stop using the disk.
     fs::remove_all(staged, ec);
     return {};
 }
@@ -439,7 +440,7 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
     const auto source_file = source_file_for(d.source_extension);
     const auto binary_file = binary_file_for(d.binary_kind);
     if (!source_file || !binary_file) { // a caller's bug, not a disk problem: say so every time
-        log::warn("kernel cache: not storing " + k.hex() + ": unknown source extension '" + d.source_extension +
+        logging::warn("kernel cache: not storing " + k.hex() + ": unknown source extension '" + d.source_extension +
                   "' or binary kind '" + d.binary_kind + "'");
         return;
     }
@@ -494,8 +495,8 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             fall_back_to_memory(failure);
             return;
         }
-        if (log::enabled(log::channel::cache))
-            log::write(log::channel::cache, "disk store " + hex + " (" + std::to_string(binary.size()) + " bytes " +
+        if (logging::enabled(logging::channel::cache))
+            logging::write(logging::channel::cache, "disk store " + hex + " (" + std::to_string(binary.size()) + " bytes " +
                                                 d.binary_kind + ")");
     } catch (const std::exception& e) { // store never throws: the kernel is in memory already
         if (!staged.empty()) fs::remove_all(staged, ec);
@@ -509,11 +510,11 @@ void disk_cache::evict_beyond_limit() {
     // A failed eviction leaves the cache over its limit, which is no reason to stop storing.
     try {
         for (const entry_on_disk& evicted : prune(settings_.dir, settings_.max_bytes, std::nullopt).removed)
-            if (log::enabled(log::channel::cache))
-                log::write(log::channel::cache, "disk evict " + evicted.hex + " (least recently used, " +
+            if (logging::enabled(logging::channel::cache))
+                logging::write(logging::channel::cache, "disk evict " + evicted.hex + " (least recently used, " +
                                                     std::to_string(evicted.bytes) + " bytes)");
     } catch (const std::exception& e) {
-        if (log::enabled(log::channel::cache)) log::write(log::channel::cache, std::string("disk evict failed: ") + e.what());
+        if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, std::string("disk evict failed: ") + e.what());
     }
 }
 
@@ -521,8 +522,8 @@ void disk_cache::forget(const key& k) {
     if (settings_.access != mode::readwrite || settings_.dir.empty()) return;
     std::string why;
     const bool removed = remove_entry(entry_path(settings_.dir, k), &why);
-    if (log::enabled(log::channel::cache))
-        log::write(log::channel::cache, "disk forget " + k.hex() + (removed ? "" : " failed (" + why + ")"));
+    if (logging::enabled(logging::channel::cache))
+        logging::write(logging::channel::cache, "disk forget " + k.hex() + (removed ? "" : " failed (" + why + ")"));
 }
 
 } // namespace loom::cache

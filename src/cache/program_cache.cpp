@@ -36,7 +36,7 @@ backend::kernel& program_cache::get(const std::string& source, const std::string
     auto it = kernels_.find(source);
     if (it != kernels_.end()) {
         ++stats_.memory_hits;
-        if (log::enabled(log::channel::cache)) log::write(log::channel::cache, "memory hit " + short_hash(source));
+        if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "memory hit " + short_hash(source));
         return *it->second;
     }
     return compile(source, summary);
@@ -54,9 +54,9 @@ backend::kernel& program_cache::compile(const std::string& source, const std::st
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ++stats_.compiled;
-    if (log::enabled(log::channel::cache)) log::write(log::channel::cache, "miss " + short_hash(source));
-    if (log::enabled(log::channel::compile))
-        log::write(log::channel::compile, device_.info().backend + " " + short_hash(source) + " " +
+    if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + short_hash(source));
+    if (logging::enabled(logging::channel::compile))
+        logging::write(logging::channel::compile, device_.info().backend + " " + short_hash(source) + " " +
                                               std::to_string(source.size()) + " bytes " + std::to_string(ms) +
                                               " ms: " + summary);
     auto& slot = kernels_[source];

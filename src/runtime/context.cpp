@@ -77,7 +77,7 @@ context_impl::~context_impl() {
         flush(flush_cause::context_end);
         device_->finish();
     } catch (const std::exception& e) {
-        log::warn(std::string("pending statements failed while a context was destroyed: ") + e.what());
+        logging::warn(std::string("pending statements failed while a context was destroyed: ") + e.what());
     }
 }
 

@@ -154,8 +154,8 @@ void context_impl::launch(const compiled_plan& p) {
         args_.push_back({nullptr, &length, sizeof length});
         device_->launch(*p.kernels[k], args_.data(), args_.size(), skeleton::map_geometry(device_->info(), length));
         ++stats.kernels_launched;
-        if (log::enabled(log::channel::launch))
-            log::write(log::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
+        if (logging::enabled(logging::channel::launch))
+            logging::write(logging::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
                                                  " elements (statements " + std::to_string(g.first) + "-" +
                                                  std::to_string(g.last) + ")");
     }
@@ -170,7 +170,7 @@ void context_impl::flush(flush_cause cause) {
         const std::uint64_t made_before = stats.plans_made;
         compiled_plan& p = plan_for_key();
         allocate_buffers(p);
-        if (log::enabled(log::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
+        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
         launch(p);
         last_plan_ = &p;
         ++stats.flushes;
@@ -188,7 +188,7 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
         for (std::uint32_t c : classes) s += (s.empty() ? "b" : " b") + std::to_string(c);
         return s.empty() ? std::string("-") : s;
     };
-    log::write(log::channel::fusion, std::string("flush (") + name_of(cause) + "): " +
+    logging::write(logging::channel::fusion, std::string("flush (") + name_of(cause) + "): " +
                                          std::to_string(queue_.statements.size()) + " statements -> " +
                                          std::to_string(p.plan.groups.size()) + " kernels (" +
                                          (cached ? "cached plan" : "new plan") + ")");
@@ -201,7 +201,7 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
         if (g.reason == fusion::boundary::length_change)
             line += " (length " + std::to_string(queue_.statements[g.last].length) +
                     " != " + std::to_string(queue_.statements[g.last + 1].length) + ")";
-        log::write(log::channel::fusion, line);
+        logging::write(logging::channel::fusion, line);
     }
 }
 

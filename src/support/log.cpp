@@ -7,7 +7,7 @@
 #include <mutex>
 #include <sstream>
 
-namespace loom::log {
+namespace loom::logging {
 namespace {
 
 struct sink {
@@ -89,4 +89,4 @@ void warn(const std::string& line) {
     std::fprintf(stderr, "loom warning: %s\n", line.c_str());
 }
 
-} // namespace loom::log
+} // namespace loom::logging

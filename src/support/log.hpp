@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace loom::log {
+namespace loom::logging {
 
 enum class channel : unsigned { fusion = 1, compile = 2, cache = 4, launch = 8 };
 
@@ -20,4 +20,4 @@ void warn(const std::string& line);
 // Re-reads LOOM_LOG and LOOM_LOG_FILE (tests change them at run time).
 void reload_from_environment();
 
-} // namespace loom::log
+} // namespace loom::logging

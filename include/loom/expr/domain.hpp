@@ -60,7 +60,34 @@ template <opcode Op, class... A> auto call(A&&... args) {
 
 // x + y, 2 * x, -x, ...: Proto builds the node when an operand is a loom::vector (found
 // by argument-dependent lookup in this namespace); nodes that already are Loom
-// expressions combine through Proto's own operators.
-BOOST_PROTO_DEFINE_OPERATORS(expr::is_vector, expr::domain)
+// expressions combine through Proto's own operators. Only element-wise operators are
+// defined: compound assignments are loom::vector members that record a statement, and
+// &, *, ++, --, comma keep their C++ meaning.
+#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_vector, expr::domain, 0)
+#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_vector, expr::domain)
+LOOM_UNARY(+, unary_plus)
+LOOM_UNARY(-, negate)
+LOOM_UNARY(~, complement)
+LOOM_UNARY(!, logical_not)
+LOOM_BINARY(<<, shift_left)
+LOOM_BINARY(>>, shift_right)
+LOOM_BINARY(*, multiplies)
+LOOM_BINARY(/, divides)
+LOOM_BINARY(%, modulus)
+LOOM_BINARY(+, plus)
+LOOM_BINARY(-, minus)
+LOOM_BINARY(<, less)
+LOOM_BINARY(>, greater)
+LOOM_BINARY(<=, less_equal)
+LOOM_BINARY(>=, greater_equal)
+LOOM_BINARY(==, equal_to)
+LOOM_BINARY(!=, not_equal_to)
+LOOM_BINARY(||, logical_or)
+LOOM_BINARY(&&, logical_and)
+LOOM_BINARY(&, bitwise_and)
+LOOM_BINARY(|, bitwise_or)
+LOOM_BINARY(^, bitwise_xor)
+#undef LOOM_UNARY
+#undef LOOM_BINARY
 
 } // namespace loom

@@ -1,0 +1,50 @@
+// loom::map and loom::function: element-wise user functions written as generic C++
+// lambdas, traced into Loom expressions (no device source text). See docs/skeleton-map.md.
+//
+//   y = loom::map([](auto x, auto z) { return x * x + loom::sin(z); }, a, b);
+//   loom::function square = [](auto x) { return x * x; };
+//   y = square(a) + loom::map([&](auto x) { return square(x) * k; }, b);
+#pragma once
+
+#include <type_traits>
+#include <utility>
+
+#include "loom/expr/trace.hpp"
+#include "loom/vector.hpp"
+
+namespace loom {
+
+// Calls f with one symbolic argument per operand (a vector, a Loom expression or a host
+// scalar) and returns the expression f builds. The result holds its nodes by value and
+// refers only to the vectors it reads, so it may be assigned, used in a larger
+// expression, or stored while those vectors live. Called with symbolic arguments (from
+// inside another traced lambda), it returns a symbolic expression.
+template <class F, class... A> auto map(const F& f, const A&... args) {
+    static_assert(sizeof...(A) > 0, "loom::map: give at least one operand");
+    static_assert(((expr::is_operand_v<A> || expr::is_traced_v<A> || std::is_arithmetic_v<A>) && ...),
+                  "loom::map: operands must be loom::vector, Loom expressions or arithmetic host scalars");
+    auto traced = f(expr::as_traced(args)...);
+    using R = decltype(traced);
+    static_assert(expr::is_traced_v<R>,
+                  "loom::map: the function must return an expression built from its arguments (a lambda "
+                  "returning a constant, a loom::vector or a Loom expression it did not build from its "
+                  "arguments cannot be traced); use loom::where instead of ?:, and pass loom::index() or vectors "
+                  "as map operands");
+    if constexpr ((expr::is_traced_v<A> || ...)) return traced;
+    else return expr::rebuild<expr::domain>(traced);
+}
+
+// A traced function with a name, reusable across expressions and callable from inside
+// other traced lambdas: `loom::function square = [](auto x) { return x * x; };`.
+template <class F> class function {
+public:
+    function(F f) : f_(std::move(f)) {}
+    template <class... A> auto operator()(const A&... args) const { return map(f_, args...); }
+    const F& body() const { return f_; }
+
+private:
+    F f_;
+};
+template <class F> function(F) -> function<F>;
+
+} // namespace loom

@@ -1,0 +1,272 @@
+// Reductions: sum, product, min, max, count, any, all, minmax and reduce with a traced
+// lambda. The input is any Loom expression; its element-wise work is fused into the
+// reduction's first pass, so `loom::sum(x * y)` reads x and y once and writes no
+// temporary. Pending statements run first; the result comes back to the host.
+// See docs/skeleton-reduce.md for the evaluation order, error bounds and NaN rules.
+//
+//   float dot = loom::sum(x * y);
+//   auto [lo, hi] = loom::minmax(x);
+//   double m = loom::reduce(loom::fabs(x), 0.0, [](auto a, auto b) { return loom::max(a, b); });
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "loom/expr/trace.hpp"
+#include "loom/vector.hpp"
+
+namespace loom {
+namespace detail {
+
+// A binary operation traced once per (lambda type, operand type): its shape, and per
+// slot who fills it: 0 the left operand, 1 the right operand, 2 a captured host scalar,
+// 3 a vector (rejected when the kernel is made).
+struct traced_operation {
+    const shape* body = nullptr;
+    std::vector<std::uint8_t> role;
+};
+
+// One operation of one call: the traced body, its identity and its captured values.
+struct skeleton_operation {
+    const traced_operation* op = nullptr;
+    dtype type = dtype::f32;         // operand, identity and result type
+    std::uint64_t identity = 0;      // the identity's bytes
+    std::vector<std::uint64_t> captures; // role-2 values' bytes, in slot order
+};
+
+// What the front end asks of the library; defined in src/skeleton/reduce.cpp.
+// The input's slots are the last ones recorded in the context's queue (by a
+// statement_recorder that is never committed).
+struct reduce_call {
+    const shape* input = nullptr;
+    bool truth = false;              // fold (value != 0) instead of the value
+    const skeleton_operation* ops = nullptr;
+    std::size_t op_count = 0;
+};
+void run_pending(context_impl& ctx);
+void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results);
+
+} // namespace detail
+
+namespace expr {
+
+template <class E> const detail::buffer_ptr* first_buffer(const E& e);
+
+template <class E, std::size_t... I> const detail::buffer_ptr* first_buffer_of_children(const E& e, std::index_sequence<I...>) {
+    const detail::buffer_ptr* found = nullptr;
+    ((found = found ? found : first_buffer(proto::child_c<I>(e))), ...);
+    return found;
+}
+
+// The buffer of the first vector in the expression, or nullptr.
+template <class E> const detail::buffer_ptr* first_buffer(const E& e) {
+    if constexpr (!proto::is_expr<E>::value) {
+        if constexpr (is_vector<E>::value) return e.buffer() ? &e.buffer() : nullptr;
+        else return nullptr;
+    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
+        return first_buffer(proto::value(e));
+    } else {
+        return first_buffer_of_children(e, std::make_index_sequence<proto::arity_of<E>::value>{});
+    }
+}
+
+// The context an expression's vectors live in (checked against every vector later).
+template <class E> detail::context_impl& context_of_expression(const E& e, const char* what) {
+    const detail::buffer_ptr* b = first_buffer(e);
+    if (!b)
+        throw error(std::string("loom: ") + what +
+                    " needs at least one loom::vector (with a context) in its input expression");
+    return *detail::context_of(**b);
+}
+
+// Slot roles and captured values of a traced operation tree, in slot order (the order
+// lower() numbers slots and bind() visits terminals).
+template <class E> void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures);
+
+template <class E, std::size_t... I>
+void collect_children(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures, std::index_sequence<I...>) {
+    (collect_operation_slots(proto::child_c<I>(e), role, captures), ...);
+}
+
+template <class E> void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures) {
+    if constexpr (!proto::is_expr<E>::value) {
+        if constexpr (is_vector<E>::value) {
+            if (role) role->push_back(3);
+        } else if constexpr (is_operand_tag<E>::value) {
+            if (role) role->push_back(std::uint8_t(E::index));
+        } else if constexpr (std::is_arithmetic_v<E>) {
+            if (role) role->push_back(2);
+            if (captures) {
+                std::uint64_t bits = 0;
+                if constexpr (std::is_same_v<E, bool>) {
+                    const std::int32_t widened = e;
+                    std::memcpy(&bits, &widened, sizeof widened);
+                } else {
+                    std::memcpy(&bits, &e, sizeof e);
+                }
+                captures->push_back(bits);
+            }
+        }
+    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
+        collect_operation_slots(proto::value(e), role, captures);
+    } else {
+        collect_children(e, role, captures, std::make_index_sequence<proto::arity_of<E>::value>{});
+    }
+}
+
+template <class T, class Op> auto trace_operation(const Op& op) {
+    const auto a = proto::make_expr<proto::tag::terminal, trace_domain>(operand_tag<T, 0>{});
+    const auto b = proto::make_expr<proto::tag::terminal, trace_domain>(operand_tag<T, 1>{});
+    auto tree = op(a, b);
+    static_assert(is_traced_v<decltype(tree)>,
+                  "loom: a reduction or scan operation must return an expression of its two arguments, built with "
+                  "operators and Loom functions (loom::min, loom::where, ...)");
+    return tree;
+}
+
+// The operation's shape and slot roles, traced on first use; its captures on every call.
+template <class T, class Op> detail::skeleton_operation operation(const Op& op, T identity) {
+    using A = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>; // bool travels as int32
+    static const detail::traced_operation traced = [&] {
+        detail::traced_operation t;
+        const auto tree = trace_operation<A>(op);
+        detail::shape_builder b;
+        t.body = b.finish_assignment(lower(b, tree), dtype_v<A>);
+        collect_operation_slots(tree, &t.role, nullptr);
+        return t;
+    }();
+    detail::skeleton_operation s;
+    s.op = &traced;
+    s.type = dtype_v<A>;
+    const A id = A(identity);
+    std::memcpy(&s.identity, &id, sizeof id);
+    if (std::find(traced.role.begin(), traced.role.end(), std::uint8_t(2)) != traced.role.end())
+        collect_operation_slots(trace_operation<A>(op), nullptr, &s.captures);
+    return s;
+}
+
+// The shape of a reduction or scan input, lowered once per expression type.
+template <class E> const detail::shape* input_shape(const E& e) {
+    static const detail::shape* const s = [&] {
+        detail::shape_builder b;
+        return b.finish_expression(lower(b, e));
+    }();
+    return s;
+}
+
+} // namespace expr
+
+namespace detail {
+
+// Flushes, records the input's slots without committing them, and runs the reduction.
+template <class E> void reduce_expression(const E& e, bool truth, const skeleton_operation* ops, std::size_t count,
+                                          void* const* results, const char* what) {
+    static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::vector or a Loom expression");
+    context_impl& ctx = expr::context_of_expression(e, what);
+    std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
+    run_pending(ctx);
+    const shape* s = expr::input_shape(e);
+    statement_recorder recorder(ctx);
+    expr::bind(recorder, e);
+    run_reduce(ctx, {s, truth, ops, count}, results);
+}
+
+template <class R, class E, class Op> R reduce_value(const E& e, R identity, const Op& op, bool truth, const char* what) {
+    using A = std::conditional_t<std::is_same_v<R, bool>, std::int32_t, R>;
+    const skeleton_operation s = expr::operation<R>(op, identity);
+    A value{};
+    void* results[] = {&value};
+    reduce_expression(e, truth, &s, 1, results, what);
+    return R(value);
+}
+
+struct plus_operation {
+    template <class A, class B> auto operator()(const A& a, const B& b) const { return a + b; }
+};
+struct multiplies_operation {
+    template <class A, class B> auto operator()(const A& a, const B& b) const { return a * b; }
+};
+struct min_operation {
+    template <class A, class B> auto operator()(const A& a, const B& b) const { return loom::min(a, b); }
+};
+struct max_operation {
+    template <class A, class B> auto operator()(const A& a, const B& b) const { return loom::max(a, b); }
+};
+
+template <class T> constexpr T min_identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::max();
+}
+template <class T> constexpr T max_identity() {
+    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+    else return std::numeric_limits<T>::lowest();
+}
+
+} // namespace detail
+
+// The type a sum or product of E's values has: C++'s promotion of the element type
+// (int8 and int16 sum in int, float in float, uint32 in uint32).
+template <class E> using sum_type_t = decltype(std::declval<expr::value_type_t<E>>() + std::declval<expr::value_type_t<E>>());
+// The element type of an expression (what min and max return).
+template <class E> using value_type_t = expr::value_type_t<E>;
+
+// User reduction: folds the input's values with op, starting from identity, in the
+// identity's type. op must be associative and commutative (like std::reduce): the
+// order of evaluation is a tree, not left to right. op is traced like a map lambda.
+template <class E, class T, class Op> T reduce(const E& e, T identity, const Op& op) {
+    static_assert(is_element_type_v<T>, "loom::reduce: the identity's type (the result type) must be an element type");
+    return detail::reduce_value<T>(e, identity, op, false, "loom::reduce");
+}
+
+template <class E> sum_type_t<E> sum(const E& e) {
+    using R = sum_type_t<E>;
+    return detail::reduce_value<R>(e, R(0), detail::plus_operation{}, false, "loom::sum");
+}
+
+template <class E> sum_type_t<E> product(const E& e) {
+    using R = sum_type_t<E>;
+    return detail::reduce_value<R>(e, R(1), detail::multiplies_operation{}, false, "loom::product");
+}
+
+// NaN elements are skipped; with no number in the input, min is +infinity (the largest
+// value for integers) and max -infinity (the lowest value).
+template <class E> value_type_t<E> min(const E& e) {
+    using R = value_type_t<E>;
+    return detail::reduce_value<R>(e, detail::min_identity<R>(), detail::min_operation{}, false, "loom::min");
+}
+template <class E> value_type_t<E> max(const E& e) {
+    using R = value_type_t<E>;
+    return detail::reduce_value<R>(e, detail::max_identity<R>(), detail::max_operation{}, false, "loom::max");
+}
+
+// The number of elements that are nonzero (true); NaN counts as nonzero, as in C++.
+template <class E> std::uint64_t count(const E& e) {
+    return detail::reduce_value<std::uint64_t>(e, 0, detail::plus_operation{}, true, "loom::count");
+}
+// Whether any element / every element is nonzero. all() of an empty input is true.
+template <class E> bool any(const E& e) {
+    return detail::reduce_value<std::int32_t>(e, 0, detail::max_operation{}, true, "loom::any") != 0;
+}
+template <class E> bool all(const E& e) {
+    return detail::reduce_value<std::int32_t>(e, 1, detail::min_operation{}, true, "loom::all") != 0;
+}
+
+// min and max in one pass over the input.
+template <class E> std::pair<value_type_t<E>, value_type_t<E>> minmax(const E& e) {
+    using R = value_type_t<E>;
+    using A = std::conditional_t<std::is_same_v<R, bool>, std::int32_t, R>;
+    const detail::skeleton_operation ops[] = {expr::operation<R>(detail::min_operation{}, detail::min_identity<R>()),
+                                              expr::operation<R>(detail::max_operation{}, detail::max_identity<R>())};
+    A lo{}, hi{};
+    void* results[] = {&lo, &hi};
+    detail::reduce_expression(e, false, ops, 2, results, "loom::minmax");
+    return {R(lo), R(hi)};
+}
+
+} // namespace loom

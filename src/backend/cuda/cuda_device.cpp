@@ -1,0 +1,485 @@
+// CUDA implementation of backend::device over the driver API: the device's primary
+// context, one non-blocking stream that every transfer and launch goes to, device
+// memory from cuMemAlloc, kernels compiled by NVRTC and loaded as modules.
+#include "backend/cuda/cuda_device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "backend/cuda/driver_api.hpp"
+#include "backend/cuda/nvrtc_compile.hpp"
+#include "codegen/emit.hpp"
+#include "support/log.hpp"
+
+namespace loom::backend {
+namespace {
+
+using cuda::driver_api;
+
+// ---- the driver, once per process ------------------------------------------------
+
+struct driver_state {
+    const driver_api* api = nullptr; // null when libcuda.so.1 is unusable
+    int devices = 0;
+    std::string version;             // "CUDA 12.4"
+    std::string problem;             // why there is no device, as a phrase; empty when there is one
+    std::string remedy;
+};
+
+std::string version_text(int v) { return "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+const driver_state& driver() {
+    static const driver_state state = [] {
+        driver_state s;
+        std::string why;
+        const driver_api* api = cuda::try_driver(&why);
+        if (!api) {
+            s.problem = why;
+            s.remedy = "Install the NVIDIA driver (it provides libcuda.so.1) to use CUDA";
+            return s;
+        }
+        int version = 0;
+        if (api->cuDriverGetVersion(&version) == CUDA_SUCCESS) s.version = version_text(version);
+        const std::string which = "the NVIDIA driver (" + api->library + (s.version.empty() ? "" : ", " + s.version) + ")";
+        const CUresult init = api->cuInit(0);
+        if (init == CUDA_ERROR_STUB_LIBRARY) {
+            s.problem = "the library loaded as " + api->library + " is the CUDA toolkit's stub, not an NVIDIA driver";
+            s.remedy = "Remove the stub from the library path and install the NVIDIA driver";
+        } else if (init == CUDA_ERROR_NO_DEVICE) {
+            s.problem = which + " is loaded but reports 0 CUDA devices (cuInit: CUDA_ERROR_NO_DEVICE)";
+            s.remedy = "Check nvidia-smi and CUDA_VISIBLE_DEVICES";
+        } else if (init != CUDA_SUCCESS) {
+            s.problem = which + " is loaded but failed to initialise: " + cuda::result_text(*api, init);
+            s.remedy = "Check nvidia-smi; the driver may be older than the CUDA toolkit Loom was built with";
+        } else if (api->cuDeviceGetCount(&s.devices) != CUDA_SUCCESS || s.devices <= 0) {
+            s.devices = 0;
+            s.problem = which + " is loaded but reports 0 CUDA devices";
+            s.remedy = "Check nvidia-smi and CUDA_VISIBLE_DEVICES";
+        } else {
+            s.api = api;
+        }
+        return s;
+    }();
+    return state;
+}
+
+// ---- errors -----------------------------------------------------------------------
+
+[[noreturn]] void fail(const driver_api& api, CUresult r, const std::string& doing, const std::string& device) {
+    std::string hint;
+    if (r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+        r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_HARDWARE_STACK_ERROR)
+        hint = ". A kernel failed on the device; its CUDA context cannot be used any more: restart the program, and "
+               "please report this with LOOM_LOG=all";
+    else if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        hint = ". The device is out of memory; free vectors you no longer need";
+    throw error("loom: CUDA error " + cuda::result_text(api, r) + " while " + doing + " on " + device + hint);
+}
+
+// The context shared by a device, its allocations and its kernels: whichever goes last
+// releases it, so a buffer outliving its device still frees into a live context.
+struct cuda_context {
+    const driver_api& api;
+    CUdevice device = 0;
+    CUcontext context = nullptr;
+    std::string name;
+
+    cuda_context(const driver_api& a, CUdevice d, std::string n) : api(a), device(d), name(std::move(n)) {
+        const CUresult r = api.cuDevicePrimaryCtxRetain(&context, device);
+        if (r != CUDA_SUCCESS) fail(api, r, "creating a context", name);
+    }
+    ~cuda_context() { api.cuDevicePrimaryCtxRelease(device); }
+    cuda_context(const cuda_context&) = delete;
+    cuda_context& operator=(const cuda_context&) = delete;
+
+    void check(CUresult r, const char* doing) const {
+        if (r != CUDA_SUCCESS) fail(api, r, doing, name);
+    }
+};
+
+// Makes the context current for one call and restores the caller's afterwards, so Loom
+// never disturbs a thread's own CUDA context (the CUDA runtime's, say).
+class context_scope {
+public:
+    explicit context_scope(const cuda_context& c) : api_(c.api) { c.check(api_.cuCtxPushCurrent(c.context), "making its context current"); }
+    ~context_scope() {
+        CUcontext popped = nullptr;
+        api_.cuCtxPopCurrent(&popped);
+    }
+    context_scope(const context_scope&) = delete;
+    context_scope& operator=(const context_scope&) = delete;
+
+private:
+    const driver_api& api_;
+};
+
+// For destructors: pushes when it can and never throws.
+class quiet_context_scope {
+public:
+    explicit quiet_context_scope(const cuda_context& c) : api_(c.api), pushed_(c.api.cuCtxPushCurrent(c.context) == CUDA_SUCCESS) {}
+    ~quiet_context_scope() {
+        CUcontext popped = nullptr;
+        if (pushed_) api_.cuCtxPopCurrent(&popped);
+    }
+    quiet_context_scope(const quiet_context_scope&) = delete;
+    quiet_context_scope& operator=(const quiet_context_scope&) = delete;
+
+private:
+    const driver_api& api_;
+    bool pushed_;
+};
+
+// ---- memory and kernels -------------------------------------------------------------
+
+struct cuda_memory final : memory {
+    std::shared_ptr<cuda_context> owner;
+    CUdeviceptr ptr = 0;
+
+    ~cuda_memory() override {
+        if (!ptr) return;
+        quiet_context_scope scope(*owner);
+        owner->api.cuMemFree(ptr); // waits for work still using it
+    }
+};
+
+struct cuda_kernel final : kernel {
+    std::shared_ptr<cuda_context> owner;
+    CUmodule module = nullptr;
+    CUfunction entry = nullptr;
+
+    ~cuda_kernel() override {
+        if (!module) return;
+        quiet_context_scope scope(*owner);
+        owner->api.cuModuleUnload(module);
+    }
+};
+
+CUdeviceptr device_pointer(const memory& m) { return static_cast<const cuda_memory&>(m).ptr; }
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+std::string device_name(const driver_api& api, CUdevice dev) {
+    char name[256] = {};
+    if (api.cuDeviceGetName(name, int(sizeof name), dev) != CUDA_SUCCESS) return "CUDA device";
+    return name;
+}
+
+// ---- the device ---------------------------------------------------------------------
+
+class cuda_device final : public device {
+public:
+    cuda_device(const driver_api& api, CUdevice dev, const std::string& version)
+        : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))) {
+        int major = 0, minor = 0, units = 1, threads = 1024;
+        ctx_->check(api_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+                    "reading the compute capability");
+        ctx_->check(api_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+                    "reading the compute capability");
+        ctx_->check(api_.cuDeviceGetAttribute(&units, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                    "reading the multiprocessor count");
+        ctx_->check(api_.cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev),
+                    "reading the block size limit");
+        std::size_t total = 0;
+        ctx_->check(api_.cuDeviceTotalMem(&total, dev), "reading the memory size");
+        compute_capability_ = major * 10 + minor;
+        max_threads_ = unsigned(std::max(threads, 1));
+
+        info_.backend = "cuda";
+        info_.name = ctx_->name;
+        info_.vendor = "NVIDIA";
+        info_.driver = version.empty() ? "CUDA driver" : version + " driver";
+        info_.platform = version.empty() ? "CUDA" : version;
+        info_.fp64 = true;
+        info_.gpu = true;
+        info_.compute_units = unsigned(std::max(units, 1));
+        info_.max_work_group = max_threads_;
+        info_.global_memory = total;
+
+        // Part of the kernel cache key: a new NVRTC or another architecture compiles anew.
+        const std::string target = cuda::nvrtc_target(compute_capability_);
+        options_ = cuda::nvrtc_version() + " --gpu-architecture=" +
+                   (target.empty() ? "unsupported-sm_" + std::to_string(compute_capability_) : target);
+        for (const std::string& o : cuda::nvrtc_common_options()) options_ += " " + o;
+
+        context_scope scope(*ctx_);
+        ctx_->check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
+    }
+
+    ~cuda_device() override {
+        quiet_context_scope scope(*ctx_);
+        if (stream_) api_.cuStreamSynchronize(stream_);
+        for (staging_buffer& s : staging_) {
+            if (s.done) api_.cuEventDestroy(s.done);
+            if (s.host) api_.cuMemFreeHost(s.host);
+        }
+        if (stream_) api_.cuStreamDestroy(stream_);
+    }
+
+    const device_info& info() const override { return info_; }
+    const codegen::dialect& dialect() const override { return codegen::cuda_dialect(); }
+    std::string compile_options() const override { return options_; }
+
+    std::unique_ptr<memory> allocate(std::size_t bytes) override {
+        context_scope scope(*ctx_);
+        auto m = std::make_unique<cuda_memory>();
+        m->owner = ctx_;
+        const CUresult r = api_.cuMemAlloc(&m->ptr, std::max<std::size_t>(bytes, 1));
+        if (r != CUDA_SUCCESS) m->ptr = 0;
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+            std::size_t free = 0, total = 0;
+            const bool known = api_.cuMemGetInfo(&free, &total) == CUDA_SUCCESS;
+            throw error("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info_.name +
+                        " failed (CUDA_ERROR_OUT_OF_MEMORY" +
+                        (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free" : "") +
+                        "). Free vectors you no longer need, or use smaller ones");
+        }
+        if (r != CUDA_SUCCESS) fail(api_, r, "allocating " + std::to_string(bytes) + " bytes", info_.name);
+        return m;
+    }
+
+    void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) override {
+        if (bytes == 0) return;
+        context_scope scope(*ctx_);
+        const CUdeviceptr to = device_pointer(dst) + offset;
+        const auto* from = static_cast<const unsigned char*>(src);
+        if (!staging_ready()) {
+            ctx_->check(api_.cuMemcpyHtoDAsync(to, from, bytes, stream_), "copying to the device");
+            ctx_->check(api_.cuStreamSynchronize(stream_), "copying to the device");
+            return;
+        }
+        drain_on_failure([&] {
+            // Chunk c goes through buffer c % 2: filling one while the other's DMA runs.
+            bool busy[2] = {false, false};
+            for (std::size_t c = 0, done = 0; done < bytes; ++c) {
+                staging_buffer& s = staging_[c % 2];
+                const std::size_t len = std::min(cuda_staging_chunk, bytes - done);
+                if (busy[c % 2]) ctx_->check(api_.cuEventSynchronize(s.done), "copying to the device");
+                std::memcpy(s.host, from + done, len);
+                ctx_->check(api_.cuMemcpyHtoDAsync(to + done, s.host, len, stream_), "copying to the device");
+                ctx_->check(api_.cuEventRecord(s.done, stream_), "copying to the device");
+                busy[c % 2] = true;
+                done += len;
+            }
+            ctx_->check(api_.cuStreamSynchronize(stream_), "copying to the device");
+        });
+    }
+
+    void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) override {
+        if (bytes == 0) return;
+        context_scope scope(*ctx_);
+        const CUdeviceptr from = device_pointer(src) + offset;
+        auto* to = static_cast<unsigned char*>(dst);
+        if (!staging_ready()) {
+            ctx_->check(api_.cuMemcpyDtoHAsync(to, from, bytes, stream_), "copying to the host");
+            ctx_->check(api_.cuStreamSynchronize(stream_), "copying to the host");
+            return;
+        }
+        drain_on_failure([&] {
+            // The DMA of chunk c + 1 runs while chunk c is copied out of its pinned buffer.
+            const std::size_t chunks = (bytes + cuda_staging_chunk - 1) / cuda_staging_chunk;
+            auto enqueue = [&](std::size_t c) {
+                const std::size_t first = c * cuda_staging_chunk;
+                const std::size_t len = std::min(cuda_staging_chunk, bytes - first);
+                staging_buffer& s = staging_[c % 2];
+                ctx_->check(api_.cuMemcpyDtoHAsync(s.host, from + first, len, stream_), "copying to the host");
+                ctx_->check(api_.cuEventRecord(s.done, stream_), "copying to the host");
+            };
+            enqueue(0);
+            for (std::size_t c = 0; c < chunks; ++c) {
+                if (c + 1 < chunks) enqueue(c + 1);
+                const std::size_t first = c * cuda_staging_chunk;
+                const std::size_t len = std::min(cuda_staging_chunk, bytes - first);
+                ctx_->check(api_.cuEventSynchronize(staging_[c % 2].done), "copying to the host");
+                std::memcpy(to + first, staging_[c % 2].host, len);
+            }
+        });
+    }
+
+    void copy(const memory& src, memory& dst, std::size_t bytes) override {
+        if (bytes == 0) return;
+        context_scope scope(*ctx_);
+        ctx_->check(api_.cuMemcpyDtoDAsync(device_pointer(dst), device_pointer(src), bytes, stream_),
+                    "copying on the device");
+    }
+
+    build_result build(const std::string& source) override {
+        cuda::nvrtc_output out = cuda::nvrtc_compile(source, compute_capability_);
+        std::string problem;
+        std::unique_ptr<cuda_kernel> k = load_module(out.binary, out.kind, problem);
+        if (!k && out.kind == "cubin") {
+            // A driver older than NVRTC may reject its cubin yet JIT the PTX.
+            if (logging::enabled(logging::channel::compile))
+                logging::write(logging::channel::compile, "cuda: the driver rejected the " + out.target + " cubin (" + problem +
+                                                      "); retrying as PTX");
+            cuda::nvrtc_output ptx = cuda::nvrtc_compile(source, compute_capability_, false);
+            std::string ptx_problem;
+            k = load_module(ptx.binary, ptx.kind, ptx_problem);
+            if (k) out = std::move(ptx);
+            else problem += "; as " + ptx.target + " PTX: " + ptx_problem;
+        }
+        if (!k)
+            throw build_failure("loom: the CUDA driver (" + info_.platform + ") of " + info_.name +
+                                    " could not load a kernel " + cuda::nvrtc_version() + " compiled for " +
+                                    out.target + ": " + problem +
+                                    ". The driver may be older than the CUDA toolkit Loom was built with; update "
+                                    "the NVIDIA driver",
+                                out.log);
+        build_result r;
+        r.compiled = std::move(k);
+        r.binary = std::move(out.binary);
+        r.binary_kind = out.kind;
+        r.log = std::move(out.log);
+        return r;
+    }
+
+    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind) override {
+        std::string problem;
+        return load_module(binary, kind, problem);
+    }
+
+    void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) override {
+        // cuLaunchKernel reads each argument through a pointer: to the CUdeviceptr of a buffer,
+        // or to a scalar's bytes. It copies them before returning.
+        params_.resize(count);
+        for (std::size_t a = 0; a < count; ++a)
+            params_[a] = args[a].buffer ? const_cast<CUdeviceptr*>(&static_cast<const cuda_memory*>(args[a].buffer)->ptr)
+                                        : const_cast<void*>(args[a].value);
+        const unsigned block = std::min(g.group_size ? g.group_size : 256u, max_threads_);
+        // Kernels are grid-stride loops, so capping the grid only makes each thread do more.
+        const std::uint64_t blocks = std::max<std::uint64_t>((g.global_items + block - 1) / block, 1);
+        const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, 0x7FFFFFFFu));
+        context_scope scope(*ctx_);
+        ctx_->check(api_.cuLaunchKernel(static_cast<cuda_kernel&>(k).entry, grid, 1, 1, block, 1, 1, 0, stream_,
+                                        params_.data(), nullptr),
+                    "launching a kernel");
+    }
+
+    void finish() override {
+        context_scope scope(*ctx_);
+        ctx_->check(api_.cuStreamSynchronize(stream_), "waiting for the device");
+    }
+
+private:
+    struct staging_buffer {
+        void* host = nullptr;   // pinned, cuda_staging_chunk bytes
+        CUevent done = nullptr; // recorded after the copy that last used it
+    };
+
+    // Allocates the pinned staging buffers at the first transfer. Without them (pinned
+    // memory is a limited resource) transfers go straight from pageable memory.
+    bool staging_ready() {
+        if (staging_tried_) return staging_ok_;
+        staging_tried_ = true;
+        for (staging_buffer& s : staging_) {
+            if (api_.cuMemAllocHost(&s.host, cuda_staging_chunk) != CUDA_SUCCESS) {
+                s.host = nullptr;
+                logging::warn("no pinned memory for CUDA transfers on " + info_.name + "; copying from pageable memory");
+                return false;
+            }
+            ctx_->check(api_.cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING), "creating an event");
+        }
+        staging_ok_ = true;
+        return true;
+    }
+
+    // A transfer that fails half way leaves copies into the staging buffers queued:
+    // wait for them before the buffers are used again.
+    template <class F> void drain_on_failure(F&& transfer) {
+        try {
+            transfer();
+        } catch (...) {
+            api_.cuStreamSynchronize(stream_);
+            throw;
+        }
+    }
+
+    std::unique_ptr<cuda_kernel> load_module(const std::vector<unsigned char>& binary, const std::string& kind,
+                                             std::string& problem) {
+        if (binary.empty() || (kind != "cubin" && kind != "ptx")) {
+            problem = "no " + kind + " binary";
+            return nullptr;
+        }
+        context_scope scope(*ctx_);
+        auto k = std::make_unique<cuda_kernel>();
+        CUresult r;
+        if (kind == "cubin") {
+            r = api_.cuModuleLoadData(&k->module, binary.data());
+        } else {
+            // PTX is text the driver JIT-compiles; it must end in '\0'.
+            std::vector<unsigned char> text;
+            const void* image = binary.data();
+            if (binary.back() != 0) {
+                text = binary;
+                text.push_back(0);
+                image = text.data();
+            }
+            char jit_log[8192] = {};
+            CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+            void* values[] = {jit_log, reinterpret_cast<void*>(std::uintptr_t(sizeof jit_log))};
+            r = api_.cuModuleLoadDataEx(&k->module, image, 2, options, values);
+            if (r != CUDA_SUCCESS && jit_log[0]) problem = std::string(jit_log) + "; ";
+        }
+        if (r != CUDA_SUCCESS) {
+            k->module = nullptr;
+            problem += cuda::result_text(api_, r);
+            return nullptr;
+        }
+        k->owner = ctx_;
+        r = api_.cuModuleGetFunction(&k->entry, k->module, codegen::kernel_name);
+        if (r != CUDA_SUCCESS) {
+            problem = std::string("no ") + codegen::kernel_name + " in the module: " + cuda::result_text(api_, r);
+            return nullptr; // ~cuda_kernel unloads the module
+        }
+        return k;
+    }
+
+    const driver_api& api_;
+    std::shared_ptr<cuda_context> ctx_;
+    CUstream stream_ = nullptr;
+    device_info info_;
+    int compute_capability_ = 0;
+    unsigned max_threads_ = 1024;
+    std::string options_;
+    staging_buffer staging_[2];
+    bool staging_tried_ = false;
+    bool staging_ok_ = false;
+    std::vector<void*> params_; // reused by every launch
+};
+
+} // namespace
+
+std::unique_ptr<device> open_cuda_device(const std::string& filter) {
+    const driver_state& d = driver();
+    if (!d.api)
+        throw error("loom: LOOM_BACKEND=cuda, but " + d.problem + ". " + d.remedy +
+                    ", or use LOOM_BACKEND=opencl (LOOM_BACKEND=auto falls back to OpenCL by itself)");
+    const driver_api& api = *d.api;
+    std::vector<CUdevice> devices(std::size_t(d.devices));
+    for (int i = 0; i < d.devices; ++i) {
+        const CUresult r = api.cuDeviceGet(&devices[std::size_t(i)], i);
+        if (r != CUDA_SUCCESS) fail(api, r, "listing devices", "CUDA device " + std::to_string(i));
+    }
+    if (filter.empty()) return std::make_unique<cuda_device>(api, devices.front(), d.version);
+    const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const bool match = numeric ? filter.size() < 10 && std::stoul(filter) == i
+                                   : lower(device_name(api, devices[i])).find(lower(filter)) != std::string::npos;
+        if (match) return std::make_unique<cuda_device>(api, devices[i], d.version);
+    }
+    std::string names;
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        names += "\n  " + std::to_string(i) + ": " + device_name(api, devices[i]);
+    throw error("loom: LOOM_DEVICE=" + filter + " matches no CUDA device. Devices found:" + names);
+}
+
+bool cuda_device_present() { return driver().api != nullptr; }
+
+std::string cuda_absence_reason() { return driver().problem; }
+
+} // namespace loom::backend

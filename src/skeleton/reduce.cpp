@@ -1,0 +1,141 @@
+// The reduction skeleton at run time: plan lookup by (input shape, operations,
+// aliasing), two launches, and the read of the result. See docs/skeleton-reduce.md.
+#include "skeleton/reduce.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "loom/reduce.hpp"
+#include "runtime/buffer.hpp"
+#include "skeleton/reduce_kernel.hpp"
+#include "skeleton/skeleton_state.hpp"
+#include "support/log.hpp"
+
+namespace loom::skeleton {
+
+reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint64_t n) {
+    reduce_geometry g;
+    g.group = skeleton_group_size(info);
+    // Enough groups to fill the device a few times over; no more, so pass 2 stays one group's work.
+    const std::uint64_t wanted = std::uint64_t(std::max(1u, info.compute_units)) * (info.gpu ? 8 : 4);
+    const std::uint64_t needed = (n + g.group - 1) / g.group;
+    g.groups = std::max<std::uint64_t>(1, std::min(wanted, needed));
+    return g;
+}
+
+std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
+    std::uint64_t log_group = 0;
+    while ((1ull << log_group) < g.group) ++log_group;
+    const std::uint64_t threads = g.groups * g.group;
+    const std::uint64_t serial1 = (n + threads - 1) / threads;
+    const std::uint64_t serial2 = (g.groups + g.group - 1) / g.group;
+    return serial1 + serial2 + 2 * log_group;
+}
+
+namespace {
+
+std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
+                                                const bound_input& in, unsigned group) {
+    auto plan = std::make_unique<skeleton_plan>();
+    const dtype type = call.ops[0].type;
+    plan->input = build_input(*call.input, in.slot_class, call.truth ? dtype::boolean : type);
+    if (call.truth && type != dtype::boolean) {
+        // (value != 0), then the accumulator type: count, any and all fold truth values.
+        ir::kernel& k = plan->input.kernel;
+        ir::node cast{opcode::cast, type};
+        cast.arg[0] = plan->input.root;
+        plan->input.root = std::uint32_t(k.body.size());
+        k.body.push_back(cast);
+    }
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        combine_op op;
+        op.shape = call.ops[k].op->body;
+        op.role = call.ops[k].op->role;
+        op.type = call.ops[k].type;
+        plan->ops.push_back(std::move(op));
+    }
+    const codegen::dialect& d = ctx.device().dialect();
+    std::vector<accumulator> pass1, pass2;
+    std::vector<dtype> partial_types;
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        pass1.push_back({plan->input.root, &plan->ops[k]});
+        pass2.push_back({std::uint32_t(k), &plan->ops[k]});
+        partial_types.push_back(plan->ops[k].type);
+    }
+    plan->sources.push_back(emit_reduce_pass(plan->input, pass1, group, d));
+    plan->sources.push_back(emit_reduce_pass(partials_input(partial_types), pass2, group, d));
+    plan->summaries = {"reduce pass 1 (input shape " + std::to_string(call.input->id) + ")", "reduce pass 2"};
+    return plan;
+}
+
+} // namespace
+
+} // namespace loom::skeleton
+
+namespace loom::detail {
+
+void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
+
+void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results) {
+    using namespace skeleton;
+    const bound_input in = bind_input(ctx, *call.input, "reduction");
+    if (in.length == 0) {
+        for (std::size_t k = 0; k < call.op_count; ++k)
+            std::memcpy(results[k], &call.ops[k].identity, size_of(call.ops[k].type));
+        return;
+    }
+    backend::device& dev = ctx.device();
+    const reduce_geometry geo = reduce_geometry_for(ctx.info(), in.length);
+
+    // The plan key: skeleton, input shape, truth flag, operations (traced shape, type), slot classes.
+    std::vector<std::uint32_t> key = {0u, call.input->id, call.truth ? 1u : 0u, geo.group};
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        key.push_back(call.ops[k].op->body->id);
+        key.push_back(std::uint32_t(call.ops[k].type));
+    }
+    key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
+    plan_table& plans = plans_of(ctx);
+    auto it = plans.find(key);
+    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group)).first;
+    skeleton_plan& plan = *it->second;
+    backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
+    backend::kernel& pass2 = pass_kernel(ctx, plan, 1);
+
+    for (std::size_t s = 0; s < call.input->slots.size(); ++s) {
+        buffer* b = in.slots[s].buffer.get();
+        if (b && !b->memory) b->memory = dev.allocate(b->bytes());
+    }
+    std::vector<std::unique_ptr<backend::memory>> partials, outputs;
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        partials.push_back(dev.allocate(geo.groups * size_of(call.ops[k].type)));
+        outputs.push_back(dev.allocate(size_of(call.ops[k].type)));
+    }
+
+    auto launch = [&](backend::kernel& kernel, const std::vector<std::unique_ptr<backend::memory>>& out,
+                      std::vector<backend::kernel_arg>& args, std::uint64_t n, std::uint64_t groups) {
+        for (const auto& m : out) args.push_back({m.get(), nullptr, 0});
+        for (std::size_t k = 0; k < call.op_count; ++k)
+            args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
+        for (std::size_t k = 0; k < call.op_count; ++k) {
+            const std::vector<dtype> types = capture_types(plan.ops[k]);
+            for (std::size_t j = 0; j < types.size(); ++j)
+                args.push_back({nullptr, &call.ops[k].captures[j], size_of(types[j])});
+        }
+        args.push_back({nullptr, &n, sizeof n});
+        dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
+        ++ctx.stats.kernels_launched;
+    };
+    std::vector<backend::kernel_arg> args;
+    input_arguments(plan, in, args);
+    launch(pass1, partials, args, in.length, geo.groups);
+    args.clear();
+    for (const auto& m : partials) args.push_back({m.get(), nullptr, 0});
+    launch(pass2, outputs, args, geo.groups, 1);
+    for (std::size_t k = 0; k < call.op_count; ++k) dev.read(*outputs[k], 0, results[k], size_of(call.ops[k].type));
+    if (logging::enabled(logging::channel::launch))
+        logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) + " elements: " +
+                                                     std::to_string(geo.groups) + " groups of " +
+                                                     std::to_string(geo.group));
+}
+
+} // namespace loom::detail

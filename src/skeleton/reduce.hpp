@@ -1,0 +1,23 @@
+// The reduction skeleton's launch geometry, shared by the runtime and the tests of its
+// error bound (docs/skeleton-reduce.md).
+#pragma once
+
+#include <cstdint>
+
+#include "backend/device.hpp"
+
+namespace loom::skeleton {
+
+struct reduce_geometry {
+    unsigned group = 1;        // work-items per group (a power of two)
+    std::uint64_t groups = 1;  // groups of pass 1 = partials reduced by pass 2
+};
+
+reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint64_t n);
+
+// The longest chain of additions from one element to the result (k in the bound
+// |error| <= gamma_k * sum |x_i|): a work-item's serial fold, the tree of pass 1, the
+// serial fold of pass 2 and its tree.
+std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n);
+
+} // namespace loom::skeleton

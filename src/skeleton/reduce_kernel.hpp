@@ -1,0 +1,25 @@
+// Source text of the two reduction passes. Pass 1: each work-group folds a grid-stride
+// slice of the input expression into one partial per accumulator (per work-item folds,
+// then a tree in work-group memory). Pass 2: one work-group folds the partials the same way.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "skeleton/skeleton_kernel.hpp"
+
+namespace loom::skeleton {
+
+// One value a reduction computes: the input node it folds and the operation.
+struct accumulator {
+    std::uint32_t value; // body node of the input kernel
+    const combine_op* op;
+};
+
+// Kernel parameters after the input's: per accumulator an output buffer (out<k>), then
+// per accumulator its identity (id<k>), then per accumulator its captures (c<k>_<j>),
+// then the element count n. Work-group size `group` is a power of two.
+std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
+                             const codegen::dialect& d);
+
+} // namespace loom::skeleton

@@ -1,0 +1,115 @@
+// Input bodies and traced operations for the multi-pass skeletons; see skeleton_kernel.hpp.
+#include "skeleton/skeleton_kernel.hpp"
+
+#include "codegen/emit.hpp"
+#include "loom/error.hpp"
+
+namespace loom::skeleton {
+
+input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type) {
+    input_kernel in;
+    ir::node_list body;
+    std::vector<std::uint32_t> param_of_class;
+    std::vector<std::uint32_t> remap(s.nodes.size(), ir::no_node);
+    for (std::uint32_t i = 0; i < s.nodes.size(); ++i) {
+        ir::node n = s.nodes[i];
+        if (n.op == opcode::load) {
+            const std::uint32_t cls = slot_class[n.slot];
+            if (cls >= param_of_class.size()) param_of_class.resize(cls + 1, ir::no_node);
+            if (param_of_class[cls] == ir::no_node) {
+                param_of_class[cls] = std::uint32_t(in.kernel.params.size());
+                in.kernel.params.push_back({ir::param_kind::buffer, n.type, false});
+                in.param_slot.push_back(n.slot);
+            }
+            n.slot = param_of_class[cls];
+        } else if (n.op == opcode::scalar) {
+            const std::uint32_t param = std::uint32_t(in.kernel.params.size());
+            in.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
+            in.param_slot.push_back(n.slot);
+            n.slot = param;
+        } else {
+            for (std::uint32_t& a : n.arg)
+                if (a != ir::no_node) a = remap[a];
+        }
+        remap[i] = body.add(n);
+    }
+    std::uint32_t root = remap[s.root];
+    if (body[root].type != value_type) {
+        ir::node cast{opcode::cast, value_type};
+        cast.arg[0] = root;
+        root = body.add(cast);
+    }
+    in.root = root;
+    in.kernel.body = body.nodes();
+    return in;
+}
+
+input_kernel partials_input(const std::vector<dtype>& buffers) {
+    input_kernel in;
+    for (std::uint32_t p = 0; p < buffers.size(); ++p) {
+        in.kernel.params.push_back({ir::param_kind::buffer, buffers[p], false});
+        ir::node load{opcode::load, buffers[p]};
+        load.slot = p;
+        in.kernel.body.push_back(load);
+        in.param_slot.push_back(p);
+    }
+    in.root = 0;
+    return in;
+}
+
+std::vector<dtype> capture_types(const combine_op& op) {
+    std::vector<dtype> types;
+    for (std::size_t s = 0; s < op.role.size(); ++s)
+        if (op.role[s] == 2) types.push_back(op.shape->slots[s].type);
+    return types;
+}
+
+std::string emit_combine(const combine_op& op, const std::string& name, const codegen::dialect& d,
+                         const codegen::skeleton_dialect& sd) {
+    // Operand slots become p0 and p1, captures p2, p3, ...: emit_values names a scalar p<slot>.
+    std::vector<std::uint32_t> param_of_slot(op.role.size());
+    std::uint32_t next_capture = 2;
+    for (std::size_t s = 0; s < op.role.size(); ++s)
+        param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
+    ir::kernel k;
+    for (ir::node n : op.shape->nodes) {
+        if (n.op == opcode::load)
+            throw error("loom: a reduction or scan operation cannot read a loom::vector; it combines two values "
+                        "(and captured host scalars) only");
+        if (n.op == opcode::index)
+            throw error("loom: a reduction or scan operation cannot use loom::index(); compute the index in the "
+                        "input expression instead");
+        if (n.op == opcode::scalar) n.slot = param_of_slot[n.slot];
+        k.body.push_back(n);
+    }
+    const std::string t = codegen::type_name(d, op.type);
+    std::string s = std::string(sd.function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
+    for (std::size_t slot = 0, c = 2; slot < op.role.size(); ++slot)
+        if (op.role[slot] == 2)
+            s += ", " + std::string(codegen::type_name(d, op.shape->slots[slot].type)) + " p" + std::to_string(c++);
+    s += ") {\n";
+    s += codegen::emit_values(k, d, {op.shape->root}, "    ");
+    s += "    return " + codegen::value_name(op.shape->root) + ";\n}\n";
+    return s;
+}
+
+std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
+                         const std::string& capture_prefix) {
+    std::string s = name + "(" + a + ", " + b;
+    std::size_t c = 0;
+    for (std::uint8_t r : op.role)
+        if (r == 2) s += ", " + capture_prefix + std::to_string(c++);
+    return s + ")";
+}
+
+std::string skeleton_prologue(const input_kernel& in, const std::vector<const combine_op*>& ops,
+                              const codegen::dialect& d) {
+    ir::kernel probe = in.kernel;
+    for (const combine_op* op : ops) {
+        probe.params.push_back({ir::param_kind::scalar, op->type, false});
+        for (const ir::node& n : op->shape->nodes) probe.body.push_back(n);
+    }
+    return codegen::emit_prologue(probe, d);
+}
+
+} // namespace loom::skeleton

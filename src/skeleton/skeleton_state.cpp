@@ -1,0 +1,104 @@
+// Skeleton plan storage and the input binding shared by reduce and scan.
+//
+// Plans are kept per context in a registry keyed by the context's address. A context
+// can die and another be created at the same address, so a plan must stay valid for
+// any context with the same device: it holds source text, not kernel pointers or
+// device memory, and each launch looks its kernel up in the context's program cache
+// (one hash of the source, no generation). With a per-context slot in context_impl the
+// plan could keep the kernel pointers and skip that lookup.
+#include "skeleton/skeleton_state.hpp"
+
+#include <mutex>
+
+#include <xxhash.h>
+
+#include "runtime/buffer.hpp"
+
+namespace loom::skeleton {
+namespace {
+
+struct registry_entry {
+    std::string device; // name and driver of the device the plans were made for
+    plan_table plans;
+};
+
+struct registry {
+    std::mutex lock;
+    std::unordered_map<const detail::context_impl*, registry_entry> contexts;
+};
+
+registry& the_registry() {
+    static registry r;
+    return r;
+}
+
+} // namespace
+
+std::size_t key_hash::operator()(const std::vector<std::uint32_t>& key) const {
+    return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
+}
+
+plan_table& plans_of(detail::context_impl& ctx) {
+    registry& r = the_registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    registry_entry& e = r.contexts[&ctx];
+    const std::string device = ctx.info().backend + "/" + ctx.info().name + "/" + ctx.info().driver;
+    if (e.device != device) {
+        e.plans.clear();
+        e.device = device;
+    }
+    return e.plans;
+}
+
+backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std::size_t pass) {
+    return ctx.programs().get(plan.sources[pass], plan.summaries[pass]);
+}
+
+bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what) {
+    bound_input in;
+    std::vector<fusion::bound_slot>& slots = ctx.queue().slots;
+    in.slots = slots.data() + (slots.size() - s.slots.size());
+    std::vector<const detail::buffer*> classes;
+    bool have_length = false;
+    for (std::size_t k = 0; k < s.slots.size(); ++k) {
+        const detail::buffer* b = in.slots[k].buffer.get();
+        if (!b) {
+            in.slot_class.push_back(no_class);
+            continue;
+        }
+        if (b->ctx != &ctx)
+            throw error(std::string("loom: ") + what +
+                        ": the input mixes vectors from two contexts; copy the data into one context first");
+        if (have_length && b->length != in.length)
+            throw error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
+                        std::to_string(in.length) + " and " + std::to_string(b->length) +
+                        " elements; element-wise expressions need vectors of equal length");
+        in.length = b->length;
+        have_length = true;
+        std::uint32_t c = 0;
+        while (c < classes.size() && classes[c] != b) ++c;
+        if (c == classes.size()) classes.push_back(b);
+        in.slot_class.push_back(c);
+    }
+    if (s.uses_f64 && !ctx.info().fp64)
+        throw error(std::string("loom: ") + what + " computes in double, which the device " + ctx.info().name +
+                    " does not support; use float, or pick a device with fp64");
+    return in;
+}
+
+unsigned skeleton_group_size(const backend::device_info& info) {
+    unsigned g = 256;
+    while (g > 1 && g > info.max_work_group) g /= 2;
+    return g;
+}
+
+void input_arguments(const skeleton_plan& plan, const bound_input& in, std::vector<backend::kernel_arg>& args) {
+    const ir::kernel& k = plan.input.kernel;
+    for (std::size_t p = 0; p < k.params.size(); ++p) {
+        const fusion::bound_slot& slot = in.slots[plan.input.param_slot[p]];
+        if (k.params[p].kind == ir::param_kind::buffer) args.push_back({slot.buffer->memory.get(), nullptr, 0});
+        else args.push_back({nullptr, &slot.bits, size_of(k.params[p].type)});
+    }
+}
+
+} // namespace loom::skeleton

@@ -1,0 +1,55 @@
+// Per-context state of the multi-pass skeletons: their compiled plans, keyed by small
+// integers (shape ids, operation ids, buffer aliasing), so a repeated reduction or scan
+// generates no source text and hashes none.
+//
+// The state lives in a registry keyed by the context's address until context_impl can
+// own it; see skeleton_state.cpp for why a plan holds sources and kernel lookups.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/context_impl.hpp"
+#include "skeleton/skeleton_kernel.hpp"
+
+namespace loom::skeleton {
+
+struct key_hash {
+    std::size_t operator()(const std::vector<std::uint32_t>& key) const;
+};
+
+// One compiled multi-pass skeleton for one input shape, operation set and aliasing.
+struct skeleton_plan {
+    input_kernel input;                  // the fused input expression
+    std::vector<std::string> sources;    // one per pass
+    std::vector<std::string> summaries;
+    std::vector<combine_op> ops;
+};
+
+using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<skeleton_plan>, key_hash>;
+
+// The plans of this context (created empty on first use).
+plan_table& plans_of(detail::context_impl& ctx);
+
+// The kernel of pass p, compiled on first use.
+backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std::size_t pass);
+
+// Buffer classes of the last `slots` recorded slots (first-appearance numbering) and
+// their common length; checks contexts and lengths. `what` names the skeleton in errors.
+struct bound_input {
+    const fusion::bound_slot* slots = nullptr;
+    std::vector<std::uint32_t> slot_class;
+    std::uint64_t length = 0;
+};
+bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what);
+
+// Work-group size of the skeletons on this device: a power of two, at most 256.
+unsigned skeleton_group_size(const backend::device_info& info);
+
+// Kernel arguments of the fused input, from the recorded slots.
+void input_arguments(const skeleton_plan& plan, const bound_input& in, std::vector<backend::kernel_arg>& args);
+
+} // namespace loom::skeleton

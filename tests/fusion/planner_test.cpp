@@ -1,0 +1,204 @@
+// The fusion planner as pure code: each rule and each boundary reason, no device.
+#include <doctest/doctest.h>
+
+#include "fusion/plan.hpp"
+#include "ir/shape.hpp"
+#include "loom/detail/shape_builder.hpp"
+
+namespace {
+
+using loom::dtype;
+using loom::opcode;
+using loom::fusion::no_buffer;
+using loom::fusion::plan_request;
+using loom::fusion::planned_statement;
+
+// target = a <op> b over float vectors
+const loom::detail::shape* binary_shape(opcode op) {
+    loom::detail::shape_builder b;
+    const auto x = b.vector_slot(dtype::f32);
+    const auto y = b.vector_slot(dtype::f32);
+    return b.finish_assignment(b.apply(op, x, y), dtype::f32);
+}
+
+// target = s * a (a host scalar and a vector)
+const loom::detail::shape* scale_shape() {
+    loom::detail::shape_builder b;
+    const auto s = b.scalar_slot(dtype::f32);
+    const auto x = b.vector_slot(dtype::f32);
+    return b.finish_assignment(b.apply(opcode::mul, s, x), dtype::f32);
+}
+
+struct program {
+    plan_request request;
+    explicit program(unsigned buffers, std::vector<bool> live = {}) {
+        request.buffer_types.assign(buffers, dtype::f32);
+        request.buffer_live = live.empty() ? std::vector<bool>(buffers, true) : live;
+    }
+    program& add(const loom::detail::shape* s, std::vector<std::uint32_t> slots, std::uint32_t target,
+                 std::uint32_t length_class = 0) {
+        planned_statement st;
+        st.shape = s;
+        st.slot_buffer = std::move(slots);
+        st.target = target;
+        st.length_class = length_class;
+        request.statements.push_back(st);
+        return *this;
+    }
+    loom::fusion::kernel_plan plan() const { return loom::fusion::plan_kernels(request); }
+};
+
+} // namespace
+
+TEST_CASE("fusion_groups_a_chain_of_equal_length_statements_into_one_kernel") {
+    // b2 = b0 * b1; b3 = b2 + b1; b4 = b3 * b3; b5 = b4 - b0   (b2..b4 dead temporaries)
+    program p(6, {true, true, false, false, false, true});
+    p.add(binary_shape(opcode::mul), {0, 1}, 2)
+        .add(binary_shape(opcode::add), {2, 1}, 3)
+        .add(binary_shape(opcode::mul), {3, 3}, 4)
+        .add(binary_shape(opcode::sub), {4, 0}, 5);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 1);
+    const auto& g = plan.groups[0];
+    CHECK(g.first == 0);
+    CHECK(g.last == 3);
+    CHECK(g.reason == loom::fusion::boundary::end_of_flush);
+    CHECK(g.loaded == std::vector<std::uint32_t>{0, 1});
+    CHECK(g.stored == std::vector<std::uint32_t>{5});
+    CHECK(g.elided == std::vector<std::uint32_t>{2, 3, 4});
+    // Only the buffers loaded or stored become parameters: dead temporaries are never bound.
+    CHECK(g.kernel.params.size() == 3);
+    CHECK(g.kernel.stores.size() == 1);
+}
+
+TEST_CASE("fusion_off_makes_one_kernel_per_statement_and_stores_everything") {
+    program p(4, {true, true, false, true});
+    p.request.fuse = false;
+    p.add(binary_shape(opcode::mul), {0, 1}, 2).add(binary_shape(opcode::add), {2, 1}, 3);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 2);
+    CHECK(plan.groups[0].reason == loom::fusion::boundary::fusion_off);
+    // b2 is dead after the flush but the next kernel reads it, so it is stored.
+    CHECK(plan.groups[0].stored == std::vector<std::uint32_t>{2});
+    CHECK(plan.groups[1].loaded == std::vector<std::uint32_t>{1, 2});
+}
+
+TEST_CASE("fusion_closes_a_kernel_at_a_length_change") {
+    program p(4);
+    p.add(binary_shape(opcode::add), {0, 1}, 2, 0).add(binary_shape(opcode::add), {3, 3}, 3, 1);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 2);
+    CHECK(plan.groups[0].reason == loom::fusion::boundary::length_change);
+    CHECK(std::string(loom::fusion::name_of(plan.groups[0].reason)) == "length_change");
+}
+
+TEST_CASE("fusion_closes_a_kernel_at_the_parameter_limit") {
+    program p(40);
+    for (std::uint32_t s = 0; s < 12; ++s) p.add(binary_shape(opcode::add), {s * 3, s * 3 + 1}, s * 3 + 2);
+    p.request.limits.max_parameters = 10; // each statement counts 2 slots + 1
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 4);
+    for (std::size_t g = 0; g + 1 < plan.groups.size(); ++g) {
+        CHECK(plan.groups[g].reason == loom::fusion::boundary::parameter_limit);
+        CHECK(plan.groups[g].kernel.params.size() <= 10);
+    }
+}
+
+TEST_CASE("fusion_closes_a_kernel_at_the_node_and_statement_limits") {
+    program nodes(8), statements(8);
+    for (int s = 0; s < 6; ++s) {
+        nodes.add(binary_shape(opcode::add), {0, 1}, 2);
+        statements.add(binary_shape(opcode::add), {0, 1}, 2);
+    }
+    nodes.request.limits.max_nodes = 7; // a shape is 3 nodes
+    statements.request.limits.max_statements = 4;
+    const auto by_nodes = nodes.plan();
+    REQUIRE(by_nodes.groups.size() == 3);
+    CHECK(by_nodes.groups[0].reason == loom::fusion::boundary::node_limit);
+    const auto by_statements = statements.plan();
+    REQUIRE(by_statements.groups.size() == 2);
+    CHECK(by_statements.groups[0].reason == loom::fusion::boundary::statement_limit);
+    CHECK(by_statements.groups[0].last == 3);
+}
+
+TEST_CASE("fusion_forwards_a_written_value_and_stores_each_buffer_once") {
+    // b0 = b0 + b1; b0 = b0 * b1: b0 is loaded once (its old value), stored once (its last value).
+    program p(2);
+    p.add(binary_shape(opcode::add), {0, 1}, 0).add(binary_shape(opcode::mul), {0, 1}, 0);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 1);
+    const auto& k = plan.groups[0].kernel;
+    int loads = 0;
+    for (const auto& n : k.body) loads += n.op == opcode::load;
+    CHECK(loads == 2);
+    REQUIRE(k.stores.size() == 1);
+    CHECK(k.body[k.stores[0].value].op == opcode::mul);
+}
+
+TEST_CASE("fusion_keeps_write_after_read_order") {
+    // b2 = b0 + b1 (reads old b0); b0 = b1 * b1; b3 = b0 + b2 (reads new b0)
+    program p(4);
+    p.add(binary_shape(opcode::add), {0, 1}, 2)
+        .add(binary_shape(opcode::mul), {1, 1}, 0)
+        .add(binary_shape(opcode::add), {0, 2}, 3);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 1);
+    const auto& k = plan.groups[0].kernel;
+    // b3's value is add(mul(b1, b1), add(load b0, load b1)): the third statement's b0 is
+    // the register written by the second, not a reload.
+    std::uint32_t b3_value = 0;
+    for (const auto& st : k.stores)
+        if (plan.groups[0].args[st.param].buffer == 3) b3_value = st.value;
+    const auto& sum = k.body[b3_value];
+    REQUIRE(sum.op == opcode::add);
+    CHECK(k.body[sum.arg[0]].op == opcode::mul);
+    CHECK(k.body[sum.arg[1]].op == opcode::add);
+}
+
+TEST_CASE("fusion_removes_common_subexpressions_across_statements") {
+    // b2 = b0 * b1; b3 = b0 * b1: one multiplication
+    program p(4);
+    p.add(binary_shape(opcode::mul), {0, 1}, 2).add(binary_shape(opcode::mul), {0, 1}, 3);
+    const auto plan = p.plan();
+    int muls = 0;
+    for (const auto& n : plan.groups[0].kernel.body) muls += n.op == opcode::mul;
+    CHECK(muls == 1);
+    CHECK(plan.groups[0].kernel.stores[0].value == plan.groups[0].kernel.stores[1].value);
+}
+
+TEST_CASE("fusion_dedupes_terminals_by_buffer_identity") {
+    // b1 = b0 + b0: one parameter, one load
+    program p(2);
+    p.add(binary_shape(opcode::add), {0, 0}, 1);
+    const auto plan = p.plan();
+    const auto& k = plan.groups[0].kernel;
+    CHECK(k.params.size() == 2);
+    int loads = 0;
+    for (const auto& n : k.body) loads += n.op == opcode::load;
+    CHECK(loads == 1);
+}
+
+TEST_CASE("fusion_gives_every_scalar_its_own_parameter_bound_to_its_statement") {
+    program p(3);
+    p.add(scale_shape(), {no_buffer, 0}, 1).add(scale_shape(), {no_buffer, 1}, 2);
+    const auto plan = p.plan();
+    const auto& g = plan.groups[0];
+    int scalars = 0;
+    for (std::size_t a = 0; a < g.args.size(); ++a)
+        if (g.args[a].kind == loom::ir::param_kind::scalar) {
+            CHECK(g.args[a].statement == std::uint32_t(scalars));
+            CHECK(g.args[a].slot == 0);
+            ++scalars;
+        }
+    CHECK(scalars == 2);
+}
+
+TEST_CASE("fusion_stores_a_dead_buffer_that_a_later_kernel_reads") {
+    // b2 (dead) is written in kernel 0 and read in kernel 1 (another length): stored.
+    program p(4, {true, true, false, true});
+    p.add(binary_shape(opcode::add), {0, 1}, 2, 0).add(binary_shape(opcode::add), {2, 2}, 3, 1);
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 2);
+    CHECK(plan.groups[0].stored == std::vector<std::uint32_t>{2});
+    CHECK(plan.groups[0].elided.empty());
+}
