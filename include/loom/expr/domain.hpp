@@ -19,10 +19,19 @@ namespace expr {
 namespace proto = boost::proto;
 
 template <class E> struct expression;
-struct domain : proto::domain<proto::generator<expression>> {};
+template <class T> struct is_vector : std::false_type {};
+template <class T> struct is_vector<loom::vector<T>> : std::true_type {};
 
-// Every Loom expression node. Holds its children by reference (the C++ full
-// expression keeps them alive), so store one in a variable only with care.
+// Children are held by value, except vectors, which are held by reference: a node is a
+// few pointers and scalars, so copying is cheap, and an expression returned from a
+// function or kept in a variable never refers to a temporary that has died.
+struct domain : proto::domain<proto::generator<expression>> {
+    template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
+    template <class T>
+    struct as_child<T, std::enable_if_t<is_vector<std::remove_const_t<T>>::value>> : proto_base_domain::as_child<T> {};
+};
+
+// Every Loom expression node.
 template <class E> struct expression : proto::extends<E, expression<E>, domain> {
     using base = proto::extends<E, expression<E>, domain>;
     expression(const E& e = E()) : base(e) {}
@@ -32,9 +41,6 @@ template <class E> struct expression : proto::extends<E, expression<E>, domain> 
 struct index_tag {};                               // loom::index()
 template <opcode Op> struct function_tag {};       // loom::sin, loom::pow, loom::where, ...
 template <class T> struct cast_tag {};             // loom::cast<T>
-
-template <class T> struct is_vector : std::false_type {};
-template <class T> struct is_vector<loom::vector<T>> : std::true_type {};
 
 template <class E>
 inline constexpr bool is_expression_v =
