@@ -13,4 +13,5 @@
 #include "loom/map.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
+#include "loom/stencil.hpp"
 #include "loom/vector.hpp"

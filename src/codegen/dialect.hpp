@@ -22,6 +22,7 @@ struct dialect {
     const char* restrict_keyword;     // spelled after the '*'
     const char* loop_head;            // the grid-stride loop over i < n, with "{" at the end
     const char* index_type;           // the type of i and n
+    const char* signed_index_type;    // a 64-bit signed type, for stencil offsets
     const char* type_names[11];       // per dtype, in dtype order
     // The function that computes op for operands of type t (t is f32 or f64); nullptr
     // where the emitter core spells the op itself (min, max, clamp, integer abs).

@@ -32,6 +32,7 @@ const dialect cuda = {
     "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
     "unsigned long long",
+    "long long",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
      "unsigned long long", "float", "double"},
     cuda_math_name,

@@ -22,6 +22,7 @@ const dialect opencl = {
     "restrict ",
     "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {",
     "ulong",
+    "long",
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},
     opencl_math_name,
 };

@@ -26,12 +26,47 @@ std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_
     return live;
 }
 
+// A stencil read. Offsets, grid width and boundary value are kernel arguments, so one
+// kernel serves every offset; the boundary policy is part of the source.
+std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index) {
+    const std::string s = d.signed_index_type;
+    const std::string p = "p" + std::to_string(n.slot);
+    const auto policy = boundary_policy(n.boundary);
+    auto inside = [&](const std::string& j, const std::string& size) { // j clamped or wrapped into [0, size)
+        if (policy == boundary_policy::clamp)
+            return "(" + j + " < 0 ? 0 : (" + j + " >= " + size + " ? " + size + " - 1 : " + j + "))";
+        if (policy == boundary_policy::wrap) return "(((" + j + ") % " + size + " + " + size + ") % " + size + ")";
+        return j;
+    };
+    auto in_range = [](const std::string& j, const std::string& size) {
+        return "(" + j + " >= 0 && " + j + " < " + size + ")";
+    };
+    const std::string fallback =
+        n.arg[ir::boundary_value] != ir::no_node ? value(n.arg[ir::boundary_value]) : std::string();
+    const std::string di = value(n.arg[ir::offset_i]);
+    if (n.arg[ir::grid_width] == ir::no_node) { // 1-D
+        const std::string j = "((" + s + ")" + index + " + " + di + ")", size = "((" + s + ")n)";
+        if (policy == boundary_policy::constant) return "(" + in_range(j, size) + " ? " + p + "[" + j + "] : " + fallback + ")";
+        return p + "[" + inside(j, size) + "]";
+    }
+    // 2-D: element i is (x, y) = (i % width, i / width) of a grid n / width rows high.
+    const std::string w = value(n.arg[ir::grid_width]), dj = value(n.arg[ir::offset_j]);
+    const std::string h = "((" + s + ")n / " + w + ")";
+    const std::string x = "((" + s + ")" + index + " % " + w + " + " + di + ")";
+    const std::string y = "((" + s + ")" + index + " / " + w + " + " + dj + ")";
+    if (policy == boundary_policy::constant)
+        return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[" + y + " * " + w + " + " + x + "] : " +
+               fallback + ")";
+    return p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "]";
+}
+
 std::string expression(const ir::node& n, const dialect& d, const std::string& index) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
     const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
+    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index);
     switch (n.op) {
     case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
     case opcode::scalar: return "p" + std::to_string(n.slot);

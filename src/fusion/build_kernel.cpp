@@ -8,6 +8,8 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
     g.first = bounds.first;
     g.last = bounds.last;
     g.reason = bounds.reason;
+    g.reason_buffer = bounds.reason_buffer;
+    g.reason_statement = bounds.reason_statement;
 
     const std::size_t classes = request.buffer_types.size();
     std::vector<std::uint32_t> value_of(classes, ir::no_node); // register holding the class's current value
@@ -41,6 +43,16 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 // with; equal loads hash-cons to one node, so each buffer is loaded once.
                 n.slot = buffer_param(cls);
                 loaded[cls] = true;
+                remap[i] = body.add(n);
+                continue;
+            }
+            if (n.op == opcode::load_neighbour) {
+                // Grouping guarantees nothing in this group writes the buffer: read memory.
+                const std::uint32_t cls = st.slot_buffer[n.slot];
+                n.slot = buffer_param(cls);
+                loaded[cls] = true;
+                for (std::uint32_t& a : n.arg)
+                    if (a != ir::no_node) a = remap[a];
                 remap[i] = body.add(n);
                 continue;
             }

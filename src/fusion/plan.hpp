@@ -44,6 +44,8 @@ enum class boundary : std::uint8_t {
     parameter_limit, // the next statement would pass max_parameters
     node_limit,      // ... max_nodes
     statement_limit, // ... max_statements
+    neighbour_read,  // the next statement reads, at other indices, a vector this kernel writes
+    neighbour_write, // the next statement writes a vector this kernel reads at other indices
 };
 const char* name_of(boundary b);
 
@@ -58,6 +60,8 @@ struct arg_binding {
 struct kernel_group {
     std::uint32_t first = 0, last = 0; // statements first..last, inclusive
     boundary reason = boundary::end_of_flush;
+    std::uint32_t reason_buffer = no_buffer;    // neighbour_read/_write: the vector in question
+    std::uint32_t reason_statement = 0;         // ... and the statement of this kernel that wrote or read it
     ir::kernel kernel;
     std::vector<arg_binding> args; // one per kernel parameter
     std::vector<std::uint32_t> loaded, stored, elided; // buffer classes, for logs and tests

@@ -16,14 +16,18 @@ constexpr std::uint32_t no_node = 0xFFFFFFFFu;
 struct node {
     opcode op;
     dtype type;
-    std::uint32_t arg[3] = {no_node, no_node, no_node};
-    std::uint32_t slot = 0; // load/scalar: slot (shape) or parameter (kernel) number
+    std::uint8_t boundary = 0; // load_neighbour: a boundary_policy
+    std::uint32_t arg[4] = {no_node, no_node, no_node, no_node};
+    std::uint32_t slot = 0; // load/load_neighbour/scalar: slot (shape) or parameter (kernel) number
 
     friend bool operator==(const node& a, const node& b) {
-        return a.op == b.op && a.type == b.type && a.arg[0] == b.arg[0] && a.arg[1] == b.arg[1] &&
-               a.arg[2] == b.arg[2] && a.slot == b.slot;
+        return a.op == b.op && a.type == b.type && a.boundary == b.boundary && a.arg[0] == b.arg[0] &&
+               a.arg[1] == b.arg[1] && a.arg[2] == b.arg[2] && a.arg[3] == b.arg[3] && a.slot == b.slot;
     }
 };
+
+// Operands of a load_neighbour node (each a node, or no_node when absent).
+enum neighbour_operand : unsigned { offset_i = 0, offset_j = 1, grid_width = 2, boundary_value = 3 };
 
 // Hash-consing table shared by every builder of node lists: adding a node equal to an
 // existing one returns the existing index, which is how common sub-expressions merge.

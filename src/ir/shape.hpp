@@ -15,6 +15,7 @@ enum class slot_kind : std::uint8_t { vector, scalar };
 struct slot_info {
     slot_kind kind;
     dtype type;
+    bool neighbour = false; // a vector read at other indices than the element's own (a stencil)
 };
 
 struct shape {

@@ -74,6 +74,21 @@ node_ref shape_builder::scalar_slot(dtype type) {
 
 node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }
 
+node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bool two_d) {
+    impl& m = *impl_;
+    ir::node n{opcode::load_neighbour, element};
+    n.boundary = std::uint8_t(policy);
+    n.slot = std::uint32_t(m.slots.size());
+    m.slots.push_back({slot_kind::vector, element, true});
+    n.arg[ir::offset_i] = scalar_slot(dtype::i64);
+    if (two_d) {
+        n.arg[ir::offset_j] = scalar_slot(dtype::i64);
+        n.arg[ir::grid_width] = scalar_slot(dtype::i64);
+    }
+    if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = scalar_slot(element);
+    return m.nodes.add(n);
+}
+
 dtype shape_builder::type_of(node_ref n) const { return impl_->type(n); }
 
 node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to); }

@@ -31,7 +31,7 @@ struct plan_key_hash {
 enum class flush_cause : std::uint8_t { host_read, host_write, finish, statement_limit, byte_limit, skeleton, context_end };
 const char* name_of(flush_cause c);
 
-class context_impl {
+class context_impl : public std::enable_shared_from_this<context_impl> {
 public:
     context_impl(std::unique_ptr<backend::device> dev, bool fusion);
     ~context_impl();

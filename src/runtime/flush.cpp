@@ -198,6 +198,12 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
                            std::to_string(g.last) + " length " + std::to_string(queue_.statements[g.first].length) +
                            "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " + names(g.elided) +
                            "; ends " + fusion::name_of(g.reason);
+        if (g.reason == fusion::boundary::neighbour_read)
+            line += " (statement " + std::to_string(g.last + 1) + " reads b" + std::to_string(g.reason_buffer) +
+                    " at other indices; statement " + std::to_string(g.reason_statement) + " writes it)";
+        if (g.reason == fusion::boundary::neighbour_write)
+            line += " (statement " + std::to_string(g.last + 1) + " writes b" + std::to_string(g.reason_buffer) +
+                    ", which statement " + std::to_string(g.reason_statement) + " reads at other indices)";
         if (g.reason == fusion::boundary::length_change)
             line += " (length " + std::to_string(queue_.statements[g.last].length) +
                     " != " + std::to_string(queue_.statements[g.last + 1].length) + ")";

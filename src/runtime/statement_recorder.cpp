@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ir/shape.hpp"
+#include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
 
 namespace loom::detail {
@@ -57,6 +58,23 @@ void statement_recorder::scalar_slot(const void* value, unsigned bytes) {
     ctx_.queue().slots.push_back(std::move(slot));
 }
 
+namespace {
+
+// The shape of `target = source` for two vectors of one type, built once per type.
+const shape* copy_shape(dtype t) {
+    static const shape* shapes[std::size_t(dtype::f64) + 1] = {};
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& s = shapes[std::size_t(t)];
+    if (!s) {
+        shape_builder b;
+        s = b.finish_assignment(b.vector_slot(t), t);
+    }
+    return s;
+}
+
+} // namespace
+
 void statement_recorder::commit_assignment(const shape* s, const buffer_ptr& target) {
     fusion::statement_queue& q = ctx_.queue();
     const std::uint64_t length = target->length;
@@ -74,7 +92,21 @@ void statement_recorder::commit_assignment(const shape* s, const buffer_ptr& tar
     if (s->uses_f64 && !ctx_.info().fp64)
         throw error("loom: this expression computes in double, which the device " + ctx_.info().name +
                     " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");
-    q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
+    bool reads_own_target_at_other_indices = false;
+    for (std::size_t k = 0; k < s->slots.size(); ++k)
+        reads_own_target_at_other_indices |= s->slots[k].neighbour && q.slots[first_slot_ + k].buffer == target;
+    if (reads_own_target_at_other_indices) {
+        // x = f(shift(x, 1)): every work-item must read x before any writes it, so the
+        // statement computes into a temporary and a second statement copies it back
+        // (the fusion pass puts a kernel boundary between them).
+        buffer_ptr temp = new_buffer(ctx_.shared_from_this(), length, target->type);
+        q.statements.push_back({s, temp, std::uint32_t(first_slot_), length});
+        const std::uint32_t copy_slot = std::uint32_t(q.slots.size());
+        q.slots.push_back({std::move(temp), 0});
+        q.statements.push_back({copy_shape(target->type), target, copy_slot, length});
+    } else {
+        q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
+    }
     committed_ = true;
     ctx_.after_record();
 }

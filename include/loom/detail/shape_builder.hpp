@@ -26,6 +26,10 @@ public:
     node_ref vector_slot(dtype element);
     node_ref scalar_slot(dtype type);
     node_ref index();
+    // A stencil read: element i + di of a vector slot (1-D), or (x + di, y + dj) of a
+    // vector viewed as a grid `width` elements wide (2-D). The offsets, the width and a
+    // constant boundary value are scalar slots that follow the vector slot, in that order.
+    node_ref neighbour_slot(dtype element, boundary_policy policy, bool two_d);
     // Applies C++'s conversion rules for the op (see docs/type-promotion.md);
     // throws loom::error when the op does not apply to the operand types.
     node_ref apply(opcode op, node_ref a);

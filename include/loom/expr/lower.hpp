@@ -49,11 +49,19 @@ template <opcode Op> struct is_function_name<function_tag<Op>> : std::true_type 
 template <class T> struct function_opcode;
 template <opcode Op> struct function_opcode<function_tag<Op>> { static constexpr opcode value = Op; };
 
+// A terminal kind defined elsewhere (a stencil read, a device scalar) lowers and binds
+// itself: `static node_ref lower(shape_builder&)` and `void bind(statement_recorder&) const`.
+template <class T, class = void> struct is_custom_terminal : std::false_type {};
+template <class T>
+struct is_custom_terminal<T, std::void_t<decltype(T::lower(std::declval<detail::shape_builder&>()))>>
+    : std::true_type {};
+
 // ---- lowering: expression type -> IR nodes -------------------------------------------
 
 template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, const V&) {
     using T = std::decay_t<V>;
-    if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
+    if constexpr (is_custom_terminal<T>::value) return T::lower(b);
+    else if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
     else if constexpr (std::is_same_v<T, index_tag>) return b.index();
     else {
         static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
@@ -114,7 +122,9 @@ template <class T, class E> const detail::shape* assignment_shape(const E& e) {
 
 template <class V> void bind_terminal(detail::statement_recorder& r, const V& v) {
     using T = std::decay_t<V>;
-    if constexpr (is_vector<T>::value) {
+    if constexpr (is_custom_terminal<T>::value) {
+        v.bind(r);
+    } else if constexpr (is_vector<T>::value) {
         r.vector_slot(v.buffer());
     } else if constexpr (std::is_same_v<T, index_tag> || is_function_name<T>::value) {
         // no value to bind: the index is the element's own, a function name is in the shape

@@ -11,6 +11,7 @@ enum class opcode : std::uint8_t {
     load,   // element i of a bound vector slot
     scalar, // a bound host scalar slot
     index,  // the element index i
+    load_neighbour, // element i + offset of a bound vector slot, with a boundary policy (stencils)
     cast,   // conversion to the node's type
     // unary operators
     negate, unary_plus, logical_not, bit_not,
@@ -26,6 +27,13 @@ enum class opcode : std::uint8_t {
     atan2, pow, hypot, fmod, fmin, fmax, min, max,
     clamp, fma,
     count_ // number of opcodes; keep last
+};
+
+// What a neighbour read outside the vector gives.
+enum class boundary_policy : std::uint8_t {
+    clamp,    // the nearest element inside
+    wrap,     // periodic: the index modulo the length
+    constant, // a given value
 };
 
 } // namespace loom

@@ -1,0 +1,145 @@
+// Stencils: 1-D shift and 2-D grid reads with every boundary policy against a host
+// reference, in-place stencils, and where the fusion pass puts kernel boundaries.
+#include <doctest/doctest.h>
+
+#include <loom/loom.hpp>
+
+#include <random>
+
+namespace {
+
+loom::context& ctx() {
+    static loom::context c(loom::context_options{"opencl", "", 1});
+    return c;
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(gen);
+    return v;
+}
+
+enum class policy { clamp, wrap, constant };
+
+float host_at(const std::vector<float>& v, long j, policy p, float c) {
+    const long n = long(v.size());
+    if (j >= 0 && j < n) return v[std::size_t(j)];
+    if (p == policy::clamp) return v[std::size_t(j < 0 ? 0 : n - 1)];
+    if (p == policy::wrap) return v[std::size_t(((j % n) + n) % n)];
+    return c;
+}
+
+float host_grid(const std::vector<float>& v, long nx, long ny, long x, long y, policy p, float c) {
+    if (p == policy::constant && (x < 0 || x >= nx || y < 0 || y >= ny)) return c;
+    auto fix = [&](long k, long size) {
+        if (p == policy::clamp) return k < 0 ? 0 : (k >= size ? size - 1 : k);
+        return ((k % size) + size) % size;
+    };
+    return v[std::size_t(fix(y, ny) * nx + fix(x, nx))];
+}
+
+} // namespace
+
+TEST_CASE("stencil_shift_reads_neighbours_with_each_boundary_policy") {
+    for (std::size_t n : {1u, 2u, 3u, 257u, 4096u}) {
+        const auto hx = random_floats(n, 11 + unsigned(n));
+        loom::vector<float> x(ctx(), hx), clamp(ctx(), n), wrap(ctx(), n), constant(ctx(), n);
+        for (long k : {-3L, -1L, 1L, 2L}) {
+            clamp = loom::shift(x, k) - x;
+            wrap = loom::shift(x, k, loom::boundary::wrap) - x;
+            constant = loom::shift(x, k, loom::boundary::constant(7.5f)) - x;
+            const auto hc = clamp.to_host(), hw = wrap.to_host(), hk = constant.to_host();
+            for (std::size_t i = 0; i < n; ++i) {
+                const long j = long(i) + k;
+                INFO("n " << n << " k " << k << " i " << i);
+                REQUIRE(hc[i] == host_at(hx, j, policy::clamp, 0) - hx[i]);
+                REQUIRE(hw[i] == host_at(hx, j, policy::wrap, 0) - hx[i]);
+                REQUIRE(hk[i] == host_at(hx, j, policy::constant, 7.5f) - hx[i]);
+            }
+        }
+    }
+}
+
+TEST_CASE("stencil_grid_five_point_laplacian_with_each_boundary_policy") {
+    const long nx = 37, ny = 23;
+    const auto hu = random_floats(std::size_t(nx * ny), 5);
+    loom::vector<float> u(ctx(), hu), v(ctx(), hu.size());
+    const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
+    for (policy p : {policy::clamp, policy::wrap, policy::constant}) {
+        if (p == policy::clamp)
+            v = loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u;
+        else if (p == policy::wrap)
+            v = loom::at(g, -1, 0, loom::boundary::wrap) + loom::at(g, 1, 0, loom::boundary::wrap) +
+                loom::at(g, 0, -1, loom::boundary::wrap) + loom::at(g, 0, 1, loom::boundary::wrap) - 4.0f * u;
+        else
+            v = loom::at(g, -1, 0, loom::boundary::constant(1.0f)) + loom::at(g, 1, 0, loom::boundary::constant(1.0f)) +
+                loom::at(g, 0, -1, loom::boundary::constant(1.0f)) + loom::at(g, 0, 1, loom::boundary::constant(1.0f)) -
+                4.0f * u;
+        const auto hv = v.to_host();
+        for (long y = 0; y < ny; ++y)
+            for (long x = 0; x < nx; ++x) {
+                auto at = [&](long dx, long dy) { return host_grid(hu, nx, ny, x + dx, y + dy, p, 1.0f); };
+                const float expect = at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1) - 4.0f * hu[std::size_t(y * nx + x)];
+                INFO("policy " << int(p) << " x " << x << " y " << y);
+                REQUIRE(hv[std::size_t(y * nx + x)] == expect);
+            }
+    }
+    CHECK_THROWS_WITH(loom::grid(u, 10, 10), "loom: grid of 10 x 10 does not match a vector of 851 elements; "
+                                             "nx * ny must equal the vector's size");
+}
+
+TEST_CASE("stencil_reading_its_own_target_uses_the_old_values") {
+    const std::size_t n = 1000;
+    const auto hx = random_floats(n, 3);
+    loom::vector<float> x(ctx(), hx);
+    x = 0.5f * (loom::shift(x, -1) + loom::shift(x, 1));
+    const auto out = x.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+        REQUIRE(out[i] == 0.5f * (host_at(hx, long(i) - 1, policy::clamp, 0) + host_at(hx, long(i) + 1, policy::clamp, 0)));
+}
+
+TEST_CASE("stencil_fuses_with_element_wise_work_unless_it_reads_what_the_kernel_writes") {
+    const std::size_t n = 512;
+    const auto hx = random_floats(n, 9);
+    loom::vector<float> x(ctx(), hx), y(ctx(), n), z(ctx(), n);
+    ctx().finish();
+
+    // Reads of an input nobody writes in the flush: one kernel.
+    y = x * 2.0f;
+    z = loom::shift(x, 1) + y;
+    (void)z.to_host();
+    auto r = loom::last_flush(ctx());
+    CHECK(r.kernels.size() == 1);
+
+    // A neighbour read of y, written just before: the kernel ends there.
+    y = x * 3.0f;
+    z = loom::shift(y, 1) + x;
+    const auto hz = z.to_host();
+    r = loom::last_flush(ctx());
+    REQUIRE(r.kernels.size() == 2);
+    CHECK(r.kernels[0].ends == "neighbour_read");
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(hz[i] == 3.0f * hx[std::min(i + 1, n - 1)] + hx[i]);
+
+    // A write to x after a neighbour read of x: the kernel ends before the write.
+    z = loom::shift(x, -1);
+    x = z * 2.0f;
+    const auto hx2 = x.to_host();
+    r = loom::last_flush(ctx());
+    REQUIRE(r.kernels.size() == 2);
+    CHECK(r.kernels[0].ends == "neighbour_write");
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(hx2[i] == 2.0f * hx[i == 0 ? 0 : i - 1]);
+}
+
+TEST_CASE("stencil_offsets_are_kernel_arguments_and_compile_once") {
+    loom::vector<float> x(ctx(), random_floats(300, 1)), y(ctx(), 300);
+    y = loom::shift(x, 1);
+    ctx().finish();
+    const auto before = ctx().statistics();
+    for (long k = -5; k <= 5; ++k) {
+        y = loom::shift(x, k);
+        ctx().finish();
+    }
+    CHECK(ctx().statistics().kernels_compiled == before.kernels_compiled);
+}
