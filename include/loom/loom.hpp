@@ -13,5 +13,7 @@
 #include "loom/map.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
+#include "loom/loop.hpp"
+#include "loom/pipeline.hpp"
 #include "loom/stencil.hpp"
 #include "loom/vector.hpp"

@@ -138,6 +138,14 @@ public:
     element_proxy operator[](std::size_t i) { return element_proxy(*this, i); }
     T operator[](std::size_t i) const { return get(i); }
 
+    // Exchanges the two vectors' device buffers: no copy, no flush (statements already
+    // recorded keep the buffers they named). The ping-pong step of iterative schemes.
+    friend void swap(vector& a, vector& b) noexcept {
+        std::swap(a.ctx_, b.ctx_);
+        std::swap(a.buf_, b.buf_);
+        std::swap(a.size_, b.size_);
+    }
+
     // For the runtime: the buffer this vector names now.
     const detail::buffer_ptr& buffer() const { return buf_; }
 

@@ -81,6 +81,12 @@ context_impl::~context_impl() {
     }
 }
 
+void flush(context_impl& ctx, flush_point at) {
+    ctx.flush(at == flush_point::loop       ? flush_cause::loop
+              : at == flush_point::pipeline ? flush_cause::pipeline
+                                            : flush_cause::skeleton);
+}
+
 void finish(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     ctx.flush(flush_cause::finish);

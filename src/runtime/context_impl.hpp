@@ -28,7 +28,9 @@ struct plan_key_hash {
 };
 
 // Why a flush happened; the fusion log prints the name.
-enum class flush_cause : std::uint8_t { host_read, host_write, finish, statement_limit, byte_limit, skeleton, context_end };
+enum class flush_cause : std::uint8_t {
+    host_read, host_write, finish, statement_limit, byte_limit, skeleton, loop, pipeline, context_end
+};
 const char* name_of(flush_cause c);
 
 class context_impl : public std::enable_shared_from_this<context_impl> {

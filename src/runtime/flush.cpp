@@ -44,6 +44,8 @@ const char* name_of(flush_cause c) {
     case flush_cause::statement_limit: return "statement_limit";
     case flush_cause::byte_limit: return "byte_limit";
     case flush_cause::skeleton: return "skeleton";
+    case flush_cause::loop: return "loop";
+    case flush_cause::pipeline: return "pipeline";
     case flush_cause::context_end: return "context_end";
     }
     return "?";

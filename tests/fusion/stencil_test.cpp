@@ -143,3 +143,62 @@ TEST_CASE("stencil_offsets_are_kernel_arguments_and_compile_once") {
     }
     CHECK(ctx().statistics().kernels_compiled == before.kernels_compiled);
 }
+
+TEST_CASE("loop_runs_a_ping_pong_stencil_with_one_plan_and_no_waits") {
+    const std::size_t n = 4096;
+    const auto h0 = random_floats(n, 21);
+    loom::vector<float> u(ctx(), h0), next(ctx(), n);
+    ctx().finish();
+    const auto before = ctx().statistics();
+    loom::loop(ctx(), 50, [&] {
+        next = u + 0.25f * (loom::shift(u, -1) - 2.0f * u + loom::shift(u, 1));
+        loom::swap(u, next);
+    });
+    const auto out = u.to_host();
+    const auto after = ctx().statistics();
+    CHECK(after.kernels_launched - before.kernels_launched == 50);
+    CHECK(after.plans_made - before.plans_made <= 2); // the first iterations plan; the rest reuse
+    std::vector<float> a = h0, b(n);
+    for (int it = 0; it < 50; ++it) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const float l = a[i == 0 ? 0 : i - 1], r = a[i + 1 == n ? n - 1 : i + 1];
+            b[i] = a[i] + 0.25f * (l - 2.0f * a[i] + r);
+        }
+        std::swap(a, b);
+    }
+    CHECK(out == a);
+}
+
+TEST_CASE("loop_until_stops_on_its_condition_checking_every_k_iterations") {
+    loom::vector<float> x(ctx(), 16, 0.0f);
+    int checks = 0;
+    const auto ran = loom::loop_until(
+        ctx(), [&] { x = x + 1.0f; },
+        [&] {
+            ++checks;
+            return float(x[3]) >= 10.0f;
+        },
+        4);
+    CHECK(ran == 12); // the first check after x reached 10 comes after iteration 12
+    CHECK(checks == 3);
+    CHECK(float(x[0]) == 12.0f);
+    const auto exact = loom::loop_until(ctx(), [&] { x = x + 1.0f; }, [&] { return float(x[0]) >= 15.0f; }, 1);
+    CHECK(exact == 3);
+}
+
+TEST_CASE("pipeline_runs_its_stages_fused_and_reusable") {
+    const std::size_t n = 1024;
+    const auto hx = random_floats(n, 4);
+    loom::vector<float> x(ctx(), hx), y(ctx(), n, 1.0f), a(ctx(), n), z(ctx(), n);
+    loom::pipeline p(ctx());
+    p.stage([&] { a = x * x; }).stage([&] { z = a + y; }).stage([&] { y = z - x; });
+    ctx().finish();
+    const auto before = ctx().statistics();
+    for (int run = 0; run < 5; ++run) p.run();
+    const auto hy = y.to_host();
+    CHECK(ctx().statistics().kernels_launched - before.kernels_launched == 5);
+    std::vector<float> ref(n, 1.0f);
+    for (int run = 0; run < 5; ++run)
+        for (std::size_t i = 0; i < n; ++i) ref[i] = (hx[i] * hx[i] + ref[i]) - hx[i];
+    CHECK(hy == ref);
+}

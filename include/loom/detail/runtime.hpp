@@ -62,4 +62,8 @@ private:
 // Runs every pending statement of the context (a flush) and waits for the device.
 void finish(context_impl& ctx);
 
+// Where a skeleton flushes: the pending statements are launched, nothing waits.
+enum class flush_point : std::uint8_t { loop, pipeline, skeleton };
+void flush(context_impl& ctx, flush_point at);
+
 } // namespace loom::detail
