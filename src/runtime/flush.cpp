@@ -125,8 +125,6 @@ compiled_plan& context_impl::plan_for_key() {
     }
     auto made = make_plan();
     ++stats.plans_made;
-    stats.kernels_compiled = programs_.stats().compiled;
-    stats.disk_hits = programs_.stats().disk_hits;
     return *plans_.emplace(key_, std::move(made)).first->second;
 }
 
