@@ -29,7 +29,8 @@ std::string save_failed_source(const std::string& source, const std::string& ext
 
 } // namespace
 
-program_cache::program_cache(backend::device& dev) : device_(dev) {}
+program_cache::program_cache(backend::device& dev) : program_cache(dev, settings_from_environment()) {}
+program_cache::program_cache(backend::device& dev, settings disk) : device_(dev), disk_(std::move(disk)) {}
 program_cache::~program_cache() = default;
 
 backend::kernel& program_cache::get(const std::string& source, const std::string& summary) {
@@ -42,7 +43,25 @@ backend::kernel& program_cache::get(const std::string& source, const std::string
     return compile(source, summary);
 }
 
+backend::kernel& program_cache::keep(const std::string& source, std::unique_ptr<backend::kernel> k) {
+    auto& slot = kernels_[source];
+    slot = std::move(k);
+    return *slot;
+}
+
 backend::kernel& program_cache::compile(const std::string& source, const std::string& summary) {
+    const backend::device_info& info = device_.info();
+    const std::string options = device_.compile_options();
+    const kernel_identity identity{source, info.backend, info.name, info.driver, options};
+    const key k = make_key(identity);
+    std::string kind;
+    if (auto binary = disk_.load(k, identity, &kind)) {
+        if (auto loaded = device_.load(*binary, kind)) {
+            ++stats_.disk_hits; // disk_cache logs the hit
+            return keep(source, std::move(loaded));
+        }
+        disk_.forget(k); // the driver rejected it: rebuild and store a fresh one
+    }
     const auto start = std::chrono::steady_clock::now();
     backend::build_result built;
     try {
@@ -54,14 +73,14 @@ backend::kernel& program_cache::compile(const std::string& source, const std::st
     }
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ++stats_.compiled;
-    if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + short_hash(source));
+    if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + k.hex());
     if (logging::enabled(logging::channel::compile))
-        logging::write(logging::channel::compile, device_.info().backend + " " + short_hash(source) + " " +
-                                              std::to_string(source.size()) + " bytes " + std::to_string(ms) +
-                                              " ms: " + summary);
-    auto& slot = kernels_[source];
-    slot = std::move(built.compiled);
-    return *slot;
+        logging::write(logging::channel::compile, info.backend + " " + k.hex() + " " + std::to_string(source.size()) +
+                                                      " bytes " + std::to_string(ms) + " ms: " + summary);
+    if (!built.binary.empty())
+        disk_.store(k, identity, built.binary,
+                    {summary, ms, built.log, device_.dialect().source_extension, built.binary_kind});
+    return keep(source, std::move(built.compiled));
 }
 
 } // namespace loom::cache

@@ -1,5 +1,6 @@
-// Compiled kernels by source text, for one device. Only a plan-cache miss reaches this
-// cache, so hashing source text here is off the dispatch path by construction.
+// Compiled kernels by source text, for one device: in memory, then on disk (disk_cache),
+// then the device compiler. Only a plan-cache miss reaches this cache, so hashing source
+// text here is off the dispatch path by construction.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <unordered_map>
 
 #include "backend/device.hpp"
+#include "cache/disk_cache.hpp"
 
 namespace loom::cache {
 
@@ -18,7 +20,9 @@ struct program_stats {
 
 class program_cache {
 public:
+    // Reads the disk cache's settings from the environment (throws loom::error on a bad value).
     explicit program_cache(backend::device& dev);
+    program_cache(backend::device& dev, settings disk);
     ~program_cache();
 
     // The kernel for this source, compiled at most once per process (and, with the disk
@@ -30,8 +34,10 @@ public:
 
 private:
     backend::kernel& compile(const std::string& source, const std::string& summary);
+    backend::kernel& keep(const std::string& source, std::unique_ptr<backend::kernel> k);
 
     backend::device& device_;
+    disk_cache disk_;
     std::unordered_map<std::string, std::unique_ptr<backend::kernel>> kernels_;
     program_stats stats_;
 };
