@@ -15,23 +15,19 @@
 namespace loom {
 
 // Calls f with one symbolic argument per operand (a vector, a Loom expression or a host
-// scalar) and returns the expression f builds. The result holds its nodes by value and
-// refers only to the vectors it reads, so it may be assigned, used in a larger
-// expression, or stored while those vectors live. Called with symbolic arguments (from
-// inside another traced lambda), it returns a symbolic expression.
+// scalar) and returns the expression f builds. Loom expressions hold their nodes by
+// value and vectors by reference, so the result may be assigned, used in a larger
+// expression, or stored while the vectors it reads live. Inside another traced lambda,
+// map (and a loom::function) simply composes expressions.
 template <class F, class... A> auto map(const F& f, const A&... args) {
     static_assert(sizeof...(A) > 0, "loom::map: give at least one operand");
-    static_assert(((expr::is_operand_v<A> || expr::is_traced_v<A> || std::is_arithmetic_v<A>) && ...),
+    static_assert(((expr::is_operand_v<A> || std::is_arithmetic_v<A>) && ...),
                   "loom::map: operands must be loom::vector, Loom expressions or arithmetic host scalars");
-    auto traced = f(expr::as_traced(args)...);
-    using R = decltype(traced);
-    static_assert(expr::is_traced_v<R>,
+    auto traced = f(expr::as_operand(args)...);
+    static_assert(expr::is_expression_v<decltype(traced)>,
                   "loom::map: the function must return an expression built from its arguments (a lambda "
-                  "returning a constant, a loom::vector or a Loom expression it did not build from its "
-                  "arguments cannot be traced); use loom::where instead of ?:, and pass loom::index() or vectors "
-                  "as map operands");
-    if constexpr ((expr::is_traced_v<A> || ...)) return traced;
-    else return expr::rebuild<expr::domain>(traced);
+                  "returning a constant or a loom::vector cannot be traced); use loom::where instead of ?:");
+    return traced;
 }
 
 // A traced function with a name, reusable across expressions and callable from inside

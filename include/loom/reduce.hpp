@@ -121,10 +121,10 @@ template <class E> void collect_operation_slots(const E& e, std::vector<std::uin
 }
 
 template <class T, class Op> auto trace_operation(const Op& op) {
-    const auto a = proto::make_expr<proto::tag::terminal, trace_domain>(operand_tag<T, 0>{});
-    const auto b = proto::make_expr<proto::tag::terminal, trace_domain>(operand_tag<T, 1>{});
+    const auto a = proto::make_expr<proto::tag::terminal, domain>(operand_tag<T, 0>{});
+    const auto b = proto::make_expr<proto::tag::terminal, domain>(operand_tag<T, 1>{});
     auto tree = op(a, b);
-    static_assert(is_traced_v<decltype(tree)>,
+    static_assert(is_expression_v<decltype(tree)>,
                   "loom: a reduction or scan operation must return an expression of its two arguments, built with "
                   "operators and Loom functions (loom::min, loom::where, ...)");
     return tree;

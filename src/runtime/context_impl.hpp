@@ -44,6 +44,9 @@ public:
 
     fusion::statement_queue& queue() { return queue_; }
     cache::program_cache& programs() { return programs_; }
+    // State the skeletons keep per context (reduce and scan plans). It refers to the program
+    // cache and the device, so it is declared after them and destroyed before them.
+    std::shared_ptr<void>& skeleton_state() { return skeleton_state_; }
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
     void flush(flush_cause cause = flush_cause::skeleton);
@@ -68,6 +71,7 @@ private:
     bool fusion_;
     fusion::statement_queue queue_;
     cache::program_cache programs_;
+    std::shared_ptr<void> skeleton_state_;
     std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<compiled_plan>, plan_key_hash> plans_;
     const compiled_plan* last_plan_ = nullptr;
 

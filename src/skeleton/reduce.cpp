@@ -105,15 +105,20 @@ void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results
         buffer* b = in.slots[s].buffer.get();
         if (b && !b->memory) b->memory = dev.allocate(b->bytes());
     }
-    std::vector<std::unique_ptr<backend::memory>> partials, outputs;
+    // Scratch 2k holds operation k's partials, 2k + 1 its result. One pass folds at most
+    // two operations (minmax).
+    constexpr std::size_t max_ops = 2;
+    if (call.op_count > max_ops) throw error("loom: internal error: a reduction of more than two operations");
+    backend::memory* partials[max_ops] = {};
+    backend::memory* outputs[max_ops] = {};
     for (std::size_t k = 0; k < call.op_count; ++k) {
-        partials.push_back(dev.allocate(geo.groups * size_of(call.ops[k].type)));
-        outputs.push_back(dev.allocate(size_of(call.ops[k].type)));
+        partials[k] = &scratch_buffer(ctx, plan, 2 * k, geo.groups * size_of(call.ops[k].type));
+        outputs[k] = &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
     }
 
-    auto launch = [&](backend::kernel& kernel, const std::vector<std::unique_ptr<backend::memory>>& out,
-                      std::vector<backend::kernel_arg>& args, std::uint64_t n, std::uint64_t groups) {
-        for (const auto& m : out) args.push_back({m.get(), nullptr, 0});
+    auto launch = [&](backend::kernel& kernel, backend::memory* const* out, std::vector<backend::kernel_arg>& args,
+                      std::uint64_t n, std::uint64_t groups) {
+        for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({out[k], nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k)
             args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
         for (std::size_t k = 0; k < call.op_count; ++k) {
@@ -129,7 +134,7 @@ void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results
     input_arguments(plan, in, args);
     launch(pass1, partials, args, in.length, geo.groups);
     args.clear();
-    for (const auto& m : partials) args.push_back({m.get(), nullptr, 0});
+    for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
     launch(pass2, outputs, args, geo.groups, 1);
     for (std::size_t k = 0; k < call.op_count; ++k) dev.read(*outputs[k], 0, results[k], size_of(call.ops[k].type));
     if (logging::enabled(logging::channel::launch))

@@ -47,11 +47,11 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     for (std::size_t k = 0; k < acc.size(); ++k) s += "    s" + std::to_string(k) + "[lid] = a" + std::to_string(k) + ";\n";
     s += "    " + std::string(sd.barrier) + "\n";
-    s += "    for (unsigned int half = " + std::to_string(group / 2) + "u; half > 0u; half >>= 1) {\n";
-    s += "        if (lid < half) {\n";
+    s += "    for (unsigned int step = " + std::to_string(group / 2) + "u; step > 0u; step >>= 1) {\n";
+    s += "        if (lid < step) {\n";
     for (std::size_t k = 0; k < acc.size(); ++k) {
         const std::string sk = "s" + std::to_string(k);
-        s += "            " + sk + "[lid] = " + call(k, sk + "[lid]", sk + "[lid + half]") + ";\n";
+        s += "            " + sk + "[lid] = " + call(k, sk + "[lid]", sk + "[lid + step]") + ";\n";
     }
     s += "        }\n        " + std::string(sd.barrier) + "\n    }\n";
     s += "    if (lid == 0u) {\n";

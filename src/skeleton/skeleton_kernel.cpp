@@ -13,7 +13,9 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
     std::vector<std::uint32_t> remap(s.nodes.size(), ir::no_node);
     for (std::uint32_t i = 0; i < s.nodes.size(); ++i) {
         ir::node n = s.nodes[i];
-        if (n.op == opcode::load) {
+        for (std::uint32_t& a : n.arg)
+            if (a != ir::no_node) a = remap[a];
+        if (n.op == opcode::load || n.op == opcode::load_neighbour) { // a stencil read is fused like any load
             const std::uint32_t cls = slot_class[n.slot];
             if (cls >= param_of_class.size()) param_of_class.resize(cls + 1, ir::no_node);
             if (param_of_class[cls] == ir::no_node) {
@@ -27,9 +29,6 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
             in.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
             in.param_slot.push_back(n.slot);
             n.slot = param;
-        } else {
-            for (std::uint32_t& a : n.arg)
-                if (a != ir::no_node) a = remap[a];
         }
         remap[i] = body.add(n);
     }

@@ -1,57 +1,38 @@
 // Skeleton plan storage and the input binding shared by reduce and scan.
-//
-// Plans are kept per context in a registry keyed by the context's address. A context
-// can die and another be created at the same address, so a plan must stay valid for
-// any context with the same device: it holds source text, not kernel pointers or
-// device memory, and each launch looks its kernel up in the context's program cache
-// (one hash of the source, no generation). With a per-context slot in context_impl the
-// plan could keep the kernel pointers and skip that lookup.
 #include "skeleton/skeleton_state.hpp"
-
-#include <mutex>
 
 #include <xxhash.h>
 
 #include "runtime/buffer.hpp"
 
 namespace loom::skeleton {
-namespace {
-
-struct registry_entry {
-    std::string device; // name and driver of the device the plans were made for
-    plan_table plans;
-};
-
-struct registry {
-    std::mutex lock;
-    std::unordered_map<const detail::context_impl*, registry_entry> contexts;
-};
-
-registry& the_registry() {
-    static registry r;
-    return r;
-}
-
-} // namespace
 
 std::size_t key_hash::operator()(const std::vector<std::uint32_t>& key) const {
     return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
 }
 
 plan_table& plans_of(detail::context_impl& ctx) {
-    registry& r = the_registry();
-    std::lock_guard<std::mutex> guard(r.lock);
-    registry_entry& e = r.contexts[&ctx];
-    const std::string device = ctx.info().backend + "/" + ctx.info().name + "/" + ctx.info().driver;
-    if (e.device != device) {
-        e.plans.clear();
-        e.device = device;
+    std::shared_ptr<void>& state = ctx.skeleton_state();
+    if (!state) state = std::make_shared<plan_table>();
+    return *static_cast<plan_table*>(state.get());
+}
+
+backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes) {
+    if (plan.scratch.size() <= index) {
+        plan.scratch.resize(index + 1);
+        plan.scratch_bytes.resize(index + 1, 0);
     }
-    return e.plans;
+    if (!plan.scratch[index] || plan.scratch_bytes[index] < bytes) {
+        plan.scratch[index] = ctx.device().allocate(bytes);
+        plan.scratch_bytes[index] = bytes;
+    }
+    return *plan.scratch[index];
 }
 
 backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std::size_t pass) {
-    return ctx.programs().get(plan.sources[pass], plan.summaries[pass]);
+    if (plan.kernels.size() < plan.sources.size()) plan.kernels.resize(plan.sources.size(), nullptr);
+    if (!plan.kernels[pass]) plan.kernels[pass] = &ctx.programs().get(plan.sources[pass], plan.summaries[pass]);
+    return *plan.kernels[pass];
 }
 
 bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what) {

@@ -1,9 +1,8 @@
 // Per-context state of the multi-pass skeletons: their compiled plans, keyed by small
 // integers (shape ids, operation ids, buffer aliasing), so a repeated reduction or scan
 // generates no source text and hashes none.
-//
-// The state lives in a registry keyed by the context's address until context_impl can
-// own it; see skeleton_state.cpp for why a plan holds sources and kernel lookups.
+// The state lives in the context (context_impl::skeleton_state), so a plan may keep
+// pointers to its compiled kernels: a repeated skeleton call looks nothing up.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +25,21 @@ struct skeleton_plan {
     input_kernel input;                  // the fused input expression
     std::vector<std::string> sources;    // one per pass
     std::vector<std::string> summaries;
+    std::vector<backend::kernel*> kernels; // per pass, compiled on first use; owned by the program cache
     std::vector<combine_op> ops;
+    // Device scratch (partials, totals, results), kept between calls: the queue is in
+    // order, so the next call's kernels run after the last call's are done with it.
+    std::vector<std::unique_ptr<backend::memory>> scratch;
+    std::vector<std::size_t> scratch_bytes;
 };
 
 using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<skeleton_plan>, key_hash>;
 
 // The plans of this context (created empty on first use).
 plan_table& plans_of(detail::context_impl& ctx);
+
+// Scratch buffer `index` of a plan, at least `bytes` large (allocated or grown on demand).
+backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes);
 
 // The kernel of pass p, compiled on first use.
 backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std::size_t pass);

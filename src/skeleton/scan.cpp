@@ -1,0 +1,118 @@
+// The scan skeleton at run time: three passes (chunk totals, an exclusive scan of the
+// totals by one group, the chunks scanned again from their offsets). See docs/skeleton-scan.md.
+#include <algorithm>
+
+#include "loom/scan.hpp"
+#include "runtime/buffer.hpp"
+#include "skeleton/scan_kernel.hpp"
+#include "skeleton/skeleton_state.hpp"
+
+namespace loom::detail {
+
+void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output) {
+    using namespace skeleton;
+    const bound_input in = bind_input(ctx, *call.input, "scan");
+    const skeleton_operation& sop = *call.op;
+    if (output->ctx != &ctx)
+        throw error("loom: scan: the output vector belongs to another context than the input");
+    if (in.length != output->length)
+        throw error("loom: scan: length mismatch: the input has " + std::to_string(in.length) +
+                    " elements and the output " + std::to_string(output->length));
+    if (output->type != sop.type)
+        throw error("loom: internal error: scan output type differs from the operation's type");
+    const std::uint64_t n = in.length;
+    if (n == 0) return;
+    backend::device& dev = ctx.device();
+
+    const unsigned group = skeleton_group_size(ctx.info());
+    const std::uint64_t wanted = std::uint64_t(std::max(1u, ctx.info().compute_units)) * (ctx.info().gpu ? 8 : 4);
+    const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + group - 1) / group));
+    const std::uint64_t per_group = (n + groups0 - 1) / groups0;
+    const std::uint64_t chunk = (per_group + group - 1) / group * group;
+    const std::uint64_t groups = (n + chunk - 1) / chunk;
+
+    // The output's class among the input's buffers (an in-place scan), if it is one.
+    std::uint32_t out_class = no_class;
+    bool reads_output_neighbours = false;
+    for (std::size_t s = 0; s < call.input->slots.size(); ++s)
+        if (in.slots[s].buffer.get() == output.get()) {
+            out_class = in.slot_class[s];
+            reads_output_neighbours = reads_output_neighbours || call.input->slots[s].neighbour;
+        }
+    if (reads_output_neighbours)
+        throw error("loom: scan: an in-place scan cannot read neighbours (shift) of its output: other work-groups "
+                    "overwrite them; scan into another vector");
+
+    std::vector<std::uint32_t> key = {1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
+                                      call.exclusive ? 1u : 0u, group, out_class};
+    key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
+    plan_table& plans = plans_of(ctx);
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+        auto plan = std::make_unique<skeleton_plan>();
+        plan->input = build_input(*call.input, in.slot_class, sop.type);
+        combine_op op;
+        op.shape = sop.op->body;
+        op.role = sop.op->role;
+        op.type = sop.type;
+        plan->ops.push_back(std::move(op));
+        std::uint32_t out_param = no_class;
+        for (std::size_t p = 0; p < plan->input.kernel.params.size(); ++p)
+            if (plan->input.kernel.params[p].kind == ir::param_kind::buffer &&
+                in.slots[plan->input.param_slot[p]].buffer.get() == output.get())
+                out_param = std::uint32_t(p);
+        const codegen::dialect& d = dev.dialect();
+        const combine_op& c = plan->ops[0];
+        plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::chunk_totals, call.exclusive, no_class, group, d));
+        plan->sources.push_back(emit_scan_pass(partials_input({sop.type}), c, scan_pass::scan_totals, true, no_class, group, d));
+        plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::scan_output, call.exclusive, out_param, group, d));
+        plan->summaries = {"scan pass 1 (input shape " + std::to_string(call.input->id) + ")", "scan pass 2",
+                           "scan pass 3 (input shape " + std::to_string(call.input->id) + ")"};
+        it = plans.emplace(key, std::move(plan)).first;
+    }
+    skeleton_plan& plan = *it->second;
+    backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
+    backend::kernel& pass2 = pass_kernel(ctx, plan, 1);
+    backend::kernel& pass3 = pass_kernel(ctx, plan, 2);
+    const bool out_is_input = out_class != no_class; // written through its input parameter
+
+    for (std::size_t s = 0; s < call.input->slots.size(); ++s) {
+        buffer* b = in.slots[s].buffer.get();
+        if (b && !b->memory) b->memory = dev.allocate(b->bytes());
+    }
+    if (!output->memory) output->memory = dev.allocate(output->bytes());
+    backend::memory* const totals = &scratch_buffer(ctx, plan, 0, groups * size_of(sop.type));
+    backend::memory* const offsets = &scratch_buffer(ctx, plan, 1, groups * size_of(sop.type));
+
+    const std::vector<dtype> captures = capture_types(plan.ops[0]);
+    const std::uint64_t init = call.exclusive ? call.init : sop.identity;
+    auto tail = [&](std::vector<backend::kernel_arg>& args, const std::uint64_t& init_bits, const std::uint64_t& chunk_size,
+                    const std::uint64_t& count) {
+        args.push_back({nullptr, &sop.identity, size_of(sop.type)});
+        args.push_back({nullptr, &init_bits, size_of(sop.type)});
+        for (std::size_t j = 0; j < captures.size(); ++j) args.push_back({nullptr, &sop.captures[j], size_of(captures[j])});
+        args.push_back({nullptr, &chunk_size, sizeof chunk_size});
+        args.push_back({nullptr, &count, sizeof count});
+    };
+    std::vector<backend::kernel_arg> args;
+    input_arguments(plan, in, args);
+    args.push_back({totals, nullptr, 0});
+    tail(args, sop.identity, chunk, n);
+    dev.launch(pass1, args.data(), args.size(), {groups * group, group});
+
+    args.clear();
+    args.push_back({totals, nullptr, 0});
+    args.push_back({offsets, nullptr, 0});
+    tail(args, sop.identity, groups, groups);
+    dev.launch(pass2, args.data(), args.size(), {group, group});
+
+    args.clear();
+    input_arguments(plan, in, args);
+    if (!out_is_input) args.push_back({output->memory.get(), nullptr, 0});
+    args.push_back({offsets, nullptr, 0});
+    tail(args, init, chunk, n);
+    dev.launch(pass3, args.data(), args.size(), {groups * group, group});
+    ctx.stats.kernels_launched += 3;
+}
+
+} // namespace loom::detail

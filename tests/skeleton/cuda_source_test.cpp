@@ -1,0 +1,65 @@
+// The reduce and scan passes in the CUDA dialect: the source is generated without a
+// device (the skeleton dialect table supplies shared memory, barriers and built-ins) and,
+// where NVRTC is built in, compiled for sm_80 and sm_90.
+#include "support.hpp"
+
+#include <string>
+
+#include "codegen/dialect.hpp"
+#include "skeleton/reduce_kernel.hpp"
+#include "skeleton/scan_kernel.hpp"
+#ifdef LOOM_HAVE_CUDA
+#include "backend/cuda/nvrtc_compile.hpp"
+#endif
+
+namespace {
+
+template <class T, class Op> loom::skeleton::combine_op combine(const Op& op, T identity) {
+    const loom::detail::skeleton_operation s = loom::expr::operation<T>(op, identity);
+    loom::skeleton::combine_op c;
+    c.shape = s.op->body;
+    c.role = s.op->role;
+    c.type = s.type;
+    return c;
+}
+
+} // namespace
+
+TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, where built in)") {
+    using namespace loom::skeleton;
+    const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
+    // Shapes are lowered from types only: vectors without a context are enough.
+    loom::vector<float> xf, yf;
+    loom::vector<double> xd;
+    loom::vector<std::int64_t> xi;
+    const input_kernel dot = build_input(*loom::expr::input_shape(xf * yf), {0, 1}, loom::dtype::f32);
+    const input_kernel dsin = build_input(*loom::expr::input_shape(loom::sin(xd) + 1.0), {0}, loom::dtype::f64);
+    const input_kernel ints = build_input(*loom::expr::input_shape(xi * 3 + 1), {0}, loom::dtype::i64);
+    const combine_op plus = combine<float>(loom::detail::plus_operation{}, 0.0f);
+    const combine_op lo = combine<double>(loom::detail::min_operation{}, 0.0);
+    const combine_op hi = combine<double>(loom::detail::max_operation{}, 0.0);
+    const std::int64_t m = 1000003;
+    const combine_op mod = combine<std::int64_t>([m](auto a, auto b) { return (a + b) % m; }, std::int64_t(0));
+
+    std::vector<std::string> sources = {
+        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, cuda),
+        emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, cuda),
+        emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, cuda),
+        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, cuda),
+        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, cuda),
+        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, cuda),
+    };
+    for (const std::string& s : sources) {
+        CAPTURE(s);
+        CHECK(s.find("__shared__") != std::string::npos);
+        CHECK(s.find("__syncthreads();") != std::string::npos);
+        CHECK(s.find("__local") == std::string::npos);
+        CHECK(s.find("get_local_id") == std::string::npos);
+#ifdef LOOM_HAVE_CUDA
+        for (int cc : {80, 90}) {
+            CAPTURE(cc);
+            CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(s, cc));
+        }
+#endif
+    }
+}

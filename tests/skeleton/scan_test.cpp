@@ -1,0 +1,81 @@
+// Scans against host references: sizes around the block size, + and user operations,
+// fused inputs, in-place scans, exclusive init.
+#include "support.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace skeleton_test;
+
+TEST_CASE("inclusive and exclusive + scans match the host for every size") {
+    for (std::size_t n : sizes()) {
+        CAPTURE(n);
+        const std::vector<std::int32_t> h = random_values<std::int32_t>(n, -50, 50, 31);
+        loom::vector<std::int32_t> x(ctx(), h), inc(ctx(), n), exc(ctx(), n);
+        loom::inclusive_scan(x, inc);
+        loom::exclusive_scan(x, exc, 7);
+        const std::vector<std::int32_t> hi = inc.to_host(), he = exc.to_host();
+        std::int32_t run = 0;
+        std::size_t bad_inc = 0, bad_exc = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            bad_exc += he[i] != run + 7;
+            run += h[i];
+            bad_inc += hi[i] != run;
+        }
+        CHECK(bad_inc == 0);
+        CHECK(bad_exc == 0);
+    }
+}
+
+TEST_CASE("a scan fuses its input expression and may write in place") {
+    const std::size_t n = 100000;
+    const std::vector<std::int64_t> h = random_values<std::int64_t>(n, 0, 1000, 32);
+    loom::vector<std::int64_t> x(ctx(), h), y(ctx(), n);
+    ctx().finish();
+    const auto before = ctx().statistics();
+    loom::inclusive_scan(x * x + 1, y);
+    CHECK(ctx().statistics().kernels_launched - before.kernels_launched == 3);
+    std::vector<std::int64_t> hy = y.to_host();
+    std::int64_t run = 0;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += hy[i] != (run += h[i] * h[i] + 1);
+    CHECK(bad == 0);
+    loom::inclusive_scan(x * x + 1, x); // in place: reads x, writes x
+    hy = x.to_host();
+    run = 0;
+    bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += hy[i] != (run += h[i] * h[i] + 1);
+    CHECK(bad == 0);
+}
+
+TEST_CASE("scans with a user operation: running maximum, and float sums") {
+    const std::size_t n = 70001;
+    const std::vector<float> h = random_values<float>(n, -1000.0f, 1000.0f, 33);
+    loom::vector<float> x(ctx(), h), y(ctx(), n);
+    const float lowest = -std::numeric_limits<float>::infinity();
+    loom::inclusive_scan(x, y, lowest, [](auto a, auto b) { return loom::max(a, b); });
+    std::vector<float> hy = y.to_host();
+    float run = lowest;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i) bad += hy[i] != (run = std::max(run, h[i]));
+    CHECK(bad == 0);
+    loom::exclusive_scan(x, y, 5.0f, lowest, [](auto a, auto b) { return loom::max(a, b); });
+    hy = y.to_host();
+    run = 5.0f;
+    bad = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        bad += hy[i] != run;
+        run = std::max(run, h[i]);
+    }
+    CHECK(bad == 0);
+}
+
+TEST_CASE("a scan sees pending statements and rejects mismatched lengths") {
+    // int32, +: the plan of the first test case (no new kernel).
+    loom::vector<std::int32_t> x(ctx(), 300, 1), y(ctx(), 300), z(ctx(), 299);
+    x = x + 1; // pending
+    loom::inclusive_scan(x, y);
+    CHECK(y[299] == 600);
+    CHECK_THROWS_WITH_AS(loom::inclusive_scan(x, z), doctest::Contains("length mismatch"), loom::error);
+}
