@@ -24,6 +24,7 @@ struct device_info {
     unsigned compute_units = 1;
     std::size_t max_work_group = 1;
     std::uint64_t global_memory = 0;
+    std::uint64_t max_allocation = ~std::uint64_t(0); // the largest single buffer, in bytes
 };
 
 // One device allocation. Owned by a Loom buffer; freed by its destructor.

@@ -96,8 +96,9 @@ node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to
 namespace {
 
 [[noreturn]] void reject(opcode op, dtype a, const char* why) {
-    throw error(std::string("loom: ") + ir::info(op).name + " is not defined for " + name_of(a) + " operands: " +
-                why);
+    const ir::op_info& i = ir::info(op);
+    const std::string spelled = i.infix ? std::string("operator ") + i.infix : std::string("loom::") + i.name;
+    throw error("loom: " + spelled + " is not defined for " + name_of(a) + " operands: " + why);
 }
 
 } // namespace
@@ -136,7 +137,9 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
     const dtype ta = m.type(a), tb = m.type(b);
     switch (ir::info(op).cls) {
     case ir::op_class::integral:
-        if (ir::is_float(ta) || ir::is_float(tb)) reject(op, ir::is_float(ta) ? ta : tb, "use integer operands");
+        if (ir::is_float(ta) || ir::is_float(tb))
+            reject(op, ir::is_float(ta) ? ta : tb,
+                   op == opcode::mod ? "use integer operands, or loom::fmod for floating point" : "use integer operands");
         [[fallthrough]];
     case ir::op_class::arithmetic:
     case ir::op_class::min_max: {

@@ -13,6 +13,14 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
         throw error("loom: the device " + ctx->info().name +
                     " does not support double precision (no cl_khr_fp64); use float vectors, or pick a device "
                     "with fp64 through LOOM_DEVICE");
+    // Refused here, before anything is recorded, rather than when a flush allocates it:
+    // a failing flush would take the pending statements of other vectors with it.
+    const std::uint64_t bytes = length * size_of(type);
+    if (length > ctx->info().max_allocation / size_of(type))
+        throw error("loom: out of device memory: a vector of " + std::to_string(length) + " " + name_of(type) +
+                    " elements (" + std::to_string(bytes) + " bytes) exceeds the largest allocation " +
+                    ctx->info().name + " allows (" + std::to_string(ctx->info().max_allocation) +
+                    " bytes); use smaller vectors");
     auto b = std::make_shared<buffer>();
     b->ctx = ctx.get();
     b->length = length;
@@ -50,7 +58,12 @@ statement_recorder::~statement_recorder() {
     if (!committed_) ctx_.queue().slots.resize(first_slot_);
 }
 
-void statement_recorder::vector_slot(const buffer_ptr& b) { ctx_.queue().slots.push_back({b, 0}); }
+void statement_recorder::vector_slot(const buffer_ptr& b) {
+    if (!b)
+        throw error("loom: an empty loom::vector (default-constructed or moved from) is used in an expression; "
+                    "construct it with a context and a size, or assign a vector to it, first");
+    ctx_.queue().slots.push_back({b, 0});
+}
 
 void statement_recorder::scalar_slot(const void* value, unsigned bytes) {
     fusion::bound_slot slot;

@@ -25,7 +25,19 @@ template <class T> struct is_vector<loom::vector<T>> : std::true_type {};
 // Children are held by value, except vectors, which are held by reference: a node is a
 // few pointers and scalars, so copying is cheap, and an expression returned from a
 // function or kept in a variable never refers to a temporary that has died.
-struct domain : proto::domain<proto::generator<expression>> {
+// Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
+// own operator+= and friends out of overload resolution, so `v += x * y` reaches
+// loom::vector's members, which record the statement.
+struct grammar
+    : proto::not_<proto::or_<
+          proto::or_<proto::assign<proto::_, proto::_>, proto::plus_assign<proto::_, proto::_>,
+                     proto::minus_assign<proto::_, proto::_>, proto::multiplies_assign<proto::_, proto::_>,
+                     proto::divides_assign<proto::_, proto::_>, proto::modulus_assign<proto::_, proto::_>>,
+          proto::or_<proto::bitwise_and_assign<proto::_, proto::_>, proto::bitwise_or_assign<proto::_, proto::_>,
+                     proto::bitwise_xor_assign<proto::_, proto::_>, proto::shift_left_assign<proto::_, proto::_>,
+                     proto::shift_right_assign<proto::_, proto::_>>>> {};
+
+struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
     template <class T>
     struct as_child<T, std::enable_if_t<is_vector<std::remove_const_t<T>>::value>> : proto_base_domain::as_child<T> {};

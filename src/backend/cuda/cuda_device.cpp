@@ -31,19 +31,22 @@ struct driver_state {
 
 std::string version_text(int v) { return "CUDA " + std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
+// Built once, and never destroyed: contexts destroyed at exit still ask it.
 const driver_state& driver() {
-    static const driver_state state = [] {
-        driver_state s;
+    static const driver_state& state = *[] {
+        auto* heap = new driver_state;
+        driver_state& s = *heap;
         std::string why;
         const driver_api* api = cuda::try_driver(&why);
         if (!api) {
             s.problem = why;
             s.remedy = "Install the NVIDIA driver (it provides libcuda.so.1) to use CUDA";
-            return s;
+            return heap;
         }
         int version = 0;
         if (api->cuDriverGetVersion(&version) == CUDA_SUCCESS) s.version = version_text(version);
-        const std::string which = "the NVIDIA driver (" + api->library + (s.version.empty() ? "" : ", " + s.version) + ")";
+        const std::string which =
+            "the NVIDIA driver (" + api->library + (s.version.empty() ? "" : ", " + s.version) + ")";
         const CUresult init = api->cuInit(0);
         if (init == CUDA_ERROR_STUB_LIBRARY) {
             s.problem = "the library loaded as " + api->library + " is the CUDA toolkit's stub, not an NVIDIA driver";
@@ -61,7 +64,7 @@ const driver_state& driver() {
         } else {
             s.api = api;
         }
-        return s;
+        return heap;
     }();
     return state;
 }
@@ -104,7 +107,9 @@ struct cuda_context {
 // never disturbs a thread's own CUDA context (the CUDA runtime's, say).
 class context_scope {
 public:
-    explicit context_scope(const cuda_context& c) : api_(c.api) { c.check(api_.cuCtxPushCurrent(c.context), "making its context current"); }
+    explicit context_scope(const cuda_context& c) : api_(c.api) {
+        c.check(api_.cuCtxPushCurrent(c.context), "making its context current");
+    }
     ~context_scope() {
         CUcontext popped = nullptr;
         api_.cuCtxPopCurrent(&popped);
@@ -119,7 +124,8 @@ private:
 // For destructors: pushes when it can and never throws.
 class quiet_context_scope {
 public:
-    explicit quiet_context_scope(const cuda_context& c) : api_(c.api), pushed_(c.api.cuCtxPushCurrent(c.context) == CUDA_SUCCESS) {}
+    explicit quiet_context_scope(const cuda_context& c)
+        : api_(c.api), pushed_(c.api.cuCtxPushCurrent(c.context) == CUDA_SUCCESS) {}
     ~quiet_context_scope() {
         CUcontext popped = nullptr;
         if (pushed_) api_.cuCtxPopCurrent(&popped);
@@ -315,8 +321,8 @@ public:
         if (!k && out.kind == "cubin") {
             // A driver older than NVRTC may reject its cubin yet JIT the PTX.
             if (logging::enabled(logging::channel::compile))
-                logging::write(logging::channel::compile, "cuda: the driver rejected the " + out.target + " cubin (" + problem +
-                                                      "); retrying as PTX");
+                logging::write(logging::channel::compile, "cuda: the driver rejected the " + out.target + " cubin (" +
+                                                              problem + "); retrying as PTX");
             cuda::nvrtc_output ptx = cuda::nvrtc_compile(source, compute_capability_, false);
             std::string ptx_problem;
             k = load_module(ptx.binary, ptx.kind, ptx_problem);
@@ -347,11 +353,13 @@ public:
         // cuLaunchKernel reads each argument through a pointer: to the CUdeviceptr of a buffer,
         // or to a scalar's bytes. It copies them before returning.
         params_.resize(count);
-        for (std::size_t a = 0; a < count; ++a)
-            params_[a] = args[a].buffer ? const_cast<CUdeviceptr*>(&static_cast<const cuda_memory*>(args[a].buffer)->ptr)
-                                        : const_cast<void*>(args[a].value);
-        const unsigned block = std::min(g.group_size ? g.group_size : 256u, max_threads_);
-        // Kernels are grid-stride loops, so capping the grid only makes each thread do more.
+        for (std::size_t a = 0; a < count; ++a) {
+            const auto* buffer = static_cast<const cuda_memory*>(args[a].buffer);
+            params_[a] = buffer ? const_cast<CUdeviceptr*>(&buffer->ptr) : const_cast<void*>(args[a].value);
+        }
+        // A size the skeleton chose is kept as it is: its kernels size shared arrays by it.
+        const unsigned block = g.group_size ? g.group_size : std::min(256u, max_threads_);
+        // Element-wise kernels are grid-stride loops: capping the grid only makes each thread do more.
         const std::uint64_t blocks = std::max<std::uint64_t>((g.global_items + block - 1) / block, 1);
         const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, 0x7FFFFFFFu));
         context_scope scope(*ctx_);
@@ -379,7 +387,8 @@ private:
         for (staging_buffer& s : staging_) {
             if (api_.cuMemAllocHost(&s.host, cuda_staging_chunk) != CUDA_SUCCESS) {
                 s.host = nullptr;
-                logging::warn("no pinned memory for CUDA transfers on " + info_.name + "; copying from pageable memory");
+                logging::warn("no pinned memory for CUDA transfers on " + info_.name +
+                              "; copying from pageable memory");
                 return false;
             }
             ctx_->check(api_.cuEventCreate(&s.done, CU_EVENT_DISABLE_TIMING), "creating an event");
@@ -409,6 +418,11 @@ private:
         auto k = std::make_unique<cuda_kernel>();
         CUresult r;
         if (kind == "cubin") {
+            // cuModuleLoadData reads anything that is not an ELF image as NUL-terminated PTX text.
+            if (binary.size() < 4 || binary[0] != 0x7F || binary[1] != 'E' || binary[2] != 'L' || binary[3] != 'F') {
+                problem = "the cubin is not an ELF image";
+                return nullptr;
+            }
             r = api_.cuModuleLoadData(&k->module, binary.data());
         } else {
             // PTX is text the driver JIT-compiles; it must end in '\0'.

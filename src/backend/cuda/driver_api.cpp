@@ -52,11 +52,12 @@ std::unique_ptr<driver_api> load_driver(const std::string& library) {
 }
 
 const driver_api* try_driver(std::string* why) {
-    // Opened once, never closed: the driver's threads and atexit handlers outlive every Loom object.
-    static std::string problem;
-    static const std::unique_ptr<driver_api> api = open_driver(driver_library, problem);
-    if (!api && why) *why = problem;
-    return api.get();
+    // Opened once and never freed or closed: objects destroyed at exit may still call the
+    // driver, and the driver's own threads and atexit handlers outlive every Loom object.
+    static std::string* const problem = new std::string;
+    static const driver_api* const api = open_driver(driver_library, *problem).release();
+    if (!api && why) *why = *problem;
+    return api;
 }
 
 std::string result_text(const driver_api& api, CUresult result) {

@@ -88,9 +88,9 @@ nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bo
     out.target = nvrtc_target(compute_capability, want_cubin);
     if (out.target.empty())
         throw build_failure("loom: " + nvrtc_version() + " cannot compile for compute capability " +
-                                std::to_string(compute_capability / 10) + "." + std::to_string(compute_capability % 10) +
-                                ": it supports " + arch_list() + ". Use an older CUDA toolkit for this GPU, or "
-                                "LOOM_BACKEND=opencl",
+                                std::to_string(compute_capability / 10) + "." +
+                                std::to_string(compute_capability % 10) + ": it supports " + arch_list() +
+                                ". Use an older CUDA toolkit for this GPU, or LOOM_BACKEND=opencl",
                             "");
     const bool cubin = out.target.compare(0, 3, "sm_") == 0;
     out.kind = cubin ? "cubin" : "ptx";

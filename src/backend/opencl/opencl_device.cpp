@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ struct opencl_kernel final : kernel {
     cl::Program program;
     cl::Kernel entry;
 };
+
+// PoCL serialises a program as "poclbin" followed by its files, the program's bitcode
+// among them. Under concurrent builds sharing PoCL's own kernel cache it has been seen to
+// return a binary without the bitcode, and loading such a binary aborts inside PoCL
+// (an assertion, not an error code). Such a binary is neither stored nor loaded.
+bool usable_binary(const std::vector<unsigned char>& binary) {
+    static const std::string pocl_magic = "poclbin", pocl_bitcode = "program.bc";
+    if (binary.size() < pocl_magic.size() || !std::equal(pocl_magic.begin(), pocl_magic.end(), binary.begin()))
+        return !binary.empty();
+    return std::search(binary.begin(), binary.end(), pocl_bitcode.begin(), pocl_bitcode.end()) != binary.end();
+}
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -42,6 +54,7 @@ public:
         info_.max_work_group = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
         info_.global_memory = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
         max_alloc_ = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+        info_.max_allocation = max_alloc_;
     }
 
     const device_info& info() const override { return info_; }
@@ -85,14 +98,14 @@ public:
                                 r.log);
         k->entry = cl::Kernel(k->program, codegen::kernel_name);
         auto binaries = k->program.getInfo<CL_PROGRAM_BINARIES>();
-        if (!binaries.empty()) r.binary = std::move(binaries.front());
+        if (!binaries.empty() && usable_binary(binaries.front())) r.binary = std::move(binaries.front());
         r.binary_kind = "opencl-binary";
         r.compiled = std::move(k);
         return r;
     }
 
     std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind) override {
-        if (kind != "opencl-binary" || binary.empty()) return nullptr;
+        if (kind != "opencl-binary" || !usable_binary(binary)) return nullptr;
         auto k = std::make_unique<opencl_kernel>();
         cl_int status = CL_SUCCESS;
         std::vector<cl_int> binary_status;
@@ -151,10 +164,15 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter) {
                     "). Install an OpenCL driver; on Debian or Ubuntu `sudo apt-get install pocl-opencl-icd` "
                     "provides a CPU device that works on every machine.");
     if (!filter.empty()) {
-        const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
+        // A number is a device index (one too large for any index matches nothing);
+        // anything else is a name substring.
+        std::size_t index = 0;
+        const auto [end, parse_error] = std::from_chars(filter.data(), filter.data() + filter.size(), index);
+        const bool numeric = parse_error != std::errc::invalid_argument && end == filter.data() + filter.size();
+        const bool index_ok = numeric && parse_error == std::errc();
         for (std::size_t i = 0; i < all.size(); ++i) {
             const std::string name = all[i].device.getInfo<CL_DEVICE_NAME>();
-            if ((numeric && std::stoul(filter) == i) || (!numeric && lower(name).find(lower(filter)) != std::string::npos))
+            if ((index_ok && index == i) || (!numeric && lower(name).find(lower(filter)) != std::string::npos))
                 return std::make_unique<opencl_device>(all[i].platform, all[i].device);
         }
         std::string names;

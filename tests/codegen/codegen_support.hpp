@@ -1,0 +1,76 @@
+// Hand-built kernel IR for the emitter tests: a small builder over ir::kernel whose body
+// hash-conses like every IR builder, so a test states a kernel in a few lines.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "codegen/dialect.hpp"
+#include "codegen/emit.hpp"
+#include "ir/kernel.hpp"
+
+namespace loom_codegen_test {
+
+using loom::dtype;
+using loom::opcode;
+
+class kernel_builder {
+public:
+    std::uint32_t buffer(dtype t) { return param(loom::ir::param_kind::buffer, t); }
+    std::uint32_t scalar_param(dtype t) { return param(loom::ir::param_kind::scalar, t); }
+
+    std::uint32_t load(std::uint32_t p) { return leaf(opcode::load, k_.params[p].type, p); }
+    std::uint32_t scalar(std::uint32_t p) { return leaf(opcode::scalar, k_.params[p].type, p); }
+    std::uint32_t index() { return leaf(opcode::index, dtype::u64, 0); }
+    std::uint32_t op(opcode o, dtype t, std::uint32_t a, std::uint32_t b = loom::ir::no_node,
+                     std::uint32_t c = loom::ir::no_node) {
+        loom::ir::node n{o, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        n.arg[2] = c;
+        return body_.add(n);
+    }
+    void store(std::uint32_t p, std::uint32_t value) {
+        k_.params[p].written = true;
+        k_.stores.push_back({p, value});
+    }
+    const loom::ir::kernel& kernel() {
+        k_.body = body_.nodes();
+        return k_;
+    }
+
+private:
+    std::uint32_t param(loom::ir::param_kind kind, dtype t) {
+        k_.params.push_back({kind, t, false});
+        return std::uint32_t(k_.params.size() - 1);
+    }
+    std::uint32_t leaf(opcode o, dtype t, std::uint32_t slot) {
+        loom::ir::node n{o, t};
+        n.slot = slot;
+        return body_.add(n);
+    }
+
+    loom::ir::kernel k_;
+    loom::ir::node_list body_;
+};
+
+inline std::size_t occurrences(const std::string& text, const std::string& what) {
+    std::size_t count = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++count;
+    return count;
+}
+
+inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// y = a * x + sin(x) over float buffers x (read) and y (written), a a float scalar.
+inline loom::ir::kernel saxpy_sin(dtype t = dtype::f32) {
+    kernel_builder b;
+    const auto x = b.buffer(t), y = b.buffer(t), a = b.scalar_param(t);
+    const auto lx = b.load(x);
+    const auto v = b.op(opcode::add, t, b.op(opcode::mul, t, b.scalar(a), lx), b.op(opcode::sin, t, lx));
+    b.store(y, v);
+    return b.kernel();
+}
+
+} // namespace loom_codegen_test

@@ -1,0 +1,133 @@
+// The emitter in the OpenCL dialect, on hand-built kernel IR: deterministic text, the
+// pragmas it needs and no others, parameter qualifiers, and one line per live node.
+#include "codegen_support.hpp"
+
+using namespace loom_codegen_test;
+using loom::codegen::emit;
+using loom::codegen::opencl_dialect;
+
+TEST_CASE("emitting the same IR twice, or equal IR built twice, gives the same text") {
+    const auto k = saxpy_sin();
+    const std::string a = emit(k, opencl_dialect());
+    CHECK(a == emit(k, opencl_dialect()));
+    CHECK(a == emit(saxpy_sin(), opencl_dialect()));
+    CHECK(a != emit(saxpy_sin(dtype::f64), opencl_dialect()));
+}
+
+TEST_CASE("OpenCL source turns FP contraction off and enables fp64 only when double is used") {
+    const std::string f = emit(saxpy_sin(dtype::f32), opencl_dialect());
+    const std::string d = emit(saxpy_sin(dtype::f64), opencl_dialect());
+    CHECK(f.rfind("#pragma OPENCL FP_CONTRACT OFF\n", 0) == 0);
+    CHECK(d.rfind("#pragma OPENCL FP_CONTRACT OFF\n", 0) == 0);
+    CHECK_FALSE(contains(f, "cl_khr_fp64"));
+    CHECK(occurrences(d, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable") == 1);
+    CHECK_FALSE(contains(f, "double"));
+}
+
+TEST_CASE("a double used only inside the body, or only as a parameter, still enables fp64") {
+    kernel_builder inner; // y = (float)((double)x * 2.0)
+    const auto x = inner.buffer(dtype::f32), y = inner.buffer(dtype::f32);
+    const auto wide = inner.op(opcode::cast, dtype::f64, inner.load(x));
+    inner.store(y, inner.op(opcode::cast, dtype::f32, inner.op(opcode::add, dtype::f64, wide, wide)));
+    CHECK(contains(emit(inner.kernel(), opencl_dialect()), "cl_khr_fp64"));
+
+    kernel_builder param_only; // y = (float)s for a double scalar s
+    const auto s = param_only.scalar_param(dtype::f64), out = param_only.buffer(dtype::f32);
+    param_only.store(out, param_only.op(opcode::cast, dtype::f32, param_only.scalar(s)));
+    CHECK(contains(emit(param_only.kernel(), opencl_dialect()), "cl_khr_fp64"));
+}
+
+TEST_CASE("read-only buffers are const, written buffers are not, scalars pass by value, n comes last") {
+    const std::string s = emit(saxpy_sin(), opencl_dialect());
+    CHECK(contains(s, "__kernel void loom_kernel(__global const float *restrict p0, __global float *restrict p1, "
+                      "float p2, ulong n)"));
+    CHECK(contains(s, "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {"));
+    CHECK(contains(s, "p1[i] = v"));
+    CHECK_FALSE(contains(s, "p0[i] ="));
+}
+
+TEST_CASE("a buffer read and written by one kernel is one non-const parameter") {
+    kernel_builder b; // x = x + x
+    const auto x = b.buffer(dtype::i32);
+    const auto lx = b.load(x);
+    b.store(x, b.op(opcode::add, dtype::i32, lx, lx));
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    CHECK(contains(s, "(__global int *restrict p0, ulong n)"));
+    CHECK(occurrences(s, "p0[i]") == 2); // one load, one store
+    CHECK(contains(s, "int v1 = (v0 + v0);"));
+}
+
+TEST_CASE("each load is emitted once however many nodes use it") {
+    kernel_builder b; // y = x * x + x - sin(x)
+    const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32);
+    const auto l1 = b.load(x);
+    const auto l2 = b.load(x); // hash-consed to l1
+    CHECK(l1 == l2);
+    const auto sq = b.op(opcode::mul, dtype::f32, l1, l2);
+    b.store(y, b.op(opcode::sub, dtype::f32, b.op(opcode::add, dtype::f32, sq, l1), b.op(opcode::sin, dtype::f32, l2)));
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    CHECK(occurrences(s, "p0[i]") == 1);
+    CHECK(occurrences(s, " = p0[i];") == 1);
+}
+
+TEST_CASE("nodes that no store reaches are not emitted") {
+    kernel_builder b;
+    const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32), z = b.buffer(dtype::f32);
+    const auto lx = b.load(x);
+    b.op(opcode::tgamma, dtype::f32, lx);                // dead
+    b.op(opcode::mul, dtype::f32, lx, b.load(z));        // dead, with a dead load
+    b.store(y, b.op(opcode::sqrt, dtype::f32, lx));
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    CHECK_FALSE(contains(s, "tgamma"));
+    CHECK_FALSE(contains(s, "p2[i]"));
+    CHECK_FALSE(contains(s, " * "));
+    CHECK(contains(s, "sqrt(v0)"));
+    CHECK(occurrences(s, "float v") == 2); // the load and the sqrt
+}
+
+TEST_CASE("min, max, clamp and integer abs are spelled as C++'s std functions compute them, not fmin/fmax") {
+    kernel_builder b;
+    const auto a = b.buffer(dtype::i32), c = b.buffer(dtype::i32), out = b.buffer(dtype::i32);
+    const auto la = b.load(a), lc = b.load(c);
+    const auto mn = b.op(opcode::min, dtype::i32, la, lc);
+    const auto mx = b.op(opcode::max, dtype::i32, la, lc);
+    const auto cl = b.op(opcode::clamp, dtype::i32, la, mn, mx);
+    b.store(out, b.op(opcode::abs, dtype::i32, cl));
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    CHECK(contains(s, "int v2 = (v1 < v0 ? v1 : v0);"));            // std::min(a, b): b < a ? b : a
+    CHECK(contains(s, "int v3 = (v0 < v1 ? v1 : v0);"));            // std::max(a, b): a < b ? b : a
+    CHECK(contains(s, "int v4 = (v0 < v2 ? v2 : (v3 < v0 ? v3 : v0));"));
+    CHECK(contains(s, "int v5 = (v4 < 0 ? -v4 : v4);"));
+    CHECK_FALSE(contains(s, "fmin"));
+    CHECK_FALSE(contains(s, "fabs"));
+}
+
+TEST_CASE("float abs is fabs, conversions are C casts, conversion to bool is != 0, index() is i") {
+    kernel_builder b;
+    const auto x = b.buffer(dtype::f32), out = b.buffer(dtype::f32), flags = b.buffer(dtype::u8);
+    const auto lx = b.load(x);
+    const auto ab = b.op(opcode::abs, dtype::f32, lx);
+    const auto idx = b.op(opcode::cast, dtype::f32, b.index());
+    b.store(out, b.op(opcode::add, dtype::f32, ab, idx));
+    b.store(flags, b.op(opcode::cast, dtype::u8, b.op(opcode::cast, dtype::boolean, lx)));
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    CHECK(contains(s, "float v1 = fabs(v0);"));
+    CHECK(contains(s, "ulong v2 = i;"));
+    CHECK(contains(s, "float v3 = (float)v2;"));
+    CHECK(contains(s, "bool v5 = (v0 != 0);"));
+    CHECK(contains(s, "uchar v6 = (uchar)v5;"));
+}
+
+TEST_CASE("every element type has its OpenCL spelling") {
+    kernel_builder b;
+    const dtype all[] = {dtype::i8, dtype::i16, dtype::i32, dtype::i64, dtype::u8,
+                         dtype::u16, dtype::u32, dtype::u64, dtype::f32, dtype::f64};
+    for (dtype t : all) {
+        const auto p = b.buffer(t);
+        b.store(p, b.op(opcode::negate, t, b.load(p)));
+    }
+    const std::string s = emit(b.kernel(), opencl_dialect());
+    for (const char* name : {"char *", "short *", "int *", "long *", "uchar *", "ushort *", "uint *", "ulong *",
+                             "float *", "double *"})
+        CHECK_MESSAGE(contains(s, std::string("__global ") + name), name);
+}

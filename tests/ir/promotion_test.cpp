@@ -1,0 +1,157 @@
+// The typing rules against the C++ compiler itself: for every pair of element types (and
+// bool), the type Loom gives an operation is decltype of the same operation on host values.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "ir/promotion.hpp"
+#include "loom/detail/shape_builder.hpp"
+#include "loom/dtype.hpp"
+#include "loom/error.hpp"
+
+namespace {
+
+using loom::dtype;
+using loom::opcode;
+
+template <class... T> struct types {};
+using all_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
+                        std::uint32_t, std::uint64_t, float, double>;
+using integer_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                            std::uint16_t, std::uint32_t, std::uint64_t>;
+
+template <class T> dtype dt() { return loom::dtype_v<T>; }
+
+std::string pair_name(dtype a, dtype b) { return std::string(loom::name_of(a)) + ", " + loom::name_of(b); }
+
+// Calls f(A{}, B{}) for every A in the first list and B in the second.
+template <class F, class A, class... B> void row(F& f, types<B...>) { (f(A{}, B{}), ...); }
+template <class F, class... A, class Cols> void every_pair(types<A...>, Cols cols, F f) { (row<F, A>(f, cols), ...); }
+template <class F, class... A> void every_type(types<A...>, F f) { (f(A{}), ...); }
+
+// The type Loom's shape builder gives `op` applied to vectors of these types.
+template <class... T> dtype loom_type(opcode op) {
+    loom::detail::shape_builder b;
+    const loom::detail::node_ref args[] = {b.vector_slot(dt<T>())...};
+    if constexpr (sizeof...(T) == 1) return b.type_of(b.apply(op, args[0]));
+    else if constexpr (sizeof...(T) == 2) return b.type_of(b.apply(op, args[0], args[1]));
+    else return b.type_of(b.apply(op, args[0], args[1], args[2]));
+}
+
+} // namespace
+
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
+TEST_CASE("usual_arithmetic gives the type of a + b in C++ for every pair of types") {
+    every_pair(all_types{}, all_types{}, [](auto a, auto b) {
+        using R = decltype(a + b);
+        INFO(pair_name(dt<decltype(a)>(), dt<decltype(b)>()));
+        CHECK(loom::ir::usual_arithmetic(dt<decltype(a)>(), dt<decltype(b)>()) == dt<R>());
+    });
+}
+
+TEST_CASE("integer_promotion gives the type of +a in C++ for every type") {
+    every_type(all_types{}, [](auto a) {
+        INFO(loom::name_of(dt<decltype(a)>()));
+        CHECK(loom::ir::integer_promotion(dt<decltype(a)>()) == dt<decltype(+a)>());
+    });
+}
+
+TEST_CASE("math_result gives the type of std::sin(a) and std::pow(a, b) for every type and pair") {
+    every_type(all_types{}, [](auto a) {
+        INFO(loom::name_of(dt<decltype(a)>()));
+        CHECK(loom::ir::math_result(dt<decltype(a)>()) == dt<decltype(std::sin(a))>());
+    });
+    every_pair(all_types{}, all_types{}, [](auto a, auto b) {
+        INFO(pair_name(dt<decltype(a)>(), dt<decltype(b)>()));
+        CHECK(loom::ir::math_result(dt<decltype(a)>(), dt<decltype(b)>()) == dt<decltype(std::pow(a, b))>());
+    });
+}
+
+TEST_CASE("binary operators are typed like C++ for every pair of element types") {
+    using elements = types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
+                           std::uint32_t, std::uint64_t, float, double>;
+    every_pair(elements{}, elements{}, [](auto a, auto b) {
+        using A = decltype(a);
+        using B = decltype(b);
+        INFO(pair_name(dt<A>(), dt<B>()));
+        CHECK(loom_type<A, B>(opcode::add) == dt<decltype(a + b)>());
+        CHECK(loom_type<A, B>(opcode::sub) == dt<decltype(a - b)>());
+        CHECK(loom_type<A, B>(opcode::mul) == dt<decltype(a * b)>());
+        CHECK(loom_type<A, B>(opcode::div) == dt<decltype(a / b)>());
+        CHECK(loom_type<A, B>(opcode::less) == dt<decltype(a < b)>());
+        CHECK(loom_type<A, B>(opcode::equal) == dt<decltype(a == b)>());
+        CHECK(loom_type<A, B>(opcode::logical_and) == dt<decltype(a && b)>());
+        CHECK(loom_type<A, B>(opcode::logical_or) == dt<decltype(a || b)>());
+        CHECK(loom_type<A, B>(opcode::atan2) == dt<decltype(std::atan2(a, b))>());
+        CHECK(loom_type<A, B>(opcode::fmin) == dt<decltype(std::fmin(a, b))>());
+        // where(c, a, b) is c ? a : b. min, max and clamp take the type of a + b (std::min
+        // needs one type; Loom converts both by the usual arithmetic conversions, so
+        // min(int8, int8) is an int, like int8 + int8).
+        CHECK(loom_type<bool, A, B>(opcode::select) == dt<decltype(true ? a : b)>());
+        CHECK(loom_type<A, B>(opcode::min) == dt<decltype(a + b)>());
+        CHECK(loom_type<A, B>(opcode::max) == dt<decltype(a + b)>());
+        CHECK(loom_type<A, B, B>(opcode::clamp) == dt<decltype(a + b)>());
+        CHECK(loom_type<A, B, A>(opcode::fma) == dt<decltype(std::fma(a, b, a))>());
+        if constexpr (std::is_integral_v<A> && std::is_integral_v<B>) {
+            CHECK(loom_type<A, B>(opcode::mod) == dt<decltype(a % b)>());
+            CHECK(loom_type<A, B>(opcode::bit_and) == dt<decltype(a & b)>());
+            CHECK(loom_type<A, B>(opcode::bit_xor) == dt<decltype(a ^ b)>());
+            CHECK(loom_type<A, B>(opcode::shift_left) == dt<decltype(a << b)>());
+            CHECK(loom_type<A, B>(opcode::shift_right) == dt<decltype(a >> b)>());
+        }
+    });
+}
+
+TEST_CASE("unary operators and abs are typed like C++ for every element type") {
+    using elements = types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
+                           std::uint32_t, std::uint64_t, float, double>;
+    every_type(elements{}, [](auto a) {
+        using A = decltype(a);
+        INFO(loom::name_of(dt<A>()));
+        CHECK(loom_type<A>(opcode::negate) == dt<decltype(-a)>());
+        CHECK(loom_type<A>(opcode::unary_plus) == dt<decltype(+a)>());
+        CHECK(loom_type<A>(opcode::logical_not) == dt<decltype(!a)>());
+        CHECK(loom_type<A>(opcode::sqrt) == dt<decltype(std::sqrt(a))>());
+        if constexpr (std::is_integral_v<A>) CHECK(loom_type<A>(opcode::bit_not) == dt<decltype(~a)>());
+        if constexpr (!std::is_unsigned_v<A> || sizeof(A) < 4) CHECK(loom_type<A>(opcode::abs) == dt<decltype(std::abs(a))>());
+    });
+}
+
+TEST_CASE("where keeps the type when both branches agree, bool included") {
+    CHECK(loom_type<bool, std::int8_t, std::int8_t>(opcode::select) == dtype::i8);
+    CHECK(loom_type<bool, bool, bool>(opcode::select) == dtype::boolean);
+    CHECK(loom_type<bool, bool, std::int8_t>(opcode::select) == dtype::i32);
+    CHECK(loom_type<float, double, double>(opcode::select) == dtype::f64);
+}
+
+TEST_CASE("ops that C++ rejects for an operand type are rejected with loom::error") {
+    CHECK_THROWS_AS((loom_type<float, float>(opcode::mod)), loom::error);
+    CHECK_THROWS_AS((loom_type<std::int32_t, double>(opcode::bit_or)), loom::error);
+    CHECK_THROWS_AS((loom_type<float, std::int32_t>(opcode::shift_left)), loom::error);
+    CHECK_THROWS_AS((loom_type<std::int32_t, float>(opcode::shift_right)), loom::error);
+    CHECK_THROWS_AS((loom_type<double>(opcode::bit_not)), loom::error);
+    CHECK_THROWS_AS((loom_type<std::uint32_t>(opcode::abs)), loom::error);
+    CHECK_THROWS_AS((loom_type<std::uint64_t>(opcode::abs)), loom::error);
+}
+
+TEST_CASE("the type predicates sort every dtype") {
+    using loom::ir::is_float;
+    using loom::ir::is_signed_integer;
+    using loom::ir::is_unsigned_integer;
+    every_type(all_types{}, [](auto a) {
+        using A = decltype(a);
+        INFO(loom::name_of(dt<A>()));
+        CHECK(is_float(dt<A>()) == std::is_floating_point_v<A>);
+        CHECK(is_signed_integer(dt<A>()) == (std::is_integral_v<A> && std::is_signed_v<A>));
+        CHECK(is_unsigned_integer(dt<A>()) == (std::is_unsigned_v<A> && !std::is_same_v<A, bool>));
+        CHECK(loom::size_of(dt<A>()) == sizeof(A));
+    });
+}
