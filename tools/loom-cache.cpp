@@ -118,7 +118,7 @@ int list_command(const fs::path& dir) {
     }
     std::vector<std::vector<std::string>> rows{{"HASH", "BACKEND", "DEVICE", "CREATED", "SIZE", "COMPILE", "SUMMARY"}};
     for (const auto& e : inv.good)
-        rows.push_back({e.files.hex.substr(0, short_hash_digits), e.meta.backend, clip(e.meta.device, 32),
+        rows.push_back({e.files.hex.substr(0, short_hash_digits), e.meta.backend, clip(e.meta.device, 40),
                         e.meta.created, human_bytes(e.files.bytes), milliseconds(e.meta.compile_ms),
                         clip(e.meta.summary, 60)});
     print_table(rows);
@@ -184,7 +184,8 @@ int stats_command(const fs::path& dir) {
     std::map<std::string, std::size_t> per_backend;
     for (const auto& e : inv.good) ++per_backend[e.meta.backend];
     std::string backends;
-    for (const auto& [name, count] : per_backend) backends += (backends.empty() ? "" : ", ") + name + " " + std::to_string(count);
+    for (const auto& [name, count] : per_backend)
+        backends += (backends.empty() ? "" : ", ") + name + " " + std::to_string(count);
     std::string entries = std::to_string(inv.good.size() + inv.bad.size());
     if (!inv.bad.empty()) entries += " (" + std::to_string(inv.bad.size()) + " damaged)";
     std::vector<std::vector<std::string>> rows{
@@ -198,7 +199,8 @@ int stats_command(const fs::path& dir) {
     };
     rows.push_back({"oldest", inv.good.empty() ? "-" : describe(inv.good.front())});
     rows.push_back({"newest", inv.good.empty() ? "-" : describe(inv.good.back())});
-    if (!inv.leftovers.empty()) rows.push_back({"leftovers", plural(inv.leftovers.size(), "file", "files") + " of interrupted writes"});
+    if (!inv.leftovers.empty())
+        rows.push_back({"leftovers", plural(inv.leftovers.size(), "file", "files") + " of interrupted writes"});
     print_table(rows);
     return ok;
 }
@@ -211,8 +213,9 @@ int verify_command(const fs::path& dir, bool fix) {
     for (const auto& p : inv.foreign)
         std::cout << "ignored   " << p.filename().string() << "  (not a Loom entry; left alone)\n";
     const std::size_t checked = inv.good.size() + inv.bad.size();
-    std::cout << "checked " << plural(checked, "entry", "entries") << " in " << dir.string() << ": "
-              << inv.good.size() << " good, " << inv.bad.size() << " bad";
+    std::cout << "checked " << plural(checked, "entry", "entries") << " in " << dir.string()
+              << (inv.dir_exists ? "" : " (the directory does not exist)") << ": " << inv.good.size() << " good, "
+              << inv.bad.size() << " bad";
     if (!inv.leftovers.empty()) std::cout << ", " << plural(inv.leftovers.size(), "leftover", "leftovers");
     std::cout << '\n';
     if (inv.bad.empty() && inv.leftovers.empty()) return ok;
@@ -233,9 +236,11 @@ int prune_command(const fs::path& dir, const std::string& max_size, const std::s
     std::optional<std::uint64_t> max_bytes;
     std::optional<std::chrono::seconds> max_age;
     if (!max_size.empty() && !(max_bytes = cache::parse_byte_size(max_size)))
-        throw usage_error("--max-size '" + max_size + "' is not a size: bytes with an optional K, M or G suffix, e.g. 500M");
+        throw usage_error("--max-size '" + max_size +
+                          "' is not a size: bytes with an optional K, M or G suffix, e.g. 500M");
     if (!older_than.empty() && !(max_age = cache::parse_duration(older_than)))
-        throw usage_error("--older-than '" + older_than + "' is not a duration: a number and s, m, h, d or w, e.g. 30d");
+        throw usage_error("--older-than '" + older_than +
+                          "' is not a duration: a number and s, m, h, d or w, e.g. 30d");
     const cache::prune_result r = cache::prune(dir, max_bytes, max_age);
     for (const auto& e : r.removed)
         std::cout << "removed  " << e.hex.substr(0, short_hash_digits) << "  " << human_bytes(e.bytes) << "  last used "
@@ -251,12 +256,14 @@ int clear_command(const fs::path& dir) {
     return ok;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
+// The whole command line; main() only adds a last catch.
+int run(int argc, char** argv) {
     CLI::App app{"Look into and maintain Loom's on-disk kernel cache.\n"
-                 "Exit status: 0 ok, 1 damaged entries found, 2 usage error or unknown hash, 3 I/O error."};
-    app.require_subcommand(1);
+                 "Exit status: 0 ok, 1 damaged entries found, 2 usage error or unknown hash, 3 I/O error.",
+                 "loom-cache"};
+    // At most one command; its absence is reported below, so that a misspelt command is named
+    // as such rather than reported as a missing one.
+    app.require_subcommand(0, 1);
     app.fallthrough(); // --dir may come before or after the subcommand
     std::string dir_option;
     app.add_option("--dir", dir_option,
@@ -284,6 +291,9 @@ int main(int argc, char** argv) {
     }
 
     try {
+        if (app.get_subcommands().empty())
+            throw usage_error("give a command: list, show, stats, verify, prune, clear or path ('loom-cache --help' "
+                              "explains them)");
         const fs::path dir = dir_option.empty() ? cache::directory_from_environment() : fs::path(dir_option);
         if (dir.empty())
             throw usage_error("no cache directory: LOOM_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset; pass --dir");
@@ -297,11 +307,22 @@ int main(int argc, char** argv) {
         if (*verify) return verify_command(dir, fix);
         if (*prune) return prune_command(dir, max_size, older_than);
         if (*clear) return clear_command(dir);
-        return usage;
+        return usage; // not reached: exactly one command was given
     } catch (const usage_error& e) {
         std::cerr << "loom-cache: " << e.what() << '\n';
         return usage;
     } catch (const std::exception& e) { // io_error, filesystem_error, a stream failure
+        std::cerr << "loom-cache: " << e.what() << '\n';
+        return io_failure;
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) { // out of memory, or a CLI11 set-up error
         std::cerr << "loom-cache: " << e.what() << '\n';
         return io_failure;
     }

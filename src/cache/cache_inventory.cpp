@@ -9,9 +9,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_leftover_name(const std::string& name) {
-    return name.rfind(".tmp-", 0) == 0 || name.rfind(".trash-", 0) == 0;
-}
+bool is_leftover_name(const std::string& name) { return name.rfind(".tmp-", 0) == 0 || name.rfind(".trash-", 0) == 0; }
 
 // Sizes and times of one entry; false when it vanished meanwhile (another process removed it).
 bool measure_entry(const fs::path& path, entry_on_disk& out) {
@@ -159,7 +157,7 @@ std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
     case 'm': unit = 60; break;
     case 'h': unit = 3600; break;
     case 'd': unit = 86400; break;
-    case 'w': unit = 7 * 86400; break;
+    case 'w': unit = std::int64_t{7} * 86400; break;
     default: return std::nullopt;
     }
     text.remove_suffix(1);

@@ -2,6 +2,7 @@
 // load/store paths. Listing, pruning and verifying a whole directory live in cache_inventory.cpp.
 #include "cache/disk_cache.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -107,16 +108,15 @@ std::optional<std::string> read_file(const fs::path& path, std::uintmax_t size) 
 // pid + counter is unique among live processes, and the exclusive mkdir covers pid reuse.
 fs::path private_name(const fs::path& dir, const char* prefix, const std::string& hex) {
     static std::atomic<unsigned long> counter{0};
-    return dir / (std::string(prefix) + hex + "-" + std::to_string(::getpid()) + "-" +
-                  std::to_string(counter.fetch_add(1)));
+    return dir /
+           (std::string(prefix) + hex + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
 }
 
 // Pulls the typed fields out of meta.json, remembering the first one that is missing or mistyped.
 struct metadata_reader {
     std::string problem;
 
-    const json* field(const json& object, const char* name, bool (json::*is_type)() const noexcept,
-                      const char* type) {
+    const json* field(const json& object, const char* name, bool (json::*is_type)() const noexcept, const char* type) {
         if (!problem.empty()) return nullptr;
         auto it = object.find(name);
         if (it == object.end() || !((*it).*is_type)()) {
@@ -157,8 +157,7 @@ std::string check_file(const fs::path& path, std::uint64_t bytes, std::uint64_t 
     const std::uintmax_t size = fs::file_size(path, ec);
     const std::string name = path.filename().string();
     if (ec) return name + " is missing";
-    if (size != bytes)
-        return name + " is " + std::to_string(size) + " bytes, meta.json says " + std::to_string(bytes);
+    if (size != bytes) return name + " is " + std::to_string(size) + " bytes, meta.json says " + std::to_string(bytes);
     auto data = read_file(path, size);
     if (!data) return name + " cannot be read";
     if (checksum(data->data(), data->size()) != xxh3) return name + " does not match its checksum";
@@ -203,8 +202,7 @@ key make_key(const kernel_identity& id) {
     if (!state) throw std::bad_alloc();
     XXH3_128bits_reset(state);
     hash_field(state, std::to_string(format_version));
-    for (std::string_view field : {id.backend, id.device, id.driver, id.options, id.source})
-        hash_field(state, field);
+    for (std::string_view field : {id.backend, id.device, id.driver, id.options, id.source}) hash_field(state, field);
     const XXH128_hash_t h = XXH3_128bits_digest(state);
     XXH3_freeState(state);
     return key{h.high64, h.low64};
@@ -230,10 +228,10 @@ fs::path directory_from_environment() {
 std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
     std::uint64_t unit = 1;
     if (!text.empty()) {
-        switch (text.back()) {
-        case 'k': case 'K': unit = 1ull << 10; break;
-        case 'm': case 'M': unit = 1ull << 20; break;
-        case 'g': case 'G': unit = 1ull << 30; break;
+        switch (std::toupper(static_cast<unsigned char>(text.back()))) {
+        case 'K': unit = 1ull << 10; break;
+        case 'M': unit = 1ull << 20; break;
+        case 'G': unit = 1ull << 30; break;
         default: break;
         }
         if (unit != 1) text.remove_suffix(1);
@@ -271,8 +269,8 @@ entry_check read_entry(const fs::path& entry_dir) {
     entry_check result;
     std::error_code ec;
     if (!fs::is_directory(fs::symlink_status(entry_dir, ec))) {
-        result.problem = fs::exists(fs::symlink_status(entry_dir, ec)) ? "not a directory: a file Loom did not write"
-                                                                       : "missing";
+        result.problem =
+            fs::exists(fs::symlink_status(entry_dir, ec)) ? "not a directory: a file Loom did not write" : "missing";
         return result;
     }
     const fs::path meta_path = entry_dir / metadata_file_name;
@@ -298,8 +296,8 @@ entry_check read_entry(const fs::path& entry_dir) {
         return result;
     }
     if (version != format_version) {
-        result.problem = "format version " + std::to_string(version) + ", this Loom reads version " +
-                         std::to_string(format_version);
+        result.problem =
+            "format version " + std::to_string(version) + ", this Loom reads version " + std::to_string(format_version);
         return result;
     }
     stored_entry e;
@@ -373,7 +371,7 @@ void disk_cache::fall_back_to_memory(const std::string& why) {
     memory_only_.store(true);
     if (!warned_.exchange(true))
         logging::warn("kernel cache: " + why + "; compiled kernels stay in memory for the rest of this run. " +
-                  "Set LOOM_CACHE_DIR to a writable directory, or LOOM_CACHE=off to skip the disk cache.");
+                      "Set LOOM_CACHE_DIR to a writable directory, or LOOM_CACHE=off to skip the disk cache.");
 }
 
 std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const kernel_identity& id,
@@ -393,17 +391,16 @@ std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const k
             const bool drop = settings_.access == mode::readwrite;
             if (drop) remove_entry(entry);
             if (logging::enabled(logging::channel::cache))
-                logging::write(logging::channel::cache,
-                           "disk miss " + hex + ": entry ignored" + (drop ? " and removed" : "") + " (" + problem + ")");
+                logging::write(logging::channel::cache, "disk miss " + hex + ": entry ignored" +
+                                                            (drop ? " and removed" : "") + " (" + problem + ")");
             return std::nullopt;
         }
         // The last use is the metadata's mtime: one utimensat on this cold path, no rewrite.
         if (settings_.access == mode::readwrite)
             fs::last_write_time(entry / metadata_file_name, fs::file_time_type::clock::now(), ec);
         if (logging::enabled(logging::channel::cache))
-            logging::write(logging::channel::cache,
-                       "disk hit " + hex + " (" + std::to_string(check.binary.size()) + " bytes " +
-                           check.entry->binary_kind + ")");
+            logging::write(logging::channel::cache, "disk hit " + hex + " (" + std::to_string(check.binary.size()) +
+                                                        " bytes " + check.entry->binary_kind + ")");
         if (binary_kind) *binary_kind = check.entry->binary_kind;
         return std::move(check.binary);
     } catch (const std::exception& e) { // load never throws: a miss is always a safe answer
@@ -420,8 +417,8 @@ std::string disk_cache::place_entry(const fs::path& staged, const key& k, const 
         fs::rename(staged, target, ec); // rename(2) never replaces a non-empty directory
         if (!ec) return {};
         // Anything but "the name is taken" is the file system refusing (EACCES, ENOSPC, EROFS...).
-        if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists &&
-            ec != std::errc::not_a_directory && ec != std::errc::is_a_directory)
+        if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists && ec != std::errc::not_a_directory &&
+            ec != std::errc::is_a_directory)
             return "cannot rename into " + settings_.dir.string() + " (" + ec.message() + ")";
         // Another process stored this kernel first, or a bad entry sits in the way.
         entry_check existing = read_entry(target);
@@ -441,7 +438,7 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
     const auto binary_file = binary_file_for(d.binary_kind);
     if (!source_file || !binary_file) { // a caller's bug, not a disk problem: say so every time
         logging::warn("kernel cache: not storing " + k.hex() + ": unknown source extension '" + d.source_extension +
-                  "' or binary kind '" + d.binary_kind + "'");
+                      "' or binary kind '" + d.binary_kind + "'");
         return;
     }
     if (settings_.dir.empty()) {
@@ -463,7 +460,8 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             fall_back_to_memory("cannot write in " + settings_.dir.string() + " (" + ec.message() + ")");
             return;
         }
-        const json meta = {
+        // Insertion order kept, so that a person reading meta.json sees the version and key first.
+        const nlohmann::ordered_json meta = {
             {"format_version", format_version},
             {"key", hex},
             {"created", utc_now_iso8601()},
@@ -474,7 +472,9 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             {"options", id.options},
             {"summary", d.summary},
             {"source",
-             {{"file", *source_file}, {"bytes", id.source.size()}, {"xxh3_64", hex64(checksum(id.source.data(), id.source.size()))}}},
+             {{"file", *source_file},
+              {"bytes", id.source.size()},
+              {"xxh3_64", hex64(checksum(id.source.data(), id.source.size()))}}},
             {"binary",
              {{"file", *binary_file},
               {"kind", d.binary_kind},
@@ -482,7 +482,7 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
               {"xxh3_64", hex64(checksum(binary.data(), binary.size()))}}},
         };
         // Driver logs and device names are not always UTF-8; replace rather than throw.
-        const std::string meta_text = meta.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+        const std::string meta_text = meta.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
         std::string failure = write_file(staged / *source_file, id.source.data(), id.source.size());
         if (failure.empty()) failure = write_file(staged / *binary_file, binary.data(), binary.size());
         if (failure.empty()) failure = write_file(staged / build_log_file_name, d.build_log.data(), d.build_log.size());
@@ -496,8 +496,8 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             return;
         }
         if (logging::enabled(logging::channel::cache))
-            logging::write(logging::channel::cache, "disk store " + hex + " (" + std::to_string(binary.size()) + " bytes " +
-                                                d.binary_kind + ")");
+            logging::write(logging::channel::cache, "disk store " + hex + " (" + std::to_string(binary.size()) +
+                                                        " bytes " + d.binary_kind + ")");
     } catch (const std::exception& e) { // store never throws: the kernel is in memory already
         if (!staged.empty()) fs::remove_all(staged, ec);
         fall_back_to_memory(std::string("cannot write in ") + settings_.dir.string() + " (" + e.what() + ")");
@@ -512,9 +512,10 @@ void disk_cache::evict_beyond_limit() {
         for (const entry_on_disk& evicted : prune(settings_.dir, settings_.max_bytes, std::nullopt).removed)
             if (logging::enabled(logging::channel::cache))
                 logging::write(logging::channel::cache, "disk evict " + evicted.hex + " (least recently used, " +
-                                                    std::to_string(evicted.bytes) + " bytes)");
+                                                            std::to_string(evicted.bytes) + " bytes)");
     } catch (const std::exception& e) {
-        if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, std::string("disk evict failed: ") + e.what());
+        if (logging::enabled(logging::channel::cache))
+            logging::write(logging::channel::cache, std::string("disk evict failed: ") + e.what());
     }
 }
 

@@ -40,8 +40,8 @@ key make_key(const kernel_identity& id);
 // The inverse of key::hex(); nullopt unless `text` is exactly 32 lowercase hex digits.
 std::optional<key> key_from_hex(std::string_view text);
 
-struct entry_details {            // what metadata records besides the identity
-    std::string summary;          // one line: what the kernel computes (statement summary)
+struct entry_details {   // what metadata records besides the identity
+    std::string summary; // one line: what the kernel computes (statement summary)
     double compile_ms = 0;
     std::string build_log;
     std::string source_extension; // ".cl" or ".cu"
@@ -82,9 +82,9 @@ struct stored_entry {
 };
 
 struct entry_check {
-    std::optional<stored_entry> entry;   // set when the entry is complete and every checksum holds
-    std::vector<unsigned char> binary;   // the binary, read while checking it
-    std::string problem;                 // why not, in words a user can act on
+    std::optional<stored_entry> entry; // set when the entry is complete and every checksum holds
+    std::vector<unsigned char> binary; // the binary, read while checking it
+    std::string problem;               // why not, in words a user can act on
 };
 
 std::filesystem::path entry_path(const std::filesystem::path& dir, const key& k);
@@ -113,9 +113,10 @@ public:
     std::optional<std::vector<unsigned char>> load(const key& k, const kernel_identity& id,
                                                    std::string* binary_kind = nullptr);
     // Writes the whole entry into a private temporary directory and renames it into place, so
-    // readers never see half an entry. Never throws: the first failure (unwritable or missing
-    // directory, full disk) logs one warning and turns further stores into no-ops. Does
-    // nothing in read and off modes. Evicts least-recently-used entries beyond max_bytes.
+    // readers never see half an entry; creates a missing directory. Never throws: the first
+    // failure (a directory that cannot be created or written, a full disk) logs one warning and
+    // turns further stores into no-ops. Does nothing in read and off modes. Evicts
+    // least-recently-used entries beyond max_bytes.
     void store(const key& k, const kernel_identity& id, const std::vector<unsigned char>& binary,
                const entry_details& d);
     // The driver rejected a binary this cache returned: drop the entry (readwrite mode) so

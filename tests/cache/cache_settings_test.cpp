@@ -74,8 +74,12 @@ TEST_CASE("LOOM_CACHE_MAX_BYTES takes bytes with an optional K, M or G suffix") 
     scoped_env mode_var("LOOM_CACHE", std::nullopt);
     scoped_env unset("LOOM_CACHE_MAX_BYTES", std::nullopt);
     CHECK(settings_from_environment().max_bytes == 0);
-    for (auto [text, bytes] : {std::pair{"0", 0ull}, {"123456", 123456ull}, {"64K", 65536ull}, {"64k", 65536ull},
-                               {"200M", 200ull << 20}, {"2G", 2ull << 30}}) {
+    for (auto [text, bytes] : {std::pair{"0", 0ull},
+                               {"123456", 123456ull},
+                               {"64K", 65536ull},
+                               {"64k", 65536ull},
+                               {"200M", 200ull << 20},
+                               {"2G", 2ull << 30}}) {
         scoped_env limit("LOOM_CACHE_MAX_BYTES", std::string(text));
         CHECK(settings_from_environment().max_bytes == bytes);
     }

@@ -49,7 +49,8 @@ private:
 // A kernel as the runtime would hand it over; `n` picks the source text, `writer` the binary's
 // last bytes (two compilers of one kernel need not produce identical binaries).
 struct sample_kernel {
-    std::string source, backend = "opencl", device = "pthread-Test CPU", driver = "PoCL 5.0 test", options = "-cl-std=CL1.2";
+    std::string source, backend = "opencl", device = "pthread-Test CPU", driver = "PoCL 5.0 test",
+                        options = "-cl-std=CL1.2";
     std::vector<unsigned char> binary;
     entry_details details;
 
@@ -60,7 +61,8 @@ struct sample_kernel {
 inline std::vector<unsigned char> sample_binary(int n, std::size_t bytes, unsigned writer = 0) {
     std::vector<unsigned char> binary(bytes);
     for (std::size_t i = 0; i < bytes; ++i) binary[i] = static_cast<unsigned char>((i * 31 + unsigned(n) * 7) & 0xFF);
-    for (std::size_t i = 0; i < 4 && i < bytes; ++i) binary[bytes - 1 - i] = static_cast<unsigned char>(writer >> (8 * i));
+    for (std::size_t i = 0; i < 4 && i < bytes; ++i)
+        binary[bytes - 1 - i] = static_cast<unsigned char>(writer >> (8 * i));
     return binary;
 }
 
@@ -94,7 +96,9 @@ inline sample_kernel make_cuda_sample(int n, std::size_t binary_bytes = 256) {
     return k;
 }
 
-inline void store(disk_cache& cache, const sample_kernel& k) { cache.store(k.key(), k.identity(), k.binary, k.details); }
+inline void store(disk_cache& cache, const sample_kernel& k) {
+    cache.store(k.key(), k.identity(), k.binary, k.details);
+}
 
 inline std::optional<std::vector<unsigned char>> load(disk_cache& cache, const sample_kernel& k,
                                                       std::string* kind = nullptr) {

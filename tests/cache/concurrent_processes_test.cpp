@@ -17,7 +17,7 @@ using namespace loom::cache::test;
 namespace {
 
 constexpr int processes = 8;
-constexpr int rounds = 60;
+constexpr int rounds = 200;
 constexpr int shared_kernels = 6; // every process builds these
 constexpr int own_kernels = 4;    // and these only it builds
 
@@ -45,6 +45,10 @@ int compile_like_a_program(const fs::path& dir, std::uint64_t max_bytes, int pro
             const sample_kernel k = make_sample(n, bytes, unsigned(::getpid()));
             if (auto hit = load(cache, k)) {
                 if (!is_binary_of(*hit, n, bytes)) status |= 1;
+                if (round % 7 == 0) { // now and then the driver rejects the binary: drop and rebuild
+                    cache.forget(k.key());
+                    store(cache, k);
+                }
             } else {
                 store(cache, k); // a miss: "compile" and store, racing the others
             }
@@ -57,13 +61,23 @@ int compile_like_a_program(const fs::path& dir, std::uint64_t max_bytes, int pro
 }
 
 void run_processes(const fs::path& dir, std::uint64_t max_bytes) {
+    // Children wait on a pipe until all exist, so that they really run at the same time.
+    int start[2];
+    REQUIRE(::pipe(start) == 0);
     std::vector<pid_t> children;
     for (int p = 0; p < processes; ++p) {
         const pid_t child = ::fork();
         REQUIRE(child >= 0);
-        if (child == 0) ::_exit(compile_like_a_program(dir, max_bytes, p));
+        if (child == 0) {
+            ::close(start[1]);
+            char go;
+            if (::read(start[0], &go, 1) != 0) ::_exit(64);
+            ::_exit(compile_like_a_program(dir, max_bytes, p));
+        }
         children.push_back(child);
     }
+    ::close(start[0]);
+    ::close(start[1]); // end of file: every child starts now
     for (pid_t child : children) {
         int status = 0;
         REQUIRE(::waitpid(child, &status, 0) == child);

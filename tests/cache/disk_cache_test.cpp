@@ -263,9 +263,9 @@ TEST_CASE("mode read uses stored kernels but never writes") {
     store(reader, fresh);
     reader.forget(stored.key());
 
-    CHECK(names_in(tmp.path()) == before);                        // nothing added or removed
-    CHECK(fs::exists(entry_path(tmp.path(), damaged.key())));     // damaged entry left alone
-    CHECK(fs::last_write_time(meta) == last_use);                 // last use not recorded
+    CHECK(names_in(tmp.path()) == before);                    // nothing added or removed
+    CHECK(fs::exists(entry_path(tmp.path(), damaged.key()))); // damaged entry left alone
+    CHECK(fs::last_write_time(meta) == last_use);             // last use not recorded
     CHECK_FALSE(load(reader, fresh));
 }
 
