@@ -22,7 +22,14 @@ std::unique_ptr<device> open_device(const std::string& backend, const std::strin
     if (!backend.empty() && backend != "auto")
         throw error("loom: LOOM_BACKEND=" + backend + " is not a backend; use opencl, cuda or auto");
 #ifdef LOOM_HAVE_CUDA
-    if (cuda_device_present()) return open_cuda_device(device_filter);
+    if (cuda_device_present()) {
+        if (device_filter.empty()) return open_cuda_device(device_filter);
+        try {
+            return open_cuda_device(device_filter);
+        } catch (const error&) {
+            // The filter names no CUDA device; it may name an OpenCL one.
+        }
+    }
 #endif
     return open_opencl_device(device_filter);
 }
