@@ -20,7 +20,8 @@ struct dialect {
     const char* kernel_prefix;        // e.g. "__kernel void" or extern "C" __global__ void
     const char* global_prefix;        // qualifier before a buffer parameter's element type
     const char* restrict_keyword;     // spelled after the '*'
-    const char* loop_head;            // the grid-stride loop over i < n, with "{" at the end
+    const char* loop_head;            // a map's per-element block over i < n, ending in "{" (see skeleton/geometry.cpp)
+    const char* stride_loop_head;     // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
     const char* index_type;           // the type of i and n
     const char* signed_index_type;    // a 64-bit signed type, for stencil offsets
     const char* type_names[11];       // per dtype, in dtype order

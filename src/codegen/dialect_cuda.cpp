@@ -31,6 +31,8 @@ const dialect cuda = {
     "__restrict__ ",
     "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
+    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
+    " i += (unsigned long long)blockDim.x * gridDim.x) {",
     "unsigned long long",
     "long long",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",

@@ -20,6 +20,9 @@ const dialect opencl = {
     "__kernel void",
     "__global ",
     "restrict ",
+    // One work-item per element, as a handwritten kernel would do it: PoCL vectorises
+    // across work-items only when the body has no loop of its own (bench/README.md).
+    "ulong i = get_global_id(0);\n    if (i < n) {",
     "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {",
     "ulong",
     "long",

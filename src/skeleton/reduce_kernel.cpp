@@ -37,7 +37,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     }
     std::vector<std::uint32_t> roots;
     for (const accumulator& a : acc) roots.push_back(a.value);
-    s += "    " + std::string(d.loop_head) + "\n";
+    s += "    " + std::string(d.stride_loop_head) + "\n";
     s += codegen::emit_values(in.kernel, d, roots, "        ");
     for (std::size_t k = 0; k < acc.size(); ++k) {
         const std::string a = "a" + std::to_string(k);
