@@ -1,0 +1,162 @@
+// Handwritten OpenCL baselines: device selection mirrored from Loom, a program cache, and
+// work-group tuning.
+#include "opencl_baseline.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace bench::ocl {
+namespace {
+
+const char* build_options = "-cl-std=CL1.2"; // the options Loom builds with
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+environment make_environment() {
+    std::vector<cl::Platform> platforms;
+    cl::Platform::get(&platforms);
+    std::vector<std::pair<cl::Platform, cl::Device>> all;
+    for (cl::Platform& p : platforms) {
+        std::vector<cl::Device> devices;
+        p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+        for (cl::Device& d : devices) all.emplace_back(p, d);
+    }
+    if (all.empty()) throw std::runtime_error("bench: no OpenCL device found");
+    std::size_t chosen = 0;
+    const char* filter = std::getenv("LOOM_DEVICE");
+    if (filter && *filter) {
+        const std::string f = filter;
+        const bool numeric = std::all_of(f.begin(), f.end(), [](unsigned char c) { return std::isdigit(c); });
+        chosen = all.size();
+        for (std::size_t i = 0; i < all.size() && chosen == all.size(); ++i)
+            if ((numeric && std::stoul(f) == i) ||
+                (!numeric && lower(all[i].second.getInfo<CL_DEVICE_NAME>()).find(lower(f)) != std::string::npos))
+                chosen = i;
+        if (chosen == all.size()) throw std::runtime_error("bench: LOOM_DEVICE=" + f + " matches no OpenCL device");
+    } else {
+        for (std::size_t i = all.size(); i-- > 0;)
+            if (all[i].second.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) chosen = i;
+    }
+    environment e;
+    e.platform = all[chosen].first;
+    e.device = all[chosen].second;
+    e.context = cl::Context(e.device);
+    e.queue = cl::CommandQueue(e.context, e.device);
+    e.name = e.device.getInfo<CL_DEVICE_NAME>();
+    e.driver = e.device.getInfo<CL_DRIVER_VERSION>() + " / " + e.device.getInfo<CL_DEVICE_VERSION>();
+    e.platform_name = e.platform.getInfo<CL_PLATFORM_NAME>() + " " + e.platform.getInfo<CL_PLATFORM_VERSION>();
+    e.compute_units = e.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+    e.max_work_group = e.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    return e;
+}
+
+void check(cl_int status, const char* what) {
+    if (status != CL_SUCCESS) throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+environment& env() {
+    static environment e = make_environment();
+    return e;
+}
+
+cl::Kernel build_uncached(const std::string& source, const std::string& name) {
+    environment& e = env();
+    cl::Program program(e.context, source);
+    if (program.build({e.device}, build_options) != CL_SUCCESS)
+        throw std::runtime_error("bench: a handwritten kernel failed to build:\n" +
+                                 program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(e.device) + "\n" + source);
+    return cl::Kernel(program, name.c_str());
+}
+
+cl::Kernel kernel(const std::string& source, const std::string& name) {
+    static std::map<std::pair<std::string, std::string>, cl::Kernel> built;
+    auto it = built.find({source, name});
+    if (it == built.end()) it = built.emplace(std::make_pair(source, name), build_uncached(source, name)).first;
+    return it->second;
+}
+
+cl::Buffer upload(const float* host, std::size_t n) {
+    cl::Buffer b = allocate(n);
+    check(env().queue.enqueueWriteBuffer(b, CL_TRUE, 0, n * sizeof(float), host), "writing a buffer");
+    return b;
+}
+
+cl::Buffer allocate(std::size_t n) {
+    cl_int status = CL_SUCCESS;
+    cl::Buffer b(env().context, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &status);
+    check(status, "allocating a buffer");
+    return b;
+}
+
+void fill_nan(const cl::Buffer& b, std::size_t n) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    check(env().queue.enqueueFillBuffer(b, nan, 0, n * sizeof(float)), "filling a buffer");
+    check(env().queue.finish(), "finishing");
+}
+
+std::vector<float> download(const cl::Buffer& b, std::size_t n) {
+    std::vector<float> host(n);
+    check(env().queue.enqueueReadBuffer(b, CL_TRUE, 0, n * sizeof(float), host.data()), "reading a buffer");
+    return host;
+}
+
+void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group) {
+    const cl::NDRange global(group ? round_up(n, group) : n);
+    const cl::NDRange local = group ? cl::NDRange(group) : cl::NullRange;
+    check(env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local), "launching a kernel");
+}
+
+std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
+    const std::size_t limit = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(env().device);
+    std::vector<std::size_t> groups{0};
+    for (std::size_t g : {16, 64, 128, 256, 1024, 4096})
+        if (g <= limit) groups.push_back(g);
+    return groups;
+}
+
+std::string group_name(std::size_t group) { return group ? std::to_string(group) : std::string("NULL"); }
+
+tuning tune(const std::string& what, const std::vector<std::size_t>& groups, const std::function<void(std::size_t)>& run,
+            int reps) {
+    tuning t;
+    t.best_seconds = std::numeric_limits<double>::infinity();
+    t.summary = "wg";
+    for (std::size_t g : groups) {
+        run(g); // warm-up: PoCL specialises the work-group function per local size
+        std::vector<double> times;
+        for (int r = 0; r < reps; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            run(g);
+            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        const double m = median(times);
+        char text[64];
+        std::snprintf(text, sizeof text, " %s %.3gus", group_name(g).c_str(), m * 1e6);
+        t.summary += text;
+        if (m < t.best_seconds) {
+            t.best_seconds = m;
+            t.best = g;
+        }
+    }
+    t.summary += " -> " + group_name(t.best);
+    std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
+    return t;
+}
+
+} // namespace bench::ocl

@@ -1,0 +1,63 @@
+// Handwritten OpenCL baselines: the same device Loom picks, a kernel built from source the
+// way a competent programmer writes it, and the work-group tuning every baseline goes through
+// before it is timed (a weak baseline proves nothing).
+#pragma once
+
+#include <CL/opencl.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace bench::ocl {
+
+struct environment {
+    cl::Platform platform;
+    cl::Device device;
+    cl::Context context;
+    cl::CommandQueue queue;
+    std::string name, driver, platform_name;
+    unsigned compute_units = 1;
+    std::size_t max_work_group = 1;
+};
+
+// The device Loom chooses by default (LOOM_DEVICE, else the first GPU, else the first device),
+// in a context and in-order queue of its own.
+environment& env();
+
+// The kernel `name` of `source`, built once per process with Loom's options (-cl-std=CL1.2).
+cl::Kernel kernel(const std::string& source, const std::string& name);
+// Builds a fresh program every call (for first-call latency): build + create kernel.
+cl::Kernel build_uncached(const std::string& source, const std::string& name);
+
+cl::Buffer upload(const float* host, std::size_t n);
+cl::Buffer allocate(std::size_t n);
+void fill_nan(const cl::Buffer& b, std::size_t n);
+std::vector<float> download(const cl::Buffer& b, std::size_t n);
+
+inline std::size_t round_up(std::size_t n, std::size_t group) { return (n + group - 1) / group * group; }
+
+// Enqueues k over n items: group 0 lets the runtime choose the work-group size (global = n),
+// otherwise global = round_up(n, group). Does not wait.
+void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group);
+
+// The work-group sizes a baseline is tried with: the runtime's choice (0), 16, 64, 128, 256,
+// 1024, 4096, as far as the kernel allows.
+std::vector<std::size_t> candidate_groups(const cl::Kernel& k);
+
+struct tuning {
+    std::size_t best = 0;   // 0: the runtime's choice
+    double best_seconds = 0;
+    std::string summary;    // "wg NULL 1.20ms, 16 3.4ms, ... -> 256"
+};
+
+// Runs `run(group)` (enqueue + finish) for every candidate: one warm-up (PoCL compiles a
+// work-group function per local size at its first launch), then `reps` timed runs; the best
+// median wins. The summary is also printed to stderr, so the tuning is visible in every run.
+tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
+            const std::function<void(std::size_t)>& run, int reps = 3);
+
+std::string group_name(std::size_t group); // "NULL" or the number
+
+} // namespace bench::ocl

@@ -1,0 +1,488 @@
+#!/usr/bin/python3
+"""Turns the Google Benchmark JSON of bench/run.sh into plots and tables.
+
+    bench/plot.py bench/results docs/bench
+
+Writes, per benchmark program, PNGs into the output folder (time vs size log-log with min-max
+bars; Loom/handwritten ratio vs size with a line at 1; throughput vs size with the measured copy
+bandwidth; fused-over-unfused speedup; the geometry comparison; transfers) and the summary
+tables (Markdown) into <results>/summary.md, which bench/README.md quotes.
+
+Benchmark names are workload/variant/size; a new bench program's results are picked up as they
+are (time and throughput plots), and get ratio plots as soon as a `handwritten` variant exists.
+"""
+import json
+import math
+import pathlib
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+LOOM_VARIANTS = ("loom_expr", "loom_stmts", "loom_unfused", "loom", "loom_fused")
+STYLE = {
+    "loom_expr": ("tab:blue", "o", "Loom, one expression"),
+    "loom_stmts": ("tab:cyan", "s", "Loom, statements fused"),
+    "loom_unfused": ("tab:red", "v", "Loom, fusion off"),
+    "handwritten": ("black", "x", "handwritten OpenCL (tuned wg)"),
+    "boost_compute": ("tab:green", "^", "Boost.Compute"),
+    "copybuffer": ("tab:gray", "+", "clEnqueueCopyBuffer"),
+}
+UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+def load(results):
+    """{program: {(workload, variant, n): {median, min, max, counters..., label}}}, contexts, errors."""
+    programs, contexts, errors = {}, {}, []
+    for path in sorted(results.glob("bench_*.json")):
+        try:
+            data = json.loads(path.read_text())
+        except (json.JSONDecodeError, OSError) as e:
+            errors.append((path.name, f"unreadable: {e}"))
+            continue
+        contexts[path.stem] = data.get("context", {})
+        recs = programs.setdefault(path.stem, {})
+        for b in data.get("benchmarks", []):
+            parts = b.get("run_name", b["name"]).split("/")
+            if len(parts) < 2:
+                continue
+            n = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
+            key = (parts[0], parts[1], n)
+            if b.get("error_occurred"):
+                errors.append((b["name"], b.get("error_message", "")))
+                continue
+            if b.get("run_type") != "aggregate":
+                continue
+            r = recs.setdefault(key, {})
+            agg = b["aggregate_name"]
+            r[agg] = b["real_time"] * UNIT[b.get("time_unit", "ns")]
+            if agg == "median":
+                skip = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "family_index",
+                        "per_family_instance_index", "repetitions", "threads", "iterations", "real_time",
+                        "cpu_time", "time_unit", "repetition_index"}
+                for k, v in b.items():
+                    if k not in skip:
+                        r[k] = v
+    return programs, contexts, errors
+
+
+def series(recs, workload, variant, field="median"):
+    pts = sorted((n, r[field]) for (w, v, n), r in recs.items() if w == workload and v == variant and field in r)
+    return [p[0] for p in pts], [p[1] for p in pts]
+
+
+def workloads_of(recs):
+    seen = []
+    for (w, _, _) in recs:
+        if w not in seen:
+            seen.append(w)
+    return seen
+
+
+def variants_of(recs, workload):
+    seen = []
+    for (w, v, _) in recs:
+        if w == workload and v not in seen:
+            seen.append(v)
+    return seen
+
+
+def style(variant):
+    return STYLE.get(variant, (None, ".", variant))
+
+
+def grid(count):
+    cols = min(4, count)
+    rows = math.ceil(count / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    for ax in axes.flat[count:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat)
+
+
+def finish(fig, title, path):
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def log2_label(n):
+    return f"2^{int(round(math.log2(n)))}" if n > 0 else "-"
+
+
+def plot_times(recs, name, device, out):
+    ws = workloads_of(recs)
+    fig, axes = grid(len(ws))
+    for ax, w in zip(axes, ws):
+        for v in variants_of(recs, w):
+            xs, med = series(recs, w, v)
+            _, lo = series(recs, w, v, "min")
+            _, hi = series(recs, w, v, "max")
+            if not xs or xs == [0]:
+                continue
+            color, marker, label = style(v)
+            err = [[m - a for m, a in zip(med, lo)], [b - m for m, b in zip(med, hi)]] if len(lo) == len(med) == len(hi) else None
+            ax.errorbar(xs, med, yerr=err, color=color, marker=marker, ms=3, lw=1, capsize=2, label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(w, fontsize=9)
+        ax.set_xlabel("elements")
+        ax.set_ylabel("time per run (us), median, min-max")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    finish(fig, f"{name}: time vs size on {device}", out / f"{name}_time.png")
+
+
+def ratio(recs, w, v, n, base="handwritten"):
+    a, b = recs.get((w, v, n)), recs.get((w, base, n))
+    if a and b and "median" in a and "median" in b and b["median"] > 0:
+        return a["median"] / b["median"]
+    return None
+
+
+def plot_ratios(recs, name, device, out):
+    ws = [w for w in workloads_of(recs) if "handwritten" in variants_of(recs, w)
+          and any(v in LOOM_VARIANTS or v == "boost_compute" for v in variants_of(recs, w))]
+    if not ws:
+        return
+    fig, axes = grid(len(ws))
+    for ax, w in zip(axes, ws):
+        for v in variants_of(recs, w):
+            if v == "handwritten" or (v not in LOOM_VARIANTS and v != "boost_compute"):
+                continue
+            pts = [(n, ratio(recs, w, v, n)) for (ww, vv, n) in sorted(recs) if ww == w and vv == v]
+            pts = [p for p in pts if p[1] is not None]
+            if not pts:
+                continue
+            color, marker, label = style(v)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ms=3, lw=1, label=label)
+        ax.axhline(1.0, color="black", lw=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(w, fontsize=9)
+        ax.set_xlabel("elements")
+        ax.set_ylabel("time / tuned handwritten")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    finish(fig, f"{name}: ratio to the tuned handwritten OpenCL kernel on {device} (1 = parity, below = faster)",
+           out / f"{name}_ratio.png")
+
+
+def copy_bandwidth(recs):
+    """Per-size device copy bandwidth (best of clEnqueueCopyBuffer and the tuned copy kernel) and its peak."""
+    per_n = {}
+    for (w, v, n), r in recs.items():
+        if w == "copy" and v in ("copybuffer", "handwritten") and "GB/s" in r:
+            per_n[n] = max(per_n.get(n, 0), r["GB/s"] / 1e9 if r["GB/s"] > 1e6 else r["GB/s"])
+    return per_n, (max(per_n.values()) if per_n else None)
+
+
+def gbps(r):
+    if "bytes" in r and r.get("median"):
+        return r["bytes"] / (r["median"] * 1e-6) / 1e9
+    return None
+
+
+def plot_throughput(recs, name, device, out, copy_per_n, copy_peak):
+    ws = [w for w in workloads_of(recs) if any("bytes" in r for (ww, _, _), r in recs.items() if ww == w)]
+    if not ws:
+        return
+    fig, axes = grid(len(ws))
+    for ax, w in zip(axes, ws):
+        for v in variants_of(recs, w):
+            pts = sorted((n, gbps(r)) for (ww, vv, n), r in recs.items() if ww == w and vv == v and gbps(r))
+            if not pts:
+                continue
+            color, marker, label = style(v)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, marker=marker, ms=3, lw=1, label=label)
+        if copy_per_n:
+            xs = sorted(copy_per_n)
+            ax.plot(xs, [copy_per_n[x] for x in xs], color="gray", ls="--", lw=1, label="device copy bandwidth")
+        if copy_peak:
+            ax.axhline(copy_peak, color="gray", ls=":", lw=1, label=f"peak copy {copy_peak:.1f} GB/s")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(w, fontsize=9)
+        ax.set_xlabel("elements")
+        ax.set_ylabel("effective GB/s (least bytes moved)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    finish(fig, f"{name}: throughput vs size on {device}", out / f"{name}_throughput.png")
+
+
+def plot_fusion(recs, name, device, out):
+    ws = [w for w in workloads_of(recs) if {"loom_unfused", "loom_stmts"} <= set(variants_of(recs, w))]
+    if not ws:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for w in ws:
+        pts = [(n, ratio(recs, w, "loom_unfused", n, "loom_stmts")) for (ww, vv, n) in sorted(recs) if ww == w and vv == "loom_stmts"]
+        pts = [p for p in pts if p[1]]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=1, label=w)
+    ax.axhline(1.0, color="black", lw=1)
+    ax.axhline(2.5, color="gray", ls=":", lw=1, label="issue 4 target 2.5x")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("elements")
+    ax.set_ylabel("fusion off time / statements fused time")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    finish(fig, f"{name}: speedup of fusion on {device}", out / f"{name}_fusion_speedup.png")
+
+
+def plot_geometry(recs, name, device, out):
+    bodies = workloads_of(recs)
+    sizes = sorted({n for (_, _, n) in recs})
+    fig, axes = plt.subplots(len(bodies), len(sizes), figsize=(3.6 * len(sizes), 3.4 * len(bodies)), squeeze=False)
+    groups = ["wgNULL", "wg16", "wg64", "wg128", "wg256", "wg1024", "wg4096", "capped256"]
+    for row, b in zip(axes, bodies):
+        forms = []
+        for v in variants_of(recs, b):
+            f = v.rsplit("_", 1)[0]
+            if v != "loom" and f not in forms:
+                forms.append(f)
+        for ax, n in zip(row, sizes):
+            best = min((r["median"] for (w, v, nn), r in recs.items() if w == b and nn == n and "median" in r), default=None)
+            if not best:
+                ax.set_visible(False)
+                continue
+            for f in forms:
+                pts = [(i, recs[(b, f + "_" + g, n)]["median"] / best) for i, g in enumerate(groups) if (b, f + "_" + g, n) in recs]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, lw=1, label=f)
+            if (b, "loom", n) in recs:
+                ax.axhline(recs[(b, "loom", n)]["median"] / best, color="tab:blue", ls="--", lw=1, label="Loom today")
+            ax.set_xticks(range(len(groups)))
+            ax.set_xticklabels([g.replace("wg", "") for g in groups], rotation=45, fontsize=7)
+            ax.set_yscale("log")
+            ax.set_title(f"{b} n={log2_label(n)}", fontsize=9)
+            ax.set_ylabel("time / best")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=6)
+    finish(fig, f"launch geometry on {device}: work-group size (NULL = runtime's choice) per kernel form",
+           out / f"{name}.png")
+
+
+# ---- tables ---------------------------------------------------------------------------------------
+
+def fmt(x, digits=2):
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def fmt_us(us):
+    if us is None:
+        return "-"
+    if us >= 1e5:
+        return f"{us / 1e3:.0f} ms"
+    if us >= 1e3:
+        return f"{us / 1e3:.2f} ms"
+    return f"{us:.1f} us"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def med(recs, w, v, n):
+    r = recs.get((w, v, n))
+    return r.get("median") if r else None
+
+
+def elementwise_tables(recs, copy_peak):
+    out = []
+    ws = workloads_of(recs)
+    sizes = sorted({n for (_, _, n) in recs})
+    shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 2 or n == sizes[-1]] if sizes else []
+    for v, title in (("loom_expr", "Loom, one expression"), ("loom_stmts", "Loom, separate statements fused"),
+                     ("loom_unfused", "Loom, fusion off"), ("boost_compute", "Boost.Compute")):
+        rows = []
+        for w in ws:
+            if v not in variants_of(recs, w):
+                continue
+            rows.append([w] + [fmt(ratio(recs, w, v, n)) for n in shown])
+        if rows:
+            out.append(f"**{title} / tuned handwritten OpenCL** (median time ratio; 1.00 = parity, < 1 = faster)\n\n" +
+                       table(["workload"] + [log2_label(n) for n in shown], rows))
+    rows = []
+    for w in ws:
+        if {"loom_unfused", "loom_stmts"} <= set(variants_of(recs, w)):
+            rows.append([w] + [fmt(ratio(recs, w, "loom_unfused", n, "loom_stmts")) for n in shown])
+    if rows:
+        out.append("**Fused over unfused speedup** (fusion-off time / statements-fused time)\n\n" +
+                   table(["workload"] + [log2_label(n) for n in shown], rows))
+    top = max((n for n in sizes if n <= 1 << 24), default=None)
+    if top:
+        rows = []
+        for w in ws:
+            row = [w]
+            for v in ("loom_expr", "loom_stmts", "handwritten", "boost_compute"):
+                r = recs.get((w, v, top))
+                g = gbps(r) if r else None
+                row.append("-" if g is None else f"{g:.1f} ({g / copy_peak:.0%})" if copy_peak else f"{g:.1f}")
+            hw = recs.get((w, "handwritten", top))
+            row.append(hw.get("label", "").split("->")[-1].strip() if hw else "-")
+            rows.append(row)
+        out.append(f"**Effective GB/s at n = {log2_label(top)}** (least bytes moved / median time; in parentheses the "
+                   f"fraction of the peak measured copy bandwidth, {fmt(copy_peak, 1)} GB/s)\n\n" +
+                   table(["workload", "Loom expr", "Loom stmts", "handwritten", "Boost.Compute", "tuned wg"], rows))
+    return out
+
+
+def dispatch_table(recs):
+    rows = []
+    for w in workloads_of(recs):
+        for v in variants_of(recs, w):
+            r = recs[(w, v, 1024)] if (w, v, 1024) in recs else None
+            if not r:
+                continue
+            per = r.get("us_per_statement", r.get("median"))
+            rows.append([w, v, fmt_us(r.get("median")), fmt_us(r.get("min")), fmt_us(r.get("max")), fmt_us(per),
+                         fmt(r.get("kernels_per_batch"), 0) if "kernels_per_batch" in r else "-"])
+    return table(["benchmark", "variant", "median / iteration", "min", "max", "per statement", "kernels"], rows)
+
+
+def phases_tables(recs):
+    rows, trows = [], []
+    for (w, v, n), r in sorted(recs.items()):
+        if w.startswith("first_call") or w.startswith("second_call"):
+            rows.append([f"{w}/{v}", fmt_us(r.get("median")), fmt_us(r.get("min")), fmt_us(r.get("max")),
+                         fmt(r.get("compile_ms"), 0), fmt(r.get("context_ms"), 0), fmt(r.get("process_ms"), 0),
+                         fmt(r.get("disk_hits"), 0), r.get("label", "")])
+    sizes = sorted({n for (w, _, n) in recs if w.startswith("transfer")})
+    for w in [w for w in workloads_of(recs) if w.startswith("transfer")]:
+        for v in variants_of(recs, w):
+            trows.append([w, v] + [fmt(gbps(recs[(w, v, n)]) if (w, v, n) in recs else None) for n in sizes])
+    out = []
+    if rows:
+        out.append(table(["phase (n = 1024, y = a*x + y)", "median", "min", "max", "compile ms (log)", "context ms",
+                          "process ms", "disk hits", "note"], rows))
+    if trows:
+        out.append("**Transfers, GB/s**\n\n" + table(["direction", "variant"] + [log2_label(n) for n in sizes], trows))
+    return out
+
+
+def geometry_table(recs):
+    rows = []
+    for b in workloads_of(recs):
+        for n in sorted({n for (w, _, n) in recs if w == b}):
+            cands = {v: r["median"] for (w, v, nn), r in recs.items() if w == b and nn == n and "median" in r}
+            if not cands:
+                continue
+            best_v = min(cands, key=cands.get)
+            best = cands[best_v]
+            forms = sorted({v.rsplit("_", 1)[0] for v in cands if v != "loom"})
+            cells = []
+            for f in ["loom"] + forms:
+                if f == "loom":
+                    cells.append(fmt(cands.get("loom", math.nan) / best))
+                    continue
+                mine = {v: t for v, t in cands.items() if v.rsplit("_", 1)[0] == f}
+                fb = min(mine, key=mine.get)
+                null = mine.get(f + "_wgNULL")
+                cells.append(f"{fmt(null / best if null else None)} / {fmt(mine[fb] / best)} ({fb.rsplit('_', 1)[1]})")
+            rows.append([b, log2_label(n), fmt_us(best), best_v] + cells)
+        header_forms = sorted({v.rsplit("_", 1)[0] for (w, v, _) in recs if w == b and v != "loom"})
+    if not rows:
+        return ""
+    return ("Each cell: time at NULL / time at the form's best work-group size (that size), both relative to the "
+            "fastest variant of the row (1.00 = fastest).\n\n" +
+            table(["kernel", "n", "fastest", "fastest variant", "Loom today"] + header_forms, rows))
+
+
+def issue_targets(programs, results):
+    ew = programs.get("bench_elementwise", {})
+    dp = programs.get("bench_dispatch", {})
+    ph = programs.get("bench_phases", {})
+    n24 = 1 << 24
+    rows = []
+
+    def add(issue, what, value, target, ok):
+        rows.append([issue, what, value, target, "-" if ok is None else ("yes" if ok else "**no**")])
+
+    r = ratio(ew, "saxpy", "loom_expr", n24)
+    add("2", "saxpy 2^24: Loom / best handwritten", fmt(r), "<= 1.05", None if r is None else r <= 1.05)
+    lo, hw = med(dp, "dispatch_sync", "loom", 1024), med(dp, "dispatch_sync", "handwritten", 1024)
+    r = lo / hw if lo and hw else None
+    add("2", f"dispatch, 1 cached statement + finish, n=1024: Loom {fmt_us(lo)} / handwritten {fmt_us(hw)}", fmt(r),
+        "<= 1.2", None if r is None else r <= 1.2)
+    lo, hw = med(dp, "dispatch_enqueue", "loom", 1024), med(dp, "dispatch_enqueue", "handwritten", 1024)
+    r = lo / hw if lo and hw else None
+    add("2", f"dispatch, host side only (record+flush vs setArg+enqueue): Loom {fmt_us(lo)} / handwritten {fmt_us(hw)}",
+        fmt(r), "(<= 1.2)", None if r is None else r <= 1.2)
+    fc = med(ph, "first_call", "loom_cold", 1024)
+    hc = med(ph, "first_call", "handwritten_cold", 1024)
+    add("2", f"first call, empty caches (POCL_KERNEL_CACHE=0); handwritten build+launch {fmt_us(hc)}", fmt_us(fc), "-", None)
+    bt = results / "build_time.json"
+    if bt.exists():
+        b = json.loads(bt.read_text())
+        add("2", f"test suite build from scratch, {b['jobs']} cores (commit {b['commit']})",
+            f"{b['build_s']:.0f} s (+ configure {b['configure_s']:.0f} s)", "-", None)
+    for w in ("issue4_chain4", "issue4_chain8"):
+        st, ex, un = med(ew, w, "loom_stmts", n24), med(ew, w, "loom_expr", n24), med(ew, w, "loom_unfused", n24)
+        r = st / ex if st and ex else None
+        add("4", f"{w} 2^24: statements fused / one expression", fmt(r), "<= 1.1", None if r is None else r <= 1.1)
+        r = un / st if st and un else None
+        add("4", f"{w} 2^24: fusion off / fused (speedup)", fmt(r), ">= 2.5", None if r is None else r >= 2.5)
+    f = dp.get(("dispatch_chain4_sync", "loom_fused", 1024), {}).get("us_per_statement")
+    u = dp.get(("dispatch_chain4_sync", "loom_unfused", 1024), {}).get("us_per_statement")
+    r = f / u if f and u else None
+    add("4", f"chain4 n=1024 dispatch + finish per statement: fused {fmt_us(f)} / unfused {fmt_us(u)}", fmt(r), "<= 1.2",
+        None if r is None else r <= 1.2)
+    f = dp.get(("dispatch_chain4_enqueue", "loom_fused", 1024), {}).get("us_per_statement")
+    u = dp.get(("dispatch_chain4_enqueue", "loom_unfused", 1024), {}).get("us_per_statement")
+    r = f / u if f and u else None
+    add("4", f"chain4 n=1024 host side per statement: fused {fmt_us(f)} / unfused {fmt_us(u)}", fmt(r), "<= 1.2",
+        None if r is None else r <= 1.2)
+    return table(["issue", "measure", "value", "target", "met"], rows)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: plot.py <results dir> <output dir for PNGs>")
+    results, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+    out.mkdir(parents=True, exist_ok=True)
+    programs, contexts, errors = load(results)
+    if not programs:
+        sys.exit(f"plot.py: no bench_*.json in {results}")
+    ctx = next(iter(contexts.values()))
+    device = ctx.get("device", "?")
+    copy_per_n, copy_peak = copy_bandwidth(programs.get("bench_elementwise", {}))
+
+    md = [f"Device: **{device}** ({ctx.get('opencl_platform', '?')}; driver {ctx.get('driver', '?')}), "
+          f"{ctx.get('num_cpus', '?')} host CPUs; compiler {ctx.get('compiler', '?')}; Loom {ctx.get('loom_version', '?')} "
+          f"at commit {ctx.get('loom_commit', '?')}; run {ctx.get('date', '?')}; command `{ctx.get('command', '?')}`.",
+          "### Issue targets\n\n" + issue_targets(programs, results)]
+    for name, recs in programs.items():
+        if name == "bench_geometry":
+            plot_geometry(recs, "geometry", device, out)
+            md.append("### Launch geometry (bench_geometry)\n\n" + geometry_table(recs))
+            continue
+        if name == "bench_phases":
+            phase_recs = {k: v for k, v in recs.items() if k[0].startswith("transfer")}
+            if phase_recs:
+                plot_throughput(phase_recs, "transfers", device, out, None, None)
+            md.append("### Phases (bench_phases)\n\n" + "\n\n".join(phases_tables(recs)))
+            continue
+        if name == "bench_dispatch":
+            md.append("### Dispatch (bench_dispatch)\n\n" + dispatch_table(recs))
+            continue
+        short = name.replace("bench_", "")
+        plot_times(recs, short, device, out)
+        plot_ratios(recs, short, device, out)
+        plot_throughput(recs, short, device, out, copy_per_n, copy_peak)
+        plot_fusion(recs, short, device, out)
+        if name == "bench_elementwise":
+            md.append("### Element-wise suite (bench_elementwise)\n\n" + "\n\n".join(elementwise_tables(recs, copy_peak)))
+    if errors:
+        md.append("### Errors\n\n" + "\n".join(f"- `{n}`: {m}" for n, m in errors))
+    (results / "summary.md").write_text("\n\n".join(md) + "\n")
+    print(f"wrote {results / 'summary.md'}")
+
+
+if __name__ == "__main__":
+    main()
