@@ -159,4 +159,31 @@ tuning tune(const std::string& what, const std::vector<std::size_t>& groups, con
     return t;
 }
 
+tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
+                    const std::function<void(std::size_t)>& run, int reps) {
+    tuning t;
+    t.best_seconds = std::numeric_limits<double>::infinity();
+    t.summary = "cfg";
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        run(k); // warm-up
+        std::vector<double> times;
+        for (int r = 0; r < reps; ++r) {
+            const auto start = std::chrono::steady_clock::now();
+            run(k);
+            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        }
+        const double m = median(times);
+        char text[96];
+        std::snprintf(text, sizeof text, " %s %.3gus", names[k].c_str(), m * 1e6);
+        t.summary += text;
+        if (m < t.best_seconds) {
+            t.best_seconds = m;
+            t.best = k;
+        }
+    }
+    t.summary += " -> " + names[t.best];
+    std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
+    return t;
+}
+
 } // namespace bench::ocl

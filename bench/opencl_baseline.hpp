@@ -60,4 +60,9 @@ tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
 
 std::string group_name(std::size_t group); // "NULL" or the number
 
+// The same tuning over named configurations (a kernel form with its geometry, for baselines
+// with more than one knob): `run(k)` runs configuration k; best is the index of the winner.
+tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
+                    const std::function<void(std::size_t)>& run, int reps = 3);
+
 } // namespace bench::ocl
