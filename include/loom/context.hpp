@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "loom/detail/runtime.hpp"
 
@@ -24,6 +25,7 @@ struct context_statistics {
     std::uint64_t kernels_compiled = 0; // device compiler runs
     std::uint64_t disk_hits = 0;        // kernels loaded from the disk cache
     std::uint64_t kernels_launched = 0;
+    std::uint64_t host_syncs = 0;       // waits of the host for the device: reads, blocking writes, finishes
 };
 
 class context {
@@ -41,7 +43,9 @@ public:
 
     context_statistics statistics() const;
 
+    // For the runtime: the shared state, and a handle to an existing context's state.
     const detail::context_ptr& impl() const { return impl_; }
+    explicit context(detail::context_ptr impl) : impl_(std::move(impl)) {}
 
 private:
     detail::context_ptr impl_;

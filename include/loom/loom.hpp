@@ -12,6 +12,7 @@
 #include "loom/inspect.hpp"
 #include "loom/map.hpp"
 #include "loom/reduce.hpp"
+#include "loom/scalar.hpp"
 #include "loom/scan.hpp"
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"

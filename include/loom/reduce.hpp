@@ -1,10 +1,12 @@
 // Reductions: sum, product, min, max, count, any, all, minmax and reduce with a traced
 // lambda. The input is any Loom expression; its element-wise work is fused into the
 // reduction's first pass, so `loom::sum(x * y)` reads x and y once and writes no
-// temporary. Pending statements run first; the result comes back to the host.
+// temporary. Pending statements run first; the result comes back to the host, or with
+// loom::on_device stays in a loom::scalar on the device.
 // See docs/skeleton-reduce.md for the evaluation order, error bounds and NaN rules.
 //
 //   float dot = loom::sum(x * y);
+//   loom::scalar<float> d = loom::sum(x * y, loom::on_device); // stays on the device, nothing waits
 //   auto [lo, hi] = loom::minmax(x);
 //   double m = loom::reduce(loom::fabs(x), 0.0, [](auto a, auto b) { return loom::max(a, b); });
 #pragma once
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "loom/expr/trace.hpp"
+#include "loom/scalar.hpp"
 #include "loom/vector.hpp"
 
 namespace loom {
@@ -26,7 +29,7 @@ namespace detail {
 
 // A binary operation traced once per (lambda type, operand type): its shape, and per
 // slot who fills it: 0 the left operand, 1 the right operand, 2 a captured host scalar,
-// 3 a vector (rejected when the kernel is made).
+// 3 a vector or device scalar (rejected when the kernel is made).
 struct traced_operation {
     const shape* body = nullptr;
     std::vector<std::uint8_t> role;
@@ -49,8 +52,14 @@ struct reduce_call {
     const skeleton_operation* ops = nullptr;
     std::size_t op_count = 0;
 };
+// Where the results go: host memory (results[k], after a wait), or device scalars'
+// buffers (targets[k], enqueued: nothing waits). Exactly one of the two is non-null.
+struct reduce_results {
+    void* const* host = nullptr;
+    const buffer_ptr* device = nullptr;
+};
 void run_pending(context_impl& ctx);
-void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results);
+void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results& results);
 
 } // namespace detail
 
@@ -96,7 +105,7 @@ void collect_children(const E& e, std::vector<std::uint8_t>* role, std::vector<s
 
 template <class E> void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures) {
     if constexpr (!proto::is_expr<E>::value) {
-        if constexpr (is_vector<E>::value) {
+        if constexpr (is_device_object<E>::value) {
             if (role) role->push_back(3);
         } else if constexpr (is_operand_tag<E>::value) {
             if (role) role->push_back(std::uint8_t(E::index));
@@ -166,7 +175,7 @@ namespace detail {
 
 // Flushes, records the input's slots without committing them, and runs the reduction.
 template <class E> void reduce_expression(const E& e, bool truth, const skeleton_operation* ops, std::size_t count,
-                                          void* const* results, const char* what) {
+                                          const reduce_results& results, const char* what) {
     static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::vector or a Loom expression");
     context_impl& ctx = expr::context_of_expression(e, what);
     std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
@@ -177,12 +186,37 @@ template <class E> void reduce_expression(const E& e, bool truth, const skeleton
     run_reduce(ctx, {s, truth, ops, count}, results);
 }
 
+// What `reduction(e, loom::on_device)` returns: run when it is assigned to a loom::scalar,
+// whose buffer the last pass writes. Keep it only within the statement that makes it.
+template <class R, class E, class Op> struct device_reduction {
+    E input; // a Loom expression (holding its vectors by reference)
+    R identity;
+    Op op;
+    bool truth;
+    const char* what;
+
+    context_ptr context() const { return shared_context_of(**expr::first_buffer(input)); }
+    void run_into(const buffer_ptr& target) const {
+        const skeleton_operation s = expr::operation<R>(op, identity);
+        const buffer_ptr targets[] = {target};
+        reduce_expression(input, truth, &s, 1, {nullptr, targets}, what);
+    }
+};
+
+template <class R, class E, class Op>
+auto make_device_reduction(const E& e, R identity, const Op& op, bool truth, const char* what) {
+    static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::vector or a Loom expression");
+    expr::context_of_expression(e, what); // a vector with a context, checked now
+    auto input = expr::as_operand(e);
+    return device_reduction<R, decltype(input), Op>{input, identity, op, truth, what};
+}
+
 template <class R, class E, class Op> R reduce_value(const E& e, R identity, const Op& op, bool truth, const char* what) {
     using A = std::conditional_t<std::is_same_v<R, bool>, std::int32_t, R>;
     const skeleton_operation s = expr::operation<R>(op, identity);
     A value{};
     void* results[] = {&value};
-    reduce_expression(e, truth, &s, 1, results, what);
+    reduce_expression(e, truth, &s, 1, {results, nullptr}, what);
     return R(value);
 }
 
@@ -257,6 +291,38 @@ template <class E> bool all(const E& e) {
     return detail::reduce_value<std::int32_t>(e, 1, detail::min_operation{}, true, "loom::all") != 0;
 }
 
+// The same reductions with the result left on the device, in a loom::scalar of the
+// reduction's type: `loom::scalar<float> s = loom::sum(x, loom::on_device);` enqueues
+// the passes and returns; nothing waits. any and all give an int32 scalar (0 or 1).
+template <class E, class T, class Op> auto reduce(const E& e, T identity, const Op& op, on_device_t) {
+    static_assert(is_element_type_v<T>, "loom::reduce: the identity's type (the result type) must be an element type");
+    return detail::make_device_reduction<T>(e, identity, op, false, "loom::reduce");
+}
+template <class E> auto sum(const E& e, on_device_t) {
+    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(0), detail::plus_operation{}, false, "loom::sum");
+}
+template <class E> auto product(const E& e, on_device_t) {
+    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(1), detail::multiplies_operation{}, false,
+                                                        "loom::product");
+}
+template <class E> auto min(const E& e, on_device_t) {
+    using R = value_type_t<E>;
+    return detail::make_device_reduction<R>(e, detail::min_identity<R>(), detail::min_operation{}, false, "loom::min");
+}
+template <class E> auto max(const E& e, on_device_t) {
+    using R = value_type_t<E>;
+    return detail::make_device_reduction<R>(e, detail::max_identity<R>(), detail::max_operation{}, false, "loom::max");
+}
+template <class E> auto count(const E& e, on_device_t) {
+    return detail::make_device_reduction<std::uint64_t>(e, 0, detail::plus_operation{}, true, "loom::count");
+}
+template <class E> auto any(const E& e, on_device_t) {
+    return detail::make_device_reduction<std::int32_t>(e, 0, detail::max_operation{}, true, "loom::any");
+}
+template <class E> auto all(const E& e, on_device_t) {
+    return detail::make_device_reduction<std::int32_t>(e, 1, detail::min_operation{}, true, "loom::all");
+}
+
 // min and max in one pass over the input.
 template <class E> std::pair<value_type_t<E>, value_type_t<E>> minmax(const E& e) {
     using R = value_type_t<E>;
@@ -265,8 +331,22 @@ template <class E> std::pair<value_type_t<E>, value_type_t<E>> minmax(const E& e
                                               expr::operation<R>(detail::max_operation{}, detail::max_identity<R>())};
     A lo{}, hi{};
     void* results[] = {&lo, &hi};
-    detail::reduce_expression(e, false, ops, 2, results, "loom::minmax");
+    detail::reduce_expression(e, false, ops, 2, {results, nullptr}, "loom::minmax");
     return {R(lo), R(hi)};
+}
+
+// min and max in one pass, left on the device.
+template <class E> std::pair<scalar<value_type_t<E>>, scalar<value_type_t<E>>> minmax(const E& e, on_device_t) {
+    using R = value_type_t<E>;
+    static_assert(!std::is_same_v<R, bool>, "loom::minmax(e, loom::on_device): cast a bool input to an integer type");
+    const detail::skeleton_operation ops[] = {expr::operation<R>(detail::min_operation{}, detail::min_identity<R>()),
+                                              expr::operation<R>(detail::max_operation{}, detail::max_identity<R>())};
+    expr::context_of_expression(e, "loom::minmax"); // a vector with a context, checked first
+    const context ctx(detail::shared_context_of(**expr::first_buffer(e)));
+    std::pair<scalar<R>, scalar<R>> result{scalar<R>(ctx), scalar<R>(ctx)};
+    const detail::buffer_ptr targets[] = {result.first.buffer(), result.second.buffer()};
+    detail::reduce_expression(e, false, ops, 2, {nullptr, targets}, "loom::minmax");
+    return result;
 }
 
 } // namespace loom

@@ -71,6 +71,7 @@ public:
 
     ~vector() {
         if (buf_) detail::detach_vector(*buf_);
+        if (ctx_) detail::forget_swapped(*ctx_, this);
     }
 
     vector& operator=(const vector& other) {
@@ -139,17 +140,26 @@ public:
     T operator[](std::size_t i) const { return get(i); }
 
     // Exchanges the two vectors' device buffers: no copy, no flush (statements already
-    // recorded keep the buffers they named). The ping-pong step of iterative schemes.
-    friend void swap(vector& a, vector& b) noexcept {
-        std::swap(a.ctx_, b.ctx_);
-        std::swap(a.buf_, b.buf_);
-        std::swap(a.size_, b.size_);
+    // recorded keep the buffers they named). The ping-pong step of iterative schemes;
+    // inside loom::loop_while it is logged, so that a loop ending on the device leaves
+    // the vectors as its last iteration did.
+    void swap(vector& other) noexcept {
+        exchange(*this, other);
+        if (ctx_) detail::note_swap(*ctx_, this, &other, &swap_back);
+        else if (other.ctx_) detail::note_swap(*other.ctx_, this, &other, &swap_back);
     }
 
     // For the runtime: the buffer this vector names now.
     const detail::buffer_ptr& buffer() const { return buf_; }
 
 private:
+    static void exchange(vector& a, vector& b) noexcept {
+        std::swap(a.ctx_, b.ctx_);
+        std::swap(a.buf_, b.buf_);
+        std::swap(a.size_, b.size_);
+    }
+    static void swap_back(void* a, void* b) noexcept { exchange(*static_cast<vector*>(a), *static_cast<vector*>(b)); }
+
     static detail::buffer_ptr make(const detail::context_ptr& ctx, std::size_t n) {
         detail::buffer_ptr b = detail::new_buffer(ctx, n, dtype_v<T>);
         detail::attach_vector(*b);
@@ -193,6 +203,9 @@ private:
     detail::buffer_ptr buf_;
     std::size_t size_ = 0;
 };
+
+// loom::swap(a, b) and an unqualified swap(a, b) both come here (see vector::swap).
+template <class T> void swap(vector<T>& a, vector<T>& b) noexcept { a.swap(b); }
 
 // Device to host: host takes the vector's length.
 template <class T> void copy(const vector<T>& v, std::vector<T>& host) {

@@ -69,6 +69,7 @@ std::string expression(const ir::node& n, const dialect& d, const std::string& i
     if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index);
     switch (n.op) {
     case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
+    case opcode::load_first: return "p" + std::to_string(n.slot) + "[0]";
     case opcode::scalar: return "p" + std::to_string(n.slot);
     case opcode::index: return index;
     case opcode::cast:
@@ -130,7 +131,13 @@ std::string emit_parameters(const ir::kernel& k, const dialect& d) {
         }
         s += "p" + std::to_string(p) + ", ";
     }
+    if (k.guarded) s += std::string(d.global_prefix) + "const int *loom_guard, "; // may alias a written buffer: no restrict
     return s;
+}
+
+std::string emit_guard(const ir::kernel& k) {
+    // The same value for every work-item, so a kernel with barriers returns as a whole.
+    return k.guarded ? "    if (loom_guard[0] == 0) return;\n" : "";
 }
 
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
@@ -152,7 +159,7 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += d.kernel_prefix;
     s += " ";
     s += kernel_name;
-    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n    " + d.loop_head + "\n";
+    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k) + "    " + d.loop_head + "\n";
     s += emit_values(k, d, roots, "        ");
     for (const ir::kernel_store& st : k.stores)
         s += "        p" + std::to_string(st.param) + "[i] = " + value(st.value) + ";\n";

@@ -19,8 +19,11 @@ std::string emit(const ir::kernel& k, const dialect& d);
 bool uses_f64(const ir::kernel& k);
 // The prologue (pragmas) for this kernel in this dialect.
 std::string emit_prologue(const ir::kernel& k, const dialect& d);
-// "T0 p0, T1 p1, ..., " : every parameter, each followed by ", ".
+// "T0 p0, T1 p1, ..., " : every parameter, each followed by ", ", then the loop guard's
+// parameter when the kernel is guarded.
 std::string emit_parameters(const ir::kernel& k, const dialect& d);
+// The first statement of a guarded kernel's body (return when the loop has ended); "" otherwise.
+std::string emit_guard(const ir::kernel& k);
 // One "T vK = ...;" line per node reachable from `roots`, in order, each line starting with `indent`.
 // Loads read p<slot>[<index>].
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,

@@ -46,7 +46,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 remap[i] = body.add(n);
                 continue;
             }
-            if (n.op == opcode::load_neighbour) {
+            if (n.op == opcode::load_neighbour || n.op == opcode::load_first) {
                 // Grouping guarantees nothing in this group writes the buffer: read memory.
                 const std::uint32_t cls = st.slot_buffer[n.slot];
                 n.slot = buffer_param(cls);

@@ -27,6 +27,9 @@ struct kernel {
     std::vector<kernel_param> params; // the element count n follows them as the last argument
     std::vector<node> body;           // topological; load/scalar name parameters
     std::vector<kernel_store> stores;
+    // Inside loom::loop_while: the kernel takes one more buffer parameter after `params`,
+    // the loop's device flag, and does nothing when it is 0 (the loop has ended).
+    bool guarded = false;
 };
 
 } // namespace loom::ir

@@ -9,6 +9,7 @@ constexpr op_info table[] = {
     {"scalar", 0, op_class::leaf, nullptr},
     {"index", 0, op_class::leaf, nullptr},
     {"load_neighbour", 0, op_class::leaf, nullptr},
+    {"load_first", 0, op_class::leaf, nullptr},
     {"cast", 1, op_class::leaf, nullptr},
     {"negate", 1, op_class::unary_arith, "-"},
     {"unary_plus", 1, op_class::unary_arith, "+"},

@@ -16,6 +16,7 @@ struct slot_info {
     slot_kind kind;
     dtype type;
     bool neighbour = false; // a vector read at other indices than the element's own (a stencil)
+    bool broadcast = false; // a device scalar: element 0 read by every element (also `neighbour`), any length
 };
 
 struct shape {

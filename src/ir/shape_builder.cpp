@@ -39,6 +39,7 @@ shape_registry& registry() {
 } // namespace
 
 struct shape_builder::impl {
+    statement_target target;
     ir::node_list nodes;
     std::vector<slot_info> slots;
 
@@ -53,7 +54,7 @@ struct shape_builder::impl {
     node_ref convert(node_ref n, dtype t) { return type(n) == t ? n : add(opcode::cast, t, n); }
 };
 
-shape_builder::shape_builder() : impl_(std::make_unique<impl>()) {}
+shape_builder::shape_builder(statement_target target) : impl_(std::make_unique<impl>()) { impl_->target = target; }
 shape_builder::~shape_builder() = default;
 
 node_ref shape_builder::vector_slot(dtype element) {
@@ -70,6 +71,16 @@ node_ref shape_builder::scalar_slot(dtype type) {
     n.slot = std::uint32_t(impl_->slots.size());
     impl_->slots.push_back({slot_kind::scalar, carried});
     return impl_->convert(impl_->nodes.add(n), type);
+}
+
+node_ref shape_builder::device_scalar_slot(dtype element) {
+    if (impl_->target == statement_target::scalar) return vector_slot(element); // element 0 is the element's own
+    ir::node n{opcode::load_first, element};
+    n.slot = std::uint32_t(impl_->slots.size());
+    // Read at another index than the element's own: the fusion pass must not put it in a
+    // kernel that writes it, exactly as for a stencil read.
+    impl_->slots.push_back({slot_kind::vector, element, true, true});
+    return impl_->nodes.add(n);
 }
 
 node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }

@@ -98,6 +98,7 @@ void finish(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     ctx.flush(flush_cause::finish);
     ctx.device().finish();
+    ctx.note_host_sync("finish");
 }
 
 } // namespace detail

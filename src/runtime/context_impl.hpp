@@ -55,6 +55,18 @@ public:
 
     std::recursive_mutex& mutex() { return mutex_; }
 
+    // loom::loop_while: while a guard is set, every kernel launched (maps, reductions,
+    // scans) is a guarded variant that returns at once when guard[0] is 0. Set and
+    // cleared with the queue empty, so a flush never mixes guarded and plain statements.
+    void set_guard(buffer* flag);
+    void drop_guard() { guard_ = nullptr; } // without the flush (after a failed one)
+    buffer* guard() const { return guard_; }
+    // The device loop running in this context, if any (loop_while; they do not nest).
+    std::shared_ptr<void>& device_loop() { return device_loop_; }
+
+    // Counts a wait of the host for the device (and logs it on the launch channel).
+    void note_host_sync(const char* what);
+
     context_statistics stats;
     const compiled_plan* last_plan() const { return last_plan_; }
 
@@ -72,6 +84,8 @@ private:
     fusion::statement_queue queue_;
     cache::program_cache programs_;
     std::shared_ptr<void> skeleton_state_;
+    buffer* guard_ = nullptr;
+    std::shared_ptr<void> device_loop_;
     std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<compiled_plan>, plan_key_hash> plans_;
     const compiled_plan* last_plan_ = nullptr;
 

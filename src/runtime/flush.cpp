@@ -59,14 +59,14 @@ void context_impl::after_record() {
         flush(flush_cause::byte_limit);
 }
 
-// The plan key: fusion switch; per statement its shape, length class, target class and
+// The plan key: fusion switch and guard; per statement its shape, length class, target class and
 // slot classes; then per buffer class whether a live vector names it.
 void context_impl::assign_classes() {
     ++flush_generation_;
     key_.clear();
     class_buffers_.clear();
     lengths_.clear();
-    key_.push_back(fusion_ ? 1u : 0u);
+    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u));
     for (const fusion::pending_statement& st : queue_.statements) {
         std::uint32_t length_class = 0;
         while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
@@ -106,7 +106,8 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     auto compiled = std::make_unique<compiled_plan>();
     compiled->plan = fusion::plan_kernels(request);
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
-    for (const fusion::kernel_group& g : compiled->plan.groups) {
+    for (fusion::kernel_group& g : compiled->plan.groups) {
+        g.kernel.guarded = guard_ != nullptr;
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string source = codegen::emit(g.kernel, device_->dialect());
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
@@ -151,6 +152,7 @@ void context_impl::launch(const compiled_plan& p) {
                 args_.push_back({nullptr, &queue_.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
             }
         }
+        if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         device_->launch(*p.kernels[k], args_.data(), args_.size(), skeleton::map_geometry(device_->info(), length));
         ++stats.kernels_launched;
@@ -159,6 +161,17 @@ void context_impl::launch(const compiled_plan& p) {
                                                  " elements (statements " + std::to_string(g.first) + "-" +
                                                  std::to_string(g.last) + ")");
     }
+}
+
+void context_impl::note_host_sync(const char* what) {
+    ++stats.host_syncs;
+    if (logging::enabled(logging::channel::launch)) logging::write(logging::channel::launch, std::string("sync: ") + what);
+}
+
+void context_impl::set_guard(buffer* flag) {
+    flush(flush_cause::loop);
+    if (flag && !flag->memory) flag->memory = device_->allocate(flag->bytes());
+    guard_ = flag;
 }
 
 void context_impl::flush(flush_cause cause) {

@@ -30,6 +30,7 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
 
 std::uint64_t length_of(const buffer& b) { return b.length; }
 context_impl* context_of(const buffer& b) { return b.ctx; }
+context_ptr shared_context_of(const buffer& b) { return b.ctx->shared_from_this(); }
 void attach_vector(buffer& b) { ++b.vector_refs; }
 void detach_vector(buffer& b) { --b.vector_refs; }
 
@@ -41,6 +42,7 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
     ctx.flush(flush_cause::host_write); // pending statements may read the old contents
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
+    ctx.note_host_sync("host write");
 }
 
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
@@ -49,6 +51,7 @@ void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     ctx.flush(flush_cause::host_read);
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().read(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
+    ctx.note_host_sync("host read");
 }
 
 statement_recorder::statement_recorder(context_impl& ctx)
@@ -62,6 +65,13 @@ void statement_recorder::vector_slot(const buffer_ptr& b) {
     if (!b)
         throw error("loom: an empty loom::vector (default-constructed or moved from) is used in an expression; "
                     "construct it with a context and a size, or assign a vector to it, first");
+    ctx_.queue().slots.push_back({b, 0});
+}
+
+void statement_recorder::device_scalar_slot(const buffer_ptr& b) {
+    if (!b)
+        throw error("loom: an empty loom::scalar (default-constructed or moved from) is used in an expression; "
+                    "construct it with a context first");
     ctx_.queue().slots.push_back({b, 0});
 }
 
@@ -97,6 +107,7 @@ void statement_recorder::commit_assignment(const shape* s, const buffer_ptr& tar
         if (b->ctx != &ctx_)
             throw error("loom: an expression mixes vectors from two contexts; copy the data into one context "
                         "(loom::copy through the host) before combining them");
+        if (s->slots[i - first_slot_].broadcast) continue; // a device scalar serves any length
         if (b->length != length)
             throw error("loom: length mismatch: assigning an expression over " + std::to_string(b->length) +
                         " elements to a vector of " + std::to_string(length) +

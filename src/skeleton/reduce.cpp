@@ -35,10 +35,11 @@ std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
 namespace {
 
 std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
-                                                const bound_input& in, unsigned group) {
+                                                const bound_input& in, unsigned group, bool guarded) {
     auto plan = std::make_unique<skeleton_plan>();
     const dtype type = call.ops[0].type;
     plan->input = build_input(*call.input, in.slot_class, call.truth ? dtype::boolean : type);
+    plan->input.kernel.guarded = guarded;
     if (call.truth && type != dtype::boolean) {
         // (value != 0), then the accumulator type: count, any and all fold truth values.
         ir::kernel& k = plan->input.kernel;
@@ -63,7 +64,9 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
         partial_types.push_back(plan->ops[k].type);
     }
     plan->sources.push_back(emit_reduce_pass(plan->input, pass1, group, d));
-    plan->sources.push_back(emit_reduce_pass(partials_input(partial_types), pass2, group, d));
+    input_kernel partials = partials_input(partial_types);
+    partials.kernel.guarded = guarded;
+    plan->sources.push_back(emit_reduce_pass(partials, pass2, group, d));
     plan->summaries = {"reduce pass 1 (input shape " + std::to_string(call.input->id) + ")", "reduce pass 2"};
     return plan;
 }
@@ -76,19 +79,29 @@ namespace loom::detail {
 
 void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
 
-void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results) {
+void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
     using namespace skeleton;
     const bound_input in = bind_input(ctx, *call.input, "reduction");
+    backend::device& dev = ctx.device();
+    if (results.device) {
+        for (std::size_t k = 0; k < call.op_count; ++k) {
+            buffer& b = *results.device[k];
+            if (b.ctx != &ctx) throw error("loom: a reduction into a loom::scalar of another context; use one context");
+            if (!b.memory) b.memory = dev.allocate(b.bytes());
+        }
+    }
     if (in.length == 0) {
-        for (std::size_t k = 0; k < call.op_count; ++k)
-            std::memcpy(results[k], &call.ops[k].identity, size_of(call.ops[k].type));
+        for (std::size_t k = 0; k < call.op_count; ++k) {
+            if (results.host) std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
+            else dev.write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
+        }
         return;
     }
-    backend::device& dev = ctx.device();
     const reduce_geometry geo = reduce_geometry_for(ctx.info(), in.length);
+    const bool guarded = ctx.guard() != nullptr;
 
-    // The plan key: skeleton, input shape, truth flag, operations (traced shape, type), slot classes.
-    std::vector<std::uint32_t> key = {0u, call.input->id, call.truth ? 1u : 0u, geo.group};
+    // The plan key: skeleton, input shape, truth flag, guard, operations (traced shape, type), slot classes.
+    std::vector<std::uint32_t> key = {0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u), geo.group};
     for (std::size_t k = 0; k < call.op_count; ++k) {
         key.push_back(call.ops[k].op->body->id);
         key.push_back(std::uint32_t(call.ops[k].type));
@@ -96,7 +109,7 @@ void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results
     key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = plans_of(ctx);
     auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group)).first;
+    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group, guarded)).first;
     skeleton_plan& plan = *it->second;
     backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
     backend::kernel& pass2 = pass_kernel(ctx, plan, 1);
@@ -113,11 +126,14 @@ void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results
     backend::memory* outputs[max_ops] = {};
     for (std::size_t k = 0; k < call.op_count; ++k) {
         partials[k] = &scratch_buffer(ctx, plan, 2 * k, geo.groups * size_of(call.ops[k].type));
-        outputs[k] = &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
+        // A device result is written by pass 2 straight into the scalar: no copy, no wait.
+        outputs[k] = results.device ? results.device[k]->memory.get()
+                                    : &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
     }
 
     auto launch = [&](backend::kernel& kernel, backend::memory* const* out, std::vector<backend::kernel_arg>& args,
                       std::uint64_t n, std::uint64_t groups) {
+        if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({out[k], nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k)
             args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
@@ -136,7 +152,11 @@ void run_reduce(context_impl& ctx, const reduce_call& call, void* const* results
     args.clear();
     for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
     launch(pass2, outputs, args, geo.groups, 1);
-    for (std::size_t k = 0; k < call.op_count; ++k) dev.read(*outputs[k], 0, results[k], size_of(call.ops[k].type));
+    if (results.host) {
+        for (std::size_t k = 0; k < call.op_count; ++k)
+            dev.read(*outputs[k], 0, results.host[k], size_of(call.ops[k].type));
+        ctx.note_host_sync("reduction result");
+    }
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) + " elements: " +
                                                      std::to_string(geo.groups) + " groups of " +

@@ -30,7 +30,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
             s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) +
                  ", ";
     }
-    s += std::string(d.index_type) + " n) {\n";
+    s += std::string(d.index_type) + " n) {\n" + codegen::emit_guard(in.kernel);
     for (std::size_t k = 0; k < acc.size(); ++k) {
         s += "    " + std::string(sd.local_array) + " " + type(k) + " s" + std::to_string(k) + "[" + w + "];\n";
         s += "    " + type(k) + " a" + std::to_string(k) + " = id" + std::to_string(k) + ";\n";

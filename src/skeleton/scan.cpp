@@ -43,14 +43,16 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
         throw error("loom: scan: an in-place scan cannot read neighbours (shift) of its output: other work-groups "
                     "overwrite them; scan into another vector");
 
+    const bool guarded = ctx.guard() != nullptr;
     std::vector<std::uint32_t> key = {1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
-                                      call.exclusive ? 1u : 0u, group, out_class};
+                                      (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u), group, out_class};
     key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = plans_of(ctx);
     auto it = plans.find(key);
     if (it == plans.end()) {
         auto plan = std::make_unique<skeleton_plan>();
         plan->input = build_input(*call.input, in.slot_class, sop.type);
+        plan->input.kernel.guarded = guarded;
         combine_op op;
         op.shape = sop.op->body;
         op.role = sop.op->role;
@@ -64,7 +66,9 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
         const codegen::dialect& d = dev.dialect();
         const combine_op& c = plan->ops[0];
         plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::chunk_totals, call.exclusive, no_class, group, d));
-        plan->sources.push_back(emit_scan_pass(partials_input({sop.type}), c, scan_pass::scan_totals, true, no_class, group, d));
+        input_kernel totals_input = partials_input({sop.type});
+        totals_input.kernel.guarded = guarded;
+        plan->sources.push_back(emit_scan_pass(totals_input, c, scan_pass::scan_totals, true, no_class, group, d));
         plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::scan_output, call.exclusive, out_param, group, d));
         plan->summaries = {"scan pass 1 (input shape " + std::to_string(call.input->id) + ")", "scan pass 2",
                            "scan pass 3 (input shape " + std::to_string(call.input->id) + ")"};
@@ -94,20 +98,26 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
         args.push_back({nullptr, &chunk_size, sizeof chunk_size});
         args.push_back({nullptr, &count, sizeof count});
     };
+    auto guard = [&](std::vector<backend::kernel_arg>& args) { // right after the input's parameters
+        if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
+    };
     std::vector<backend::kernel_arg> args;
     input_arguments(plan, in, args);
+    guard(args);
     args.push_back({totals, nullptr, 0});
     tail(args, sop.identity, chunk, n);
     dev.launch(pass1, args.data(), args.size(), {groups * group, group});
 
     args.clear();
     args.push_back({totals, nullptr, 0});
+    guard(args);
     args.push_back({offsets, nullptr, 0});
     tail(args, sop.identity, groups, groups);
     dev.launch(pass2, args.data(), args.size(), {group, group});
 
     args.clear();
     input_arguments(plan, in, args);
+    guard(args);
     if (!out_is_input) args.push_back({output->memory.get(), nullptr, 0});
     args.push_back({offsets, nullptr, 0});
     tail(args, init, chunk, n);

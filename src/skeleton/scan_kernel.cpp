@@ -32,7 +32,7 @@ std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pa
     for (std::size_t j = 0; j < captures.size(); ++j)
         s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
     const std::string index = d.index_type;
-    s += index + " chunk, " + index + " n) {\n";
+    s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel);
     s += "    " + std::string(sd.local_array) + " " + t + " s[" + w + "];\n";
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     s += "    const unsigned int g = " + std::string(sd.group_id) + ";\n";

@@ -15,7 +15,8 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
         ir::node n = s.nodes[i];
         for (std::uint32_t& a : n.arg)
             if (a != ir::no_node) a = remap[a];
-        if (n.op == opcode::load || n.op == opcode::load_neighbour) { // a stencil read is fused like any load
+        if (n.op == opcode::load || n.op == opcode::load_neighbour || n.op == opcode::load_first) {
+            // stencil reads and device scalars are fused like any load
             const std::uint32_t cls = slot_class[n.slot];
             if (cls >= param_of_class.size()) param_of_class.resize(cls + 1, ir::no_node);
             if (param_of_class[cls] == ir::no_node) {
@@ -72,9 +73,9 @@ std::string emit_combine(const combine_op& op, const std::string& name, const co
         param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
     ir::kernel k;
     for (ir::node n : op.shape->nodes) {
-        if (n.op == opcode::load)
-            throw error("loom: a reduction or scan operation cannot read a loom::vector; it combines two values "
-                        "(and captured host scalars) only");
+        if (n.op == opcode::load || n.op == opcode::load_first || n.op == opcode::load_neighbour)
+            throw error("loom: a reduction or scan operation cannot read a loom::vector or a loom::scalar; it "
+                        "combines two values (and captured host scalars) only");
         if (n.op == opcode::index)
             throw error("loom: a reduction or scan operation cannot use loom::index(); compute the index in the "
                         "input expression instead");

@@ -50,16 +50,17 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const 
         if (b->ctx != &ctx)
             throw error(std::string("loom: ") + what +
                         ": the input mixes vectors from two contexts; copy the data into one context first");
+        std::uint32_t c = 0;
+        while (c < classes.size() && classes[c] != b) ++c;
+        if (c == classes.size()) classes.push_back(b);
+        in.slot_class.push_back(c);
+        if (s.slots[k].broadcast) continue; // a device scalar serves any length
         if (have_length && b->length != in.length)
             throw error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
                         std::to_string(in.length) + " and " + std::to_string(b->length) +
                         " elements; element-wise expressions need vectors of equal length");
         in.length = b->length;
         have_length = true;
-        std::uint32_t c = 0;
-        while (c < classes.size() && classes[c] != b) ++c;
-        if (c == classes.size()) classes.push_back(b);
-        in.slot_class.push_back(c);
     }
     if (s.uses_f64 && !ctx.info().fp64)
         throw error(std::string("loom: ") + what + " computes in double, which the device " + ctx.info().name +

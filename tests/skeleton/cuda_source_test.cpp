@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/dialect.hpp"
+#include "codegen/emit.hpp"
 #include "skeleton/reduce_kernel.hpp"
 #include "skeleton/scan_kernel.hpp"
 #ifdef LOOM_HAVE_CUDA
@@ -49,10 +50,31 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, cuda),
         emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, cuda),
     };
+    // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
+    loom::scalar<float> sf;
+    input_kernel scaled = build_input(*loom::expr::input_shape(xf * sf), {0, 1}, loom::dtype::f32);
+    scaled.kernel.guarded = true;
+    input_kernel guarded_partials = partials_input({loom::dtype::f32});
+    guarded_partials.kernel.guarded = true;
+    {
+        loom::ir::kernel map = scaled.kernel; // ... and the same expression as a guarded map
+        map.params.push_back({loom::ir::param_kind::buffer, loom::dtype::f32, true});
+        map.stores.push_back({std::uint32_t(map.params.size() - 1), scaled.root});
+        sources.push_back(loom::codegen::emit(map, cuda));
+    }
+    const std::size_t first_guarded = sources.size() - 1;
+    sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, cuda));
+    sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, cuda));
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, cuda));
+    sources.push_back(emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, cuda));
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, cuda));
+    for (std::size_t k = first_guarded; k < sources.size(); ++k)
+        CHECK(sources[k].find("if (loom_guard[0] == 0) return;") != std::string::npos);
     for (const std::string& s : sources) {
         CAPTURE(s);
-        CHECK(s.find("__shared__") != std::string::npos);
-        CHECK(s.find("__syncthreads();") != std::string::npos);
+        const bool map = s.find("__shared__") == std::string::npos && s.find("loom_guard") != std::string::npos;
+        CHECK((map || s.find("__shared__") != std::string::npos));
+        CHECK((map || s.find("__syncthreads();") != std::string::npos));
         CHECK(s.find("__local") == std::string::npos);
         CHECK(s.find("get_local_id") == std::string::npos);
 #ifdef LOOM_HAVE_CUDA

@@ -22,6 +22,7 @@ using context_ptr = std::shared_ptr<context_impl>;
 buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type);
 std::uint64_t length_of(const buffer& b);
 context_impl* context_of(const buffer& b);
+context_ptr shared_context_of(const buffer& b);
 
 // Counts the loom::vector objects naming a buffer: a buffer nobody names any more
 // needs no store at the end of a fused kernel.
@@ -47,6 +48,7 @@ public:
     statement_recorder& operator=(const statement_recorder&) = delete;
 
     void vector_slot(const buffer_ptr& b);
+    void device_scalar_slot(const buffer_ptr& b);
     void scalar_slot(const void* value, unsigned bytes);
     // Checks lengths, contexts and fp64 now (throwing loom::error at the faulty line),
     // then appends `target = shape(slots)` to the context's queue.
@@ -61,6 +63,32 @@ private:
 
 // Runs every pending statement of the context (a flush) and waits for the device.
 void finish(context_impl& ctx);
+
+// loom::loop_while's bookkeeping (src/runtime/device_loop.cpp). While the scope lives it
+// holds the context's lock; the body's kernels are guarded by the device flag `active`
+// (they do nothing once it is 0), and loom::swap calls are logged per iteration so that
+// finish() can take back the swaps of iterations that ran after the flag fell.
+class device_loop_scope {
+public:
+    device_loop_scope(context_impl& ctx, const buffer_ptr& active); // throws when a device loop already runs
+    ~device_loop_scope();
+    device_loop_scope(const device_loop_scope&) = delete;
+    device_loop_scope& operator=(const device_loop_scope&) = delete;
+
+    void begin_body(std::uint64_t iteration); // runs what is pending, then guards what the body records
+    void end_body();                          // runs the body's statements, guarded; stops guarding
+    void finish(std::uint64_t iterations_run); // undoes the swaps of iterations >= iterations_run
+
+private:
+    context_impl& ctx_;
+    std::unique_lock<std::recursive_mutex> lock_;
+};
+
+// loom::swap of two vectors: logged while a device loop runs in ctx. `swap_back` swaps
+// the two objects again without logging. A destroyed vector leaves the log.
+using swap_back_fn = void (*)(void* a, void* b) noexcept;
+void note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept;
+void forget_swapped(context_impl& ctx, const void* object) noexcept;
 
 // Where a skeleton flushes: the pending statements are launched, nothing waits.
 enum class flush_point : std::uint8_t { loop, pipeline, skeleton };

@@ -15,9 +15,14 @@ struct shape; // defined in src/ir/shape.hpp
 
 using node_ref = std::uint32_t;
 
+// What a statement assigns to: a vector (one value per element), or a loom::scalar (one
+// value). In a scalar statement a device scalar is an ordinary element-0 load; elsewhere
+// it is broadcast to every element.
+enum class statement_target : std::uint8_t { vector, scalar };
+
 class shape_builder {
 public:
-    shape_builder();
+    explicit shape_builder(statement_target target = statement_target::vector);
     ~shape_builder();
     shape_builder(const shape_builder&) = delete;
     shape_builder& operator=(const shape_builder&) = delete;
@@ -26,6 +31,9 @@ public:
     node_ref vector_slot(dtype element);
     node_ref scalar_slot(dtype type);
     node_ref index();
+    // A loom::scalar living on the device: element 0 of its one-element buffer, read by
+    // every element (exempt from the equal-length rule), or a plain load in a scalar statement.
+    node_ref device_scalar_slot(dtype element);
     // A stencil read: element i + di of a vector slot (1-D), or (x + di, y + dj) of a
     // vector viewed as a grid `width` elements wide (2-D). The offsets, the width and a
     // constant boundary value are scalar slots that follow the vector slot, in that order.

@@ -13,6 +13,7 @@
 namespace loom {
 
 template <class T> class vector;
+template <class T> class scalar;
 
 namespace expr {
 
@@ -21,10 +22,15 @@ namespace proto = boost::proto;
 template <class E> struct expression;
 template <class T> struct is_vector : std::false_type {};
 template <class T> struct is_vector<loom::vector<T>> : std::true_type {};
+template <class T> struct is_device_scalar : std::false_type {};
+template <class T> struct is_device_scalar<loom::scalar<T>> : std::true_type {};
+// The objects that live on a device and start an expression: held by reference in it.
+template <class T> struct is_device_object : std::bool_constant<is_vector<T>::value || is_device_scalar<T>::value> {};
 
-// Children are held by value, except vectors, which are held by reference: a node is a
-// few pointers and scalars, so copying is cheap, and an expression returned from a
-// function or kept in a variable never refers to a temporary that has died.
+// Children are held by value, except vectors and device scalars, which are held by
+// reference: a node is a few pointers and host scalars, so copying is cheap, and an
+// expression returned from a function or kept in a variable never refers to a temporary
+// that has died.
 // Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
 // own operator+= and friends out of overload resolution, so `v += x * y` reaches
 // loom::vector's members, which record the statement.
@@ -40,7 +46,8 @@ struct grammar
 struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
     template <class T>
-    struct as_child<T, std::enable_if_t<is_vector<std::remove_const_t<T>>::value>> : proto_base_domain::as_child<T> {};
+    struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value>>
+        : proto_base_domain::as_child<T> {};
 };
 
 // Every Loom expression node.
@@ -59,14 +66,14 @@ inline constexpr bool is_expression_v =
     proto::is_expr<std::decay_t<E>>::value &&
     std::is_same_v<typename proto::domain_of<std::decay_t<E>>::type, domain>;
 
-// What may appear as an operand of a Loom function: a vector or a Loom expression.
+// What may appear as an operand of a Loom function: a vector, a device scalar or a Loom expression.
 template <class A>
-inline constexpr bool is_operand_v = is_vector<std::decay_t<A>>::value || is_expression_v<A>;
+inline constexpr bool is_operand_v = is_device_object<std::decay_t<A>>::value || is_expression_v<A>;
 
-// Children of a function node: scalars and expression temporaries by value (they are
-// small and may be temporaries), vectors by reference.
+// Children of a function node: host scalars and expression temporaries by value (they
+// are small and may be temporaries), vectors and device scalars by reference.
 template <class A> decltype(auto) as_child(A&& a) {
-    if constexpr (is_vector<std::decay_t<A>>::value) return boost::cref(a);
+    if constexpr (is_device_object<std::decay_t<A>>::value) return boost::cref(a);
     else return std::decay_t<A>(std::forward<A>(a));
 }
 
@@ -76,13 +83,13 @@ template <opcode Op, class... A> auto call(A&&... args) {
 
 } // namespace expr
 
-// x + y, 2 * x, -x, ...: Proto builds the node when an operand is a loom::vector (found
-// by argument-dependent lookup in this namespace); nodes that already are Loom
+// x + y, 2 * x, -x, ...: Proto builds the node when an operand is a loom::vector or a
+// loom::scalar (found by argument-dependent lookup in this namespace); nodes that already are Loom
 // expressions combine through Proto's own operators. Only element-wise operators are
 // defined: compound assignments are loom::vector members that record a statement, and
 // &, *, ++, --, comma keep their C++ meaning.
-#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_vector, expr::domain, 0)
-#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_vector, expr::domain)
+#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_device_object, expr::domain, 0)
+#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_device_object, expr::domain)
 LOOM_UNARY(+, unary_plus)
 LOOM_UNARY(-, negate)
 LOOM_UNARY(~, complement)

@@ -6,9 +6,18 @@
 
 namespace loom {
 
-// At least one argument must be a vector or a Loom expression; the others may be host scalars.
+// Asks a reduction for a loom::scalar on the device instead of a host value:
+// `loom::scalar<float> s = loom::sum(x, loom::on_device);` (see loom/reduce.hpp).
+struct on_device_t {
+    explicit constexpr on_device_t() = default;
+};
+inline constexpr on_device_t on_device{};
+
+// At least one argument must be a vector, a device scalar or a Loom expression; the
+// others may be host scalars. (loom::min(x, loom::on_device) is a reduction, not this.)
 template <class... A>
-using enable_if_loom_call = std::enable_if_t<(expr::is_operand_v<A> || ...), int>;
+using enable_if_loom_call = std::enable_if_t<
+    (expr::is_operand_v<A> || ...) && !(std::is_same_v<std::decay_t<A>, on_device_t> || ...), int>;
 
 #define LOOM_UNARY_FUNCTION(name)                                                                                  \
     template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                              \

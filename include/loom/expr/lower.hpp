@@ -62,6 +62,7 @@ template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, con
     using T = std::decay_t<V>;
     if constexpr (is_custom_terminal<T>::value) return T::lower(b);
     else if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
+    else if constexpr (is_device_scalar<T>::value) return b.device_scalar_slot(dtype_v<typename T::value_type>);
     else if constexpr (std::is_same_v<T, index_tag>) return b.index();
     else {
         static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
@@ -113,8 +114,9 @@ template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e) 
 }
 
 // The shape of `target = e` for a target of element type T, built once per type pair.
-template <class T, class E> const detail::shape* assignment_shape(const E& e) {
-    detail::shape_builder b;
+template <class T, class E>
+const detail::shape* assignment_shape(const E& e, detail::statement_target target = detail::statement_target::vector) {
+    detail::shape_builder b(target);
     return b.finish_assignment(lower(b, e), dtype_v<T>);
 }
 
@@ -126,6 +128,8 @@ template <class V> void bind_terminal(detail::statement_recorder& r, const V& v)
         v.bind(r);
     } else if constexpr (is_vector<T>::value) {
         r.vector_slot(v.buffer());
+    } else if constexpr (is_device_scalar<T>::value) {
+        r.device_scalar_slot(v.buffer());
     } else if constexpr (std::is_same_v<T, index_tag> || is_function_name<T>::value) {
         // no value to bind: the index is the element's own, a function name is in the shape
     } else if constexpr (std::is_same_v<T, bool>) {

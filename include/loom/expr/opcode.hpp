@@ -12,6 +12,7 @@ enum class opcode : std::uint8_t {
     scalar, // a bound host scalar slot
     index,  // the element index i
     load_neighbour, // element i + offset of a bound vector slot, with a boundary policy (stencils)
+    load_first,     // element 0 of a bound slot: a loom::scalar on the device, the same for every i
     cast,   // conversion to the node's type
     // unary operators
     negate, unary_plus, logical_not, bit_not,

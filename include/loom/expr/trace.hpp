@@ -16,11 +16,11 @@
 namespace loom {
 namespace expr {
 
-// A map operand as the traced lambda sees it: a vector becomes a terminal referring to
-// it, a host scalar a terminal holding its value; an expression stays as it is.
+// A map operand as the traced lambda sees it: a vector or device scalar becomes a
+// terminal referring to it, a host scalar a terminal holding its value; an expression stays as it is.
 template <class A> auto as_operand(const A& a) {
     if constexpr (is_expression_v<A>) return a;
-    else if constexpr (is_vector<A>::value) return proto::make_expr<proto::tag::terminal, domain>(boost::cref(a));
+    else if constexpr (is_device_object<A>::value) return proto::make_expr<proto::tag::terminal, domain>(boost::cref(a));
     else return proto::make_expr<proto::tag::terminal, domain>(a);
 }
 
@@ -47,6 +47,7 @@ namespace expr {
 
 template <class V, class = void> struct terminal_value_type { using type = std::decay_t<V>; };
 template <class T> struct terminal_value_type<vector<T>> { using type = T; };
+template <class T> struct terminal_value_type<scalar<T>> { using type = T; };
 template <> struct terminal_value_type<index_tag> { using type = std::uint64_t; };
 template <class T, int N> struct terminal_value_type<operand_tag<T, N>> { using type = T; };
 template <class T, class Policy, bool TwoD> struct neighbour_read; // loom/stencil.hpp

@@ -1,0 +1,90 @@
+// loom::loop_while's runtime side: the guard that turns the body's kernels into no-ops
+// once the device-side condition has fallen, and the swap log that lets the host take
+// back the buffer swaps of the iterations it issued after that point. The host issues
+// iterations ahead of the device and learns the condition only every check_every
+// iterations, so up to check_every - 1 issued iterations may be idle.
+#include <vector>
+
+#include "loom/error.hpp"
+#include "runtime/context_impl.hpp"
+
+namespace loom::detail {
+namespace {
+
+struct swap_record {
+    std::uint64_t iteration;
+    void* a;
+    void* b;
+    swap_back_fn swap_back;
+};
+
+struct device_loop_state {
+    buffer_ptr active;
+    std::uint64_t iteration = 0;
+    std::vector<swap_record> swaps;
+    bool log_lost = false; // a swap could not be logged (out of host memory)
+};
+
+device_loop_state* state_of(context_impl& ctx) { return static_cast<device_loop_state*>(ctx.device_loop().get()); }
+
+} // namespace
+
+device_loop_scope::device_loop_scope(context_impl& ctx, const buffer_ptr& active) : ctx_(ctx), lock_(ctx.mutex()) {
+    if (ctx_.device_loop())
+        throw error("loom: loop_while inside the body of another loop_while on the same context is not supported; "
+                    "use loom::loop (a fixed count) for the inner loop, or fold both conditions into one");
+    auto state = std::make_shared<device_loop_state>();
+    state->active = active;
+    ctx_.device_loop() = std::move(state);
+}
+
+device_loop_scope::~device_loop_scope() {
+    try {
+        ctx_.set_guard(nullptr); // a body that threw may leave guarded statements pending: run them guarded
+    } catch (...) {
+        ctx_.drop_guard(); // the flush failed and dropped them; nothing is left to guard
+    }
+    ctx_.device_loop().reset();
+}
+
+void device_loop_scope::begin_body(std::uint64_t iteration) {
+    device_loop_state& state = *state_of(ctx_);
+    state.iteration = iteration;
+    ctx_.set_guard(state.active.get());
+}
+
+void device_loop_scope::end_body() { ctx_.set_guard(nullptr); }
+
+void device_loop_scope::finish(std::uint64_t iterations_run) {
+    device_loop_state& state = *state_of(ctx_);
+    bool idle_swaps = false;
+    for (const swap_record& r : state.swaps) idle_swaps = idle_swaps || r.iteration >= iterations_run;
+    if (state.log_lost && idle_swaps)
+        throw error("loom: loop_while ran out of host memory logging loom::swap calls; the swapped vectors may "
+                    "name each other's buffers");
+    for (auto r = state.swaps.rbegin(); r != state.swaps.rend(); ++r)
+        if (r->iteration >= iterations_run) r->swap_back(r->a, r->b);
+    state.swaps.clear();
+}
+
+void note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept {
+    device_loop_state* state = state_of(ctx);
+    if (!state) return;
+    try {
+        state->swaps.push_back({state->iteration, a, b, swap_back});
+    } catch (...) {
+        state->log_lost = true;
+    }
+}
+
+void forget_swapped(context_impl& ctx, const void* object) noexcept {
+    device_loop_state* state = state_of(ctx);
+    if (!state) return;
+    // A vector that dies inside the body (a local swapped with another) cannot be swapped
+    // back; its partner is left as the body left it.
+    auto& swaps = state->swaps;
+    for (std::size_t k = swaps.size(); k-- > 0;)
+        if (swaps[k].a == object || swaps[k].b == object) swaps.erase(swaps.begin() + std::ptrdiff_t(k));
+}
+
+} // namespace loom::detail
