@@ -48,13 +48,33 @@ void step(instance& p) {
     loom::swap(u, next);
 }
 
-// The device-side loop: no host synchronisation inside; the stop test runs on the device.
+#if __has_include(<loom/scalar.hpp>)
+#define LOOM_BENCH_LOOP_WHILE 1
+// The device-side loop: the residual's max stays on the device (a loom::scalar) and
+// loop_while tests it there; the host reads the stop flag only every check_every iterations.
+std::uint64_t device_loop(instance& p) {
+    loom::context& ctx = *p.ctx;
+    *p.res = *p.u; // a residual above tol before the first iteration, on the device
+    loom::scalar<float> r = loom::max(loom::fabs(*p.res), loom::on_device);
+    const std::uint64_t ran = loom::loop_while(
+        ctx, r > tol,
+        [&] {
+            step(p);
+            r = loom::max(loom::fabs(*p.res), loom::on_device);
+        },
+        /*check_every=*/16, /*max_iterations=*/iterations);
+    ctx.finish();
+    return ran;
+}
+#else
+// Until loom::loop_while exists: the count-based device loop (no stop test at all).
 std::uint64_t device_loop(instance& p) {
     loom::context& ctx = *p.ctx;
     loom::loop(ctx, iterations, [&] { step(p); });
     ctx.finish();
     return iterations;
 }
+#endif
 
 // The host-driven loop: one read of the residual (a synchronisation) per iteration.
 std::uint64_t host_loop(instance& p) {
@@ -112,6 +132,11 @@ void run(benchmark::State& state, bool on_device) {
     state.counters["iterations"] = double(ran);
     state.counters["kernels_per_iteration"] = double(after.kernels_launched - before.kernels_launched) / double(ran);
     state.counters["flushes_per_iteration"] = double(after.flushes - before.flushes) / double(ran);
+#ifdef LOOM_BENCH_LOOP_WHILE
+    // Host synchronisations (reads, finishes) per iteration, the final finish included.
+    state.counters["host_syncs_per_iteration"] = double(after.host_syncs - before.host_syncs) / double(ran);
+    state.counters["host_syncs"] = double(after.host_syncs - before.host_syncs);
+#endif
 }
 
 void register_all() {

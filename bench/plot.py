@@ -106,8 +106,14 @@ def grid(count):
 def finish(fig, title, path):
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=72)
     plt.close(fig)
+    # The PNGs are committed: a 64-colour palette keeps each a few tens of KB.
+    try:
+        from PIL import Image
+        Image.open(path).convert("RGB").quantize(colors=64).save(path, optimize=True)
+    except ImportError:
+        pass
     print(f"wrote {path}")
 
 
@@ -297,7 +303,7 @@ def elementwise_tables(recs, copy_peak):
     out = []
     ws = workloads_of(recs)
     sizes = sorted({n for (_, _, n) in recs})
-    shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 2 or n == sizes[-1]] if sizes else []
+    shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 0 or n == sizes[-1]] if sizes else []
     for v, title in (("loom_expr", "Loom, one expression"), ("loom_stmts", "Loom, separate statements fused"),
                      ("loom_unfused", "Loom, fusion off"), ("boost_compute", "Boost.Compute")):
         rows = []
@@ -344,6 +350,17 @@ def dispatch_table(recs):
             rows.append([w, v, fmt_us(r.get("median")), fmt_us(r.get("min")), fmt_us(r.get("max")), fmt_us(per),
                          fmt(r.get("kernels_per_batch"), 0) if "kernels_per_batch" in r else "-"])
     return table(["benchmark", "variant", "median / iteration", "min", "max", "per statement", "kernels"], rows)
+
+
+def loop_table(recs):
+    rows = []
+    for (w, v, n), r in sorted(recs.items()):
+        it = r.get("iterations") or 1
+        rows.append([w, v, fmt_us(r.get("median")), fmt_us(r.get("min")), fmt_us(r.get("max")),
+                     fmt_us(r["median"] / it) if r.get("median") else "-", fmt(r.get("iterations"), 0),
+                     fmt(r.get("kernels_per_iteration"), 2), fmt(r.get("host_syncs_per_iteration"), 3)])
+    return table(["benchmark", "variant", "median", "min", "max", "per iteration", "iterations", "kernels / iteration",
+                  "host syncs / iteration"], rows)
 
 
 def phases_tables(recs):
@@ -438,6 +455,33 @@ def issue_targets(programs, results):
     r = f / u if f and u else None
     add("4", f"chain4 n=1024 host side per statement: fused {fmt_us(f)} / unfused {fmt_us(u)}", fmt(r), "<= 1.2",
         None if r is None else r <= 1.2)
+    rd = programs.get("bench_reduce", {})
+    lo, hw, bc = med(rd, "dot", "loom_expr", n24), med(rd, "dot", "handwritten", n24), med(rd, "dot", "boost_compute", n24)
+    r = hw / lo if lo and hw else None
+    add("5", f"dot 2^24: handwritten two-stage / Loom (Loom {fmt_us(lo)}, handwritten {fmt_us(hw)})", fmt(r), ">= 0.9",
+        None if r is None else r >= 0.9)
+    r = bc / lo if lo and bc else None
+    add("5", f"dot 2^24: Boost.Compute inner_product / Loom (Boost.Compute {fmt_us(bc)})", fmt(r), "> 1",
+        None if r is None else r > 1)
+    sc = programs.get("bench_scan", {})
+    for w in ("inclusive_scan", "exclusive_scan"):
+        lo, hw = med(sc, w, "loom_expr", n24), med(sc, w, "handwritten", n24)
+        r = hw / lo if lo and hw else None
+        add("5", f"{w} 2^24: handwritten / Loom (Loom {fmt_us(lo)}, handwritten {fmt_us(hw)})", fmt(r),
+            ">= 0.8" if w == "inclusive_scan" else "-", None if r is None or w != "inclusive_scan" else r >= 0.8)
+    lp = programs.get("bench_loop", {})
+    dev, host = lp.get(("stencil_loop", "device_loop", 4096)), lp.get(("stencil_loop", "host_loop", 4096))
+    if dev and host:
+        r = host["median"] / dev["median"]
+        add("5", f"stencil loop, n=2^12, 1000 iterations: host-driven {fmt_us(host['median'])} / device "
+            f"{fmt_us(dev['median'])}", fmt(r), ">= 2", r >= 2)
+        syncs = dev.get("host_syncs_per_iteration")
+        add("5", "stencil loop on the device: host synchronisations per iteration (counted)"
+            + ("" if syncs is not None else " (counter not available in this build)"),
+            fmt(syncs, 3), "0 (one per check_every at most)", None)
+        hs = host.get("host_syncs_per_iteration")
+        if hs is not None:
+            add("5", "stencil loop driven from the host: host synchronisations per iteration", fmt(hs, 3), "-", None)
     return table(["issue", "measure", "value", "target", "met"], rows)
 
 
@@ -476,8 +520,10 @@ def main():
         plot_ratios(recs, short, device, out)
         plot_throughput(recs, short, device, out, copy_per_n, copy_peak)
         plot_fusion(recs, short, device, out)
-        if name == "bench_elementwise":
-            md.append("### Element-wise suite (bench_elementwise)\n\n" + "\n\n".join(elementwise_tables(recs, copy_peak)))
+        if name == "bench_loop":
+            md.append("### Device loop vs host loop (bench_loop)\n\n" + loop_table(recs))
+        elif any(v == "handwritten" for (_, v, _) in recs):
+            md.append(f"### {short} ({name})\n\n" + "\n\n".join(elementwise_tables(recs, copy_peak)))
     if errors:
         md.append("### Errors\n\n" + "\n".join(f"- `{n}`: {m}" for n, m in errors))
     (results / "summary.md").write_text("\n\n".join(md) + "\n")
