@@ -87,17 +87,8 @@ public:
         return *this;
     }
 
-#define LOOM_SCALAR_COMPOUND_ASSIGNMENT(op, proto_tag)                                                                   \
-    template <class E> scalar& operator op(const E& e) {                                                                 \
-        return assign(expr::proto::make_expr<expr::proto::tag::proto_tag, expr::domain>(boost::cref(*this),              \
-                                                                                        expr::as_child(e)));             \
-    }
-    LOOM_SCALAR_COMPOUND_ASSIGNMENT(+=, plus)
-    LOOM_SCALAR_COMPOUND_ASSIGNMENT(-=, minus)
-    LOOM_SCALAR_COMPOUND_ASSIGNMENT(*=, multiplies)
-    LOOM_SCALAR_COMPOUND_ASSIGNMENT(/=, divides)
-    LOOM_SCALAR_COMPOUND_ASSIGNMENT(%=, modulus)
-#undef LOOM_SCALAR_COMPOUND_ASSIGNMENT
+    // s += e, s -= e, ...: the statement s = s op e.
+    LOOM_COMPOUND_ASSIGNMENTS(scalar)
 
     // The value on the host: runs the pending statements and waits for the device.
     T value() const {

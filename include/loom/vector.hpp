@@ -110,22 +110,8 @@ public:
         return assign(value);
     }
 
-#define LOOM_COMPOUND_ASSIGNMENT(op, proto_tag)                                                                          \
-    template <class E> vector& operator op(const E& e) {                                                           \
-        return assign(expr::proto::make_expr<expr::proto::tag::proto_tag, expr::domain>(boost::cref(*this),              \
-                                                                                  expr::as_child(e)));             \
-    }
-    LOOM_COMPOUND_ASSIGNMENT(+=, plus)
-    LOOM_COMPOUND_ASSIGNMENT(-=, minus)
-    LOOM_COMPOUND_ASSIGNMENT(*=, multiplies)
-    LOOM_COMPOUND_ASSIGNMENT(/=, divides)
-    LOOM_COMPOUND_ASSIGNMENT(%=, modulus)
-    LOOM_COMPOUND_ASSIGNMENT(&=, bitwise_and)
-    LOOM_COMPOUND_ASSIGNMENT(|=, bitwise_or)
-    LOOM_COMPOUND_ASSIGNMENT(^=, bitwise_xor)
-    LOOM_COMPOUND_ASSIGNMENT(<<=, shift_left)
-    LOOM_COMPOUND_ASSIGNMENT(>>=, shift_right)
-#undef LOOM_COMPOUND_ASSIGNMENT
+    // x += e, x -= e, ...: the statement x = x op e.
+    LOOM_COMPOUND_ASSIGNMENTS(vector)
 
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }

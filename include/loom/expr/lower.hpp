@@ -160,3 +160,22 @@ template <class E> void bind(detail::statement_recorder& r, const E& e) {
 }
 
 } // namespace loom::expr
+
+// The compound assignments of a device object (vector, scalar) whose member
+// assign(expression) records `*this = expression`: x op= e is x = x op e.
+#define LOOM_COMPOUND_ASSIGNMENT_(Self, op, proto_tag)                                                                  \
+    template <class E> Self& operator op(const E& e) {                                                                  \
+        return assign(::loom::expr::proto::make_expr<::loom::expr::proto::tag::proto_tag, ::loom::expr::domain>(        \
+            ::boost::cref(*this), ::loom::expr::as_child(e)));                                                           \
+    }
+#define LOOM_COMPOUND_ASSIGNMENTS(Self)                                                                                 \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, +=, plus)                                                                           \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, -=, minus)                                                                          \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, *=, multiplies)                                                                     \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, /=, divides)                                                                        \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, %=, modulus)                                                                        \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, &=, bitwise_and)                                                                    \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, |=, bitwise_or)                                                                     \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, ^=, bitwise_xor)                                                                    \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, <<=, shift_left)                                                                    \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, >>=, shift_right)
