@@ -307,3 +307,31 @@ TEST_CASE("cuda_two_contexts_on_one_device_are_independent") {
     c1.finish();
     loom::finish();
 }
+
+TEST_CASE("cuda_device_scalars_and_loop_while_stop_at_the_exact_iteration") {
+    loom::context ctx = cuda_context();
+    const std::size_t n = 100003;
+    std::vector<float> hx(n);
+    for (std::size_t i = 0; i < n; ++i) hx[i] = float(i % 97) * 0.25f;
+    loom::vector<float> x(ctx, hx), y(ctx, n);
+    loom::scalar<float> total = loom::sum(x, loom::on_device);
+    y = x / total;
+    CHECK(total.value() == loom::sum(x));
+    const std::vector<float> hy = y.to_host();
+    CHECK(hy[5] == hx[5] / total.value());
+
+    // Ping-pong until max(u) reaches 9, checked every 4 iterations: exactly 9 run.
+    loom::vector<std::int32_t> u(ctx, n, 0), next(ctx, n, -1);
+    loom::scalar<std::int32_t> top(ctx, 0);
+    const auto ran = loom::loop_while(
+        ctx, top < 9,
+        [&] {
+            next = u + 1;
+            loom::swap(u, next);
+            top = loom::max(u, loom::on_device);
+        },
+        4);
+    CHECK(ran == 9);
+    CHECK(u.to_host() == std::vector<std::int32_t>(n, 9));
+    CHECK(next.to_host() == std::vector<std::int32_t>(n, 8));
+}
