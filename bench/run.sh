@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Runs Loom's whole benchmark suite: builds the bench programs, runs every bench/bench_*.cpp
 # program (Google Benchmark JSON into bench/results/), then bench/plot.py (PNGs into docs/bench/,
-# the summary tables into bench/results/summary.md). About 12 minutes on a 2-core PoCL machine;
-# run it on an otherwise quiet machine.
+# the summary tables into bench/results/summary.md). On the 2-core PoCL machine the programs took
+# 764 s (12.7 min) at commit e115e1b, plus the build; bench_geometry (a launch-geometry study,
+# 240 s) runs only with --geometry. Run it on an otherwise quiet machine.
 #
 #   bench/run.sh                    # the full suite, sizes up to 2^26
 #   bench/run.sh --max-log2 20      # a quick run (a few minutes)
 #   bench/run.sh --filter saxpy     # only benchmarks whose name matches (a regex)
 #   bench/run.sh --build-time       # also time `cmake --build` of a fresh tree with tests (-j2)
+#   bench/run.sh --geometry         # also the launch-geometry study (bench_geometry, about 4 min)
 #   bench/run.sh --no-build --build-dir build-bench
 set -euo pipefail
 
@@ -18,6 +20,7 @@ filter=
 build=1
 build_time=0
 plot=1
+geometry=0
 while [ $# -gt 0 ]; do
     case $1 in
     --max-log2) max_log2=$2; shift 2 ;;
@@ -27,7 +30,8 @@ while [ $# -gt 0 ]; do
     --no-build) build=0; shift ;;
     --build-time) build_time=1; shift ;;
     --no-plot) plot=0; shift ;;
-    -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+    --geometry) geometry=1; shift ;;
+    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -35,6 +39,7 @@ done
 results=$repo/bench/results
 mkdir -p "$results"
 programs=$(cd "$repo/bench" && ls bench_*.cpp | sed 's/\.cpp$//')
+[ $geometry = 1 ] || programs=$(echo "$programs" | grep -v '^bench_geometry$')
 
 if [ $build = 1 ]; then
     cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=OFF -DLOOM_WITH_CUDA=OFF >/dev/null
