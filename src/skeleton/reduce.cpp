@@ -1,5 +1,5 @@
 // The reduction skeleton at run time: plan lookup by (input shape, operations,
-// aliasing), two launches, and the read of the result. See docs/skeleton-reduce.md.
+// aliasing), one or two launches, and the read of the result (or none: loom::on_device). See docs/skeleton-reduce.md.
 #include "skeleton/reduce.hpp"
 
 #include <algorithm>
@@ -16,26 +16,38 @@ namespace loom::skeleton {
 reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint64_t n) {
     reduce_geometry g;
     g.group = skeleton_group_size(info);
-    // Enough groups to fill the device a few times over; no more, so pass 2 stays one group's work.
+    g.chunked = !info.gpu;
+    // Enough groups to fill the device a few times over; no more, so pass 2 stays one
+    // group's work. On a CPU a work-item should have a few cache lines of its own (64
+    // elements), so a small input is one group and one pass: launches are what it costs.
     const std::uint64_t wanted = std::uint64_t(std::max(1u, info.compute_units)) * (info.gpu ? 8 : 4);
-    const std::uint64_t needed = (n + g.group - 1) / g.group;
+    const std::uint64_t per_group = g.chunked ? std::uint64_t(g.group) * 64 : g.group;
+    const std::uint64_t needed = (n + per_group - 1) / per_group;
     g.groups = std::max<std::uint64_t>(1, std::min(wanted, needed));
     return g;
+}
+
+std::uint64_t reduce_chunk(const reduce_geometry& g, std::uint64_t n) {
+    const std::uint64_t threads = g.groups * g.group;
+    return ((n + threads - 1) / threads + 7) & ~std::uint64_t(7);
 }
 
 std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
     std::uint64_t log_group = 0;
     while ((1ull << log_group) < g.group) ++log_group;
     const std::uint64_t threads = g.groups * g.group;
-    const std::uint64_t serial1 = (n + threads - 1) / threads;
-    const std::uint64_t serial2 = (g.groups + g.group - 1) / g.group;
+    // Chunked: a lane folds every eighth element of the chunk, lane 0 also the tail (< 8),
+    // then three levels of tree over the lanes.
+    const std::uint64_t serial1 = g.chunked ? reduce_chunk(g, n) / 8 + 7 + 3 : (n + threads - 1) / threads;
+    if (g.groups == 1) return serial1 + log_group;
+    const std::uint64_t serial2 = g.chunked ? reduce_chunk(g, g.groups) / 8 + 7 + 3 : (g.groups + g.group - 1) / g.group;
     return serial1 + serial2 + 2 * log_group;
 }
 
 namespace {
 
 std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
-                                                const bound_input& in, unsigned group, bool guarded) {
+                                                const bound_input& in, unsigned group, bool chunked, bool guarded) {
     auto plan = std::make_unique<skeleton_plan>();
     const dtype type = call.ops[0].type;
     plan->input = build_input(*call.input, in.slot_class, call.truth ? dtype::boolean : type);
@@ -63,10 +75,10 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
         pass2.push_back({std::uint32_t(k), &plan->ops[k]});
         partial_types.push_back(plan->ops[k].type);
     }
-    plan->sources.push_back(emit_reduce_pass(plan->input, pass1, group, d));
+    plan->sources.push_back(emit_reduce_pass(plan->input, pass1, group, chunked, d));
     input_kernel partials = partials_input(partial_types);
     partials.kernel.guarded = guarded;
-    plan->sources.push_back(emit_reduce_pass(partials, pass2, group, d));
+    plan->sources.push_back(emit_reduce_pass(partials, pass2, group, chunked, d));
     plan->summaries = {"reduce pass 1 (input shape " + std::to_string(call.input->id) + ")", "reduce pass 2"};
     return plan;
 }
@@ -109,10 +121,11 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
     key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = plans_of(ctx);
     auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group, guarded)).first;
+    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group, geo.chunked, guarded)).first;
     skeleton_plan& plan = *it->second;
     backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
-    backend::kernel& pass2 = pass_kernel(ctx, plan, 1);
+    const bool one_pass = geo.groups == 1; // pass 1's one partial is the result
+    backend::kernel* pass2 = one_pass ? nullptr : &pass_kernel(ctx, plan, 1);
 
     for (std::size_t s = 0; s < call.input->slots.size(); ++s) {
         buffer* b = in.slots[s].buffer.get();
@@ -125,7 +138,7 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
     backend::memory* partials[max_ops] = {};
     backend::memory* outputs[max_ops] = {};
     for (std::size_t k = 0; k < call.op_count; ++k) {
-        partials[k] = &scratch_buffer(ctx, plan, 2 * k, geo.groups * size_of(call.ops[k].type));
+        if (!one_pass) partials[k] = &scratch_buffer(ctx, plan, 2 * k, geo.groups * size_of(call.ops[k].type));
         // A device result is written by pass 2 straight into the scalar: no copy, no wait.
         outputs[k] = results.device ? results.device[k]->memory.get()
                                     : &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
@@ -148,10 +161,12 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
     };
     std::vector<backend::kernel_arg> args;
     input_arguments(plan, in, args);
-    launch(pass1, partials, args, in.length, geo.groups);
-    args.clear();
-    for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
-    launch(pass2, outputs, args, geo.groups, 1);
+    launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups);
+    if (!one_pass) {
+        args.clear();
+        for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
+        launch(*pass2, outputs, args, geo.groups, 1);
+    }
     if (results.host) {
         for (std::size_t k = 0; k < call.op_count; ++k)
             dev.read(*outputs[k], 0, results.host[k], size_of(call.ops[k].type));

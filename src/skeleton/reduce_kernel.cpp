@@ -2,12 +2,57 @@
 // building blocks and the skeleton dialect table, so it serves OpenCL C and CUDA C++.
 #include "skeleton/reduce_kernel.hpp"
 
+#include <functional>
+
 #include "codegen/emit.hpp"
 
 namespace loom::skeleton {
 
+namespace {
+
+constexpr int lanes = 8; // accumulators per work-item in the chunked layout
+
+// The per-work-item fold over a contiguous chunk: eight elements a step into eight
+// accumulators a<k>_<lane>, the tail into lane 0, then the lanes folded as a tree into a<k>.
+std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
+                         const codegen::dialect& d, const codegen::skeleton_dialect& sd,
+                         const std::function<std::string(std::size_t, const std::string&, const std::string&)>& call) {
+    const std::string index = d.index_type, w = std::to_string(group) + "u";
+    std::vector<std::uint32_t> roots;
+    for (const accumulator& a : acc) roots.push_back(a.value);
+    auto lane = [](std::size_t k, int l) { return "a" + std::to_string(k) + "_" + std::to_string(l); };
+    auto fold_at = [&](const std::string& i, int l, const std::string& indent) {
+        std::string s = indent + "{\n" + codegen::emit_values(in.kernel, d, roots, indent + "    ", i);
+        for (std::size_t k = 0; k < acc.size(); ++k)
+            s += indent + "    " + lane(k, l) + " = " + call(k, lane(k, l), codegen::value_name(acc[k].value)) + ";\n";
+        return s + indent + "}\n";
+    };
+    std::string s;
+    s += "    const " + index + " threads = (" + index + ")" + sd.group_count + " * " + w + ";\n";
+    s += "    const " + index + " gid = (" + index + ")" + sd.group_id + " * " + w + " + " + sd.local_id + ";\n";
+    s += "    const " + index + " chunk = ((n + threads - 1) / threads + 7) & ~(" + index + ")7;\n";
+    s += "    " + index + " i = gid * chunk < n ? gid * chunk : n;\n";
+    s += "    const " + index + " last = n - i < chunk ? n : i + chunk;\n";
+    for (std::size_t k = 0; k < acc.size(); ++k)
+        for (int l = 0; l < lanes; ++l) {
+            const std::string t = codegen::type_name(d, acc[k].op->type);
+            s += "    " + t + " " + lane(k, l) + " = id" + std::to_string(k) + ";\n";
+        }
+    s += "    for (; i + 8 <= last; i += 8) {\n";
+    for (int l = 0; l < lanes; ++l) s += fold_at("(i + " + std::to_string(l) + ")", l, "        ");
+    s += "    }\n    for (; i < last; ++i) {\n" + fold_at("i", 0, "        ") + "    }\n";
+    for (std::size_t k = 0; k < acc.size(); ++k) {
+        auto pair = [&](int a, int b) { return call(k, lane(k, a), lane(k, b)); };
+        s += "    a" + std::to_string(k) + " = " +
+             call(k, call(k, pair(0, 1), pair(2, 3)), call(k, pair(4, 5), pair(6, 7))) + ";\n";
+    }
+    return s;
+}
+
+} // namespace
+
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             const codegen::dialect& d) {
+                             bool chunked, const codegen::dialect& d) {
     const codegen::skeleton_dialect& sd = codegen::skeleton_dialect_for(d);
     std::vector<const combine_op*> ops;
     for (const accumulator& a : acc) ops.push_back(a.op);
@@ -35,15 +80,19 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
         s += "    " + std::string(sd.local_array) + " " + type(k) + " s" + std::to_string(k) + "[" + w + "];\n";
         s += "    " + type(k) + " a" + std::to_string(k) + " = id" + std::to_string(k) + ";\n";
     }
-    std::vector<std::uint32_t> roots;
-    for (const accumulator& a : acc) roots.push_back(a.value);
-    s += "    " + std::string(d.stride_loop_head) + "\n";
-    s += codegen::emit_values(in.kernel, d, roots, "        ");
-    for (std::size_t k = 0; k < acc.size(); ++k) {
-        const std::string a = "a" + std::to_string(k);
-        s += "        " + a + " = " + call(k, a, codegen::value_name(acc[k].value)) + ";\n";
+    if (chunked) {
+        s += chunked_fold(in, acc, group, d, sd, call);
+    } else {
+        std::vector<std::uint32_t> roots;
+        for (const accumulator& a : acc) roots.push_back(a.value);
+        s += "    " + std::string(d.stride_loop_head) + "\n";
+        s += codegen::emit_values(in.kernel, d, roots, "        ");
+        for (std::size_t k = 0; k < acc.size(); ++k) {
+            const std::string a = "a" + std::to_string(k);
+            s += "        " + a + " = " + call(k, a, codegen::value_name(acc[k].value)) + ";\n";
+        }
+        s += "    }\n";
     }
-    s += "    }\n";
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     for (std::size_t k = 0; k < acc.size(); ++k) s += "    s" + std::to_string(k) + "[lid] = a" + std::to_string(k) + ";\n";
     s += "    " + std::string(sd.barrier) + "\n";

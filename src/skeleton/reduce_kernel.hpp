@@ -1,6 +1,7 @@
-// Source text of the two reduction passes. Pass 1: each work-group folds a grid-stride
-// slice of the input expression into one partial per accumulator (per work-item folds,
-// then a tree in work-group memory). Pass 2: one work-group folds the partials the same way.
+// Source text of the two reduction passes. Pass 1: each work-group folds its slice of the
+// input expression into one partial per accumulator (per work-item folds over a
+// grid-stride slice or a contiguous chunk, see reduce_geometry, then a tree in work-group
+// memory). Pass 2: one work-group folds the partials the same way.
 #pragma once
 
 #include <string>
@@ -20,6 +21,6 @@ struct accumulator {
 // per accumulator its identity (id<k>), then per accumulator its captures (c<k>_<j>),
 // then the element count n. Work-group size `group` is a power of two.
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             const codegen::dialect& d);
+                             bool chunked, const codegen::dialect& d);
 
 } // namespace loom::skeleton

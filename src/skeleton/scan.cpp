@@ -24,12 +24,24 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
     if (n == 0) return;
     backend::device& dev = ctx.device();
 
+    // Geometry (scan_kernel.hpp): tiled on GPUs, a chunk per group in whole tiles; chunked
+    // on CPU devices, a chunk per work-item (a multiple of 8, at least 64 elements a
+    // work-item where n allows). `parts` is the number of totals pass 2 scans.
     const unsigned group = skeleton_group_size(ctx.info());
+    const bool chunked = !ctx.info().gpu;
     const std::uint64_t wanted = std::uint64_t(std::max(1u, ctx.info().compute_units)) * (ctx.info().gpu ? 8 : 4);
-    const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + group - 1) / group));
-    const std::uint64_t per_group = (n + groups0 - 1) / groups0;
-    const std::uint64_t chunk = (per_group + group - 1) / group * group;
-    const std::uint64_t groups = (n + chunk - 1) / chunk;
+    std::uint64_t groups = 0, chunk = 0, parts = 0;
+    if (chunked) {
+        groups = std::max<std::uint64_t>(1, std::min(wanted, (n + 64 * group - 1) / (64 * group)));
+        parts = groups * group;
+        chunk = ((n + parts - 1) / parts + 7) & ~std::uint64_t(7);
+    } else {
+        const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + group - 1) / group));
+        const std::uint64_t per_group = (n + groups0 - 1) / groups0;
+        chunk = (per_group + group - 1) / group * group;
+        groups = (n + chunk - 1) / chunk;
+        parts = groups;
+    }
 
     // The output's class among the input's buffers (an in-place scan), if it is one.
     std::uint32_t out_class = no_class;
@@ -45,7 +57,8 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
 
     const bool guarded = ctx.guard() != nullptr;
     std::vector<std::uint32_t> key = {1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
-                                      (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u), group, out_class};
+                                      (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u) | (chunked ? 4u : 0u), group,
+                                      out_class};
     key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = plans_of(ctx);
     auto it = plans.find(key);
@@ -65,11 +78,13 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
                 out_param = std::uint32_t(p);
         const codegen::dialect& d = dev.dialect();
         const combine_op& c = plan->ops[0];
-        plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::chunk_totals, call.exclusive, no_class, group, d));
+        plan->sources.push_back(
+            emit_scan_pass(plan->input, c, scan_pass::chunk_totals, call.exclusive, no_class, group, chunked, d));
         input_kernel totals_input = partials_input({sop.type});
         totals_input.kernel.guarded = guarded;
-        plan->sources.push_back(emit_scan_pass(totals_input, c, scan_pass::scan_totals, true, no_class, group, d));
-        plan->sources.push_back(emit_scan_pass(plan->input, c, scan_pass::scan_output, call.exclusive, out_param, group, d));
+        plan->sources.push_back(emit_scan_pass(totals_input, c, scan_pass::scan_totals, true, no_class, group, chunked, d));
+        plan->sources.push_back(
+            emit_scan_pass(plan->input, c, scan_pass::scan_output, call.exclusive, out_param, group, chunked, d));
         plan->summaries = {"scan pass 1 (input shape " + std::to_string(call.input->id) + ")", "scan pass 2",
                            "scan pass 3 (input shape " + std::to_string(call.input->id) + ")"};
         it = plans.emplace(key, std::move(plan)).first;
@@ -85,8 +100,8 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
         if (b && !b->memory) b->memory = dev.allocate(b->bytes());
     }
     if (!output->memory) output->memory = dev.allocate(output->bytes());
-    backend::memory* const totals = &scratch_buffer(ctx, plan, 0, groups * size_of(sop.type));
-    backend::memory* const offsets = &scratch_buffer(ctx, plan, 1, groups * size_of(sop.type));
+    backend::memory* const totals = &scratch_buffer(ctx, plan, 0, parts * size_of(sop.type));
+    backend::memory* const offsets = &scratch_buffer(ctx, plan, 1, parts * size_of(sop.type));
 
     const std::vector<dtype> captures = capture_types(plan.ops[0]);
     const std::uint64_t init = call.exclusive ? call.init : sop.identity;
@@ -112,7 +127,7 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
     args.push_back({totals, nullptr, 0});
     guard(args);
     args.push_back({offsets, nullptr, 0});
-    tail(args, sop.identity, groups, groups);
+    tail(args, sop.identity, parts, parts);
     dev.launch(pass2, args.data(), args.size(), {group, group});
 
     args.clear();

@@ -1,12 +1,67 @@
 // The scan pass emitter; see scan_kernel.hpp.
 #include "skeleton/scan_kernel.hpp"
 
+#include <functional>
+
 #include "codegen/emit.hpp"
 
 namespace loom::skeleton {
 
+namespace {
+
+// The chunked layout's body (see scan_kernel.hpp), after the signature.
+std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool exclusive, const std::string& out,
+                              const std::string& t, unsigned group, const codegen::dialect& d,
+                              const codegen::skeleton_dialect& sd,
+                              const std::function<std::string(const std::string&, const std::string&)>& call) {
+    const std::string index = d.index_type, w = std::to_string(group) + "u";
+    const std::string root = codegen::value_name(input.root);
+    auto e = [](int l) { return "e" + std::to_string(l); };
+    std::string s;
+    if (pass == scan_pass::scan_totals) { // one work-item, in order
+        s += "    if (" + std::string(sd.group_id) + " != 0u || " + sd.local_id + " != 0u) return;\n";
+        s += "    " + t + " carry = init;\n";
+        s += "    for (" + index + " i = 0; i < n; ++i) {\n";
+        s += codegen::emit_values(input.kernel, d, {input.root}, "        ");
+        s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n    }\n";
+        return s;
+    }
+    s += "    const " + index + " gid = (" + index + ")" + sd.group_id + " * " + w + " + " + sd.local_id + ";\n";
+    s += "    " + index + " i = gid * chunk < n ? gid * chunk : n;\n";
+    s += "    const " + index + " last = n - i < chunk ? n : i + chunk;\n";
+    s += "    " + t + " carry = " + (pass == scan_pass::scan_output ? call("init", "offsets[gid]") : "id") + ";\n";
+    s += "    for (; i + 8 <= last; i += 8) {\n        " + t + " e0, e1, e2, e3, e4, e5, e6, e7;\n";
+    for (int l = 0; l < 8; ++l) {
+        s += "        {\n" + codegen::emit_values(input.kernel, d, {input.root}, "            ", "(i + " + std::to_string(l) + ")");
+        s += "            " + e(l) + " = " + root + ";\n        }\n";
+    }
+    if (pass == scan_pass::chunk_totals) { // the eight in order, as a tree: one step of the chain
+        s += "        carry = " + call("carry", call(call(call("e0", "e1"), call("e2", "e3")), call(call("e4", "e5"), call("e6", "e7")))) + ";\n";
+    } else { // inclusive prefix of the eight in registers (three shifted steps), then the carry
+        for (int step = 1; step < 8; step *= 2)
+            for (int l = 7; l >= step; --l) s += "        " + e(l) + " = " + call(e(l - step), e(l)) + ";\n";
+        for (int l = 0; l < 8; ++l) {
+            const std::string at = out + "[i + " + std::to_string(l) + "]";
+            if (!exclusive) s += "        " + at + " = " + call("carry", e(l)) + ";\n";
+            else if (l == 0) s += "        " + at + " = carry;\n";
+            else s += "        " + at + " = " + call("carry", e(l - 1)) + ";\n";
+        }
+        s += "        carry = " + call("carry", "e7") + ";\n";
+    }
+    s += "    }\n    for (; i < last; ++i) {\n";
+    s += codegen::emit_values(input.kernel, d, {input.root}, "        ");
+    if (pass == scan_pass::chunk_totals) s += "        carry = " + call("carry", root) + ";\n";
+    else if (exclusive) s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n";
+    else s += "        carry = " + call("carry", root) + ";\n        " + out + "[i] = carry;\n";
+    s += "    }\n";
+    if (pass == scan_pass::chunk_totals) s += "    totals[gid] = carry;\n";
+    return s;
+}
+
+} // namespace
+
 std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pass pass, bool exclusive,
-                           std::uint32_t out_param, unsigned group, const codegen::dialect& d) {
+                           std::uint32_t out_param, unsigned group, bool chunked, const codegen::dialect& d) {
     const codegen::skeleton_dialect& sd = codegen::skeleton_dialect_for(d);
     input_kernel input = in;
     if (out_param != no_class) input.kernel.params[out_param].written = true;
@@ -33,6 +88,7 @@ std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pa
         s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
     const std::string index = d.index_type;
     s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel);
+    if (chunked) return s + chunked_scan_body(input, pass, exclusive, out, t, group, d, sd, call) + "}\n";
     s += "    " + std::string(sd.local_array) + " " + t + " s[" + w + "];\n";
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     s += "    const unsigned int g = " + std::string(sd.group_id) + ";\n";

@@ -43,12 +43,12 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     const combine_op mod = combine<std::int64_t>([m](auto a, auto b) { return (a + b) % m; }, std::int64_t(0));
 
     std::vector<std::string> sources = {
-        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, cuda),
-        emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, cuda),
-        emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, cuda),
-        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, cuda),
-        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, cuda),
-        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, cuda),
+        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda),
+        emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, false, cuda),
+        emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, false, cuda),
+        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, false, cuda),
+        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, false, cuda),
+        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda),
     };
     // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
     loom::scalar<float> sf;
@@ -63,18 +63,28 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         sources.push_back(loom::codegen::emit(map, cuda));
     }
     const std::size_t first_guarded = sources.size() - 1;
-    sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, cuda));
-    sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, cuda));
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, cuda));
-    sources.push_back(emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, cuda));
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, cuda));
+    sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, false, cuda));
+    sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda));
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, false, cuda));
+    sources.push_back(emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, false, cuda));
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, false, cuda));
     for (std::size_t k = first_guarded; k < sources.size(); ++k)
         CHECK(sources[k].find("if (loom_guard[0] == 0) return;") != std::string::npos);
-    for (const std::string& s : sources) {
+    // The chunked layout (CPU devices) is dialect-neutral too; its scan passes use no
+    // work-group memory.
+    const std::size_t first_chunked = sources.size();
+    sources.push_back(emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, true, cuda));
+    sources.push_back(emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, true, cuda));
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, true, cuda));
+    sources.push_back(emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, true, cuda));
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, true, cuda));
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, true, cuda));
+    for (std::size_t k = 0; k < sources.size(); ++k) {
+        const std::string& s = sources[k];
         CAPTURE(s);
-        const bool map = s.find("__shared__") == std::string::npos && s.find("loom_guard") != std::string::npos;
-        CHECK((map || s.find("__shared__") != std::string::npos));
-        CHECK((map || s.find("__syncthreads();") != std::string::npos));
+        const bool barrier_free = k == first_guarded || (k >= first_chunked + 2); // the map, the chunked scans
+        CHECK((barrier_free || s.find("__shared__") != std::string::npos));
+        CHECK((barrier_free || s.find("__syncthreads();") != std::string::npos));
         CHECK(s.find("__local") == std::string::npos);
         CHECK(s.find("get_local_id") == std::string::npos);
 #ifdef LOOM_HAVE_CUDA
