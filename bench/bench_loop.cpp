@@ -129,7 +129,7 @@ void run(benchmark::State& state, bool on_device) {
         after = p.ctx->statistics();
     }
     // Per loop iteration, from the last timed run.
-    state.counters["iterations"] = double(ran);
+    state.counters["loop_iterations"] = double(ran); // not "iterations": Google Benchmark's own field
     state.counters["kernels_per_iteration"] = double(after.kernels_launched - before.kernels_launched) / double(ran);
     state.counters["flushes_per_iteration"] = double(after.flushes - before.flushes) / double(ran);
 #ifdef LOOM_BENCH_LOOP_WHILE

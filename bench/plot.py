@@ -355,9 +355,9 @@ def dispatch_table(recs):
 def loop_table(recs):
     rows = []
     for (w, v, n), r in sorted(recs.items()):
-        it = r.get("iterations") or 1
+        it = r.get("loop_iterations") or 1
         rows.append([w, v, fmt_us(r.get("median")), fmt_us(r.get("min")), fmt_us(r.get("max")),
-                     fmt_us(r["median"] / it) if r.get("median") else "-", fmt(r.get("iterations"), 0),
+                     fmt_us(r["median"] / it) if r.get("median") else "-", fmt(r.get("loop_iterations"), 0),
                      fmt(r.get("kernels_per_iteration"), 2), fmt(r.get("host_syncs_per_iteration"), 3)])
     return table(["benchmark", "variant", "median", "min", "max", "per iteration", "iterations", "kernels / iteration",
                   "host syncs / iteration"], rows)
