@@ -28,7 +28,7 @@ std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_
 
 // A stencil read. Offsets, grid width and boundary value are kernel arguments, so one
 // kernel serves every offset; the boundary policy is part of the source.
-std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index) {
+std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index, bool double_division) {
     const std::string s = d.signed_index_type;
     const std::string p = "p" + std::to_string(n.slot);
     const auto policy = boundary_policy(n.boundary);
@@ -51,22 +51,28 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     }
     // 2-D: element i is (x, y) = (i % width, i / width) of a grid n / width rows high.
     const std::string w = value(n.arg[ir::grid_width]), dj = value(n.arg[ir::offset_j]);
-    const std::string h = "((" + s + ")n / " + w + ")";
-    const std::string x = "((" + s + ")" + index + " % " + w + " + " + di + ")";
-    const std::string y = "((" + s + ")" + index + " / " + w + " + " + dj + ")";
+    std::string h = "((" + s + ")n / " + w + ")";
+    std::string x = "((" + s + ")" + index + " % " + w + " + " + di + ")";
+    std::string y = "((" + s + ")" + index + " / " + w + " + " + dj + ")";
+    if (double_division) { // see ir::kernel::double_grid_division
+        const std::string row = "((" + s + ")((double)" + index + " / (double)" + w + "))";
+        h = "((" + s + ")((double)n / (double)" + w + "))";
+        x = "((" + s + ")" + index + " - " + row + " * " + w + " + " + di + ")";
+        y = "(" + row + " + " + dj + ")";
+    }
     if (policy == boundary_policy::constant)
         return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[" + y + " * " + w + " + " + x + "] : " +
                fallback + ")";
     return p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "]";
 }
 
-std::string expression(const ir::node& n, const dialect& d, const std::string& index) {
+std::string expression(const ir::node& n, const dialect& d, const std::string& index, bool double_division) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
     const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
-    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index);
+    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index, double_division);
     switch (n.op) {
     case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
     case opcode::load_first: return "p" + std::to_string(n.slot) + "[0]";
@@ -102,8 +108,10 @@ std::string expression(const ir::node& n, const dialect& d, const std::string& i
 std::string value_name(std::uint32_t n) { return value(n); }
 
 bool uses_f64(const ir::kernel& k) {
-    for (const ir::node& n : k.body)
+    for (const ir::node& n : k.body) {
         if (n.type == dtype::f64) return true;
+        if (k.double_grid_division && n.op == opcode::load_neighbour && n.arg[ir::grid_width] != ir::no_node) return true;
+    }
     for (const ir::kernel_param& p : k.params)
         if (p.type == dtype::f64) return true;
     return false;
@@ -147,7 +155,7 @@ std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         if (!live[i]) continue;
         const ir::node& n = k.body[i];
-        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index) + ";\n";
+        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index, k.double_grid_division) + ";\n";
     }
     return s;
 }

@@ -108,6 +108,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
     for (fusion::kernel_group& g : compiled->plan.groups) {
         g.kernel.guarded = guard_ != nullptr;
+        g.kernel.double_grid_division = !info().gpu && info().fp64;
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string source = codegen::emit(g.kernel, device_->dialect());
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +

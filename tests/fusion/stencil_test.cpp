@@ -62,6 +62,25 @@ TEST_CASE("stencil_shift_reads_neighbours_with_each_boundary_policy") {
     }
 }
 
+TEST_CASE("stencil_grid_coordinates_are_exact_on_a_large_grid_with_far_offsets") {
+    // Rows come from a division of the element index (a double division on CPU devices,
+    // src/codegen/emit.cpp): every element of a 2049 x 2047 grid checks it.
+    const long nx = 2049, ny = 2047;
+    const auto hu = random_floats(std::size_t(nx * ny), 9);
+    loom::vector<float> u(ctx(), hu), v(ctx(), hu.size());
+    const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
+    v = loom::at(g, 3, -2, loom::boundary::wrap) - loom::at(g, -5, 7);
+    const auto hv = v.to_host();
+    std::size_t wrong = 0;
+    for (long y = 0; y < ny; ++y)
+        for (long x = 0; x < nx; ++x) {
+            const float expect = host_grid(hu, nx, ny, x + 3, y - 2, policy::wrap, 0.0f) -
+                                 host_grid(hu, nx, ny, x - 5, y + 7, policy::clamp, 0.0f);
+            wrong += hv[std::size_t(y * nx + x)] != expect;
+        }
+    CHECK(wrong == 0);
+}
+
 TEST_CASE("stencil_grid_five_point_laplacian_with_each_boundary_policy") {
     const long nx = 37, ny = 23;
     const auto hu = random_floats(std::size_t(nx * ny), 5);
