@@ -15,6 +15,9 @@ struct kernel_report {
     std::string ends;                                      // boundary name, as the fusion log prints it
     std::uint32_t loads = 0, stores = 0, elided = 0;       // buffers
     std::uint32_t parameters = 0;
+    // The kernel is a reduction's first pass, which also runs these statements (map-reduce
+    // fusion); `ends` is "reduction".
+    bool in_reduction = false;
 };
 
 struct flush_report {

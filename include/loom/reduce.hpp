@@ -173,13 +173,13 @@ template <class E> const detail::shape* input_shape(const E& e) {
 
 namespace detail {
 
-// Flushes, records the input's slots without committing them, and runs the reduction.
+// Records the input's slots without committing them, and runs the reduction, which runs
+// the pending statements first (fusing what it can into its first pass).
 template <class E> void reduce_expression(const E& e, bool truth, const skeleton_operation* ops, std::size_t count,
                                           const reduce_results& results, const char* what) {
     static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::vector or a Loom expression");
     context_impl& ctx = expr::context_of_expression(e, what);
     std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
-    run_pending(ctx);
     const shape* s = expr::input_shape(e);
     statement_recorder recorder(ctx);
     expr::bind(recorder, e);

@@ -169,9 +169,15 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += kernel_name;
     s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k) + "    " + d.loop_head + "\n";
     s += emit_values(k, d, roots, "        ");
-    for (const ir::kernel_store& st : k.stores)
-        s += "        p" + std::to_string(st.param) + "[i] = " + value(st.value) + ";\n";
+    s += emit_stores(k, "        ");
     s += "    }\n}\n";
+    return s;
+}
+
+std::string emit_stores(const ir::kernel& k, const std::string& indent, const std::string& index) {
+    std::string s;
+    for (const ir::kernel_store& st : k.stores)
+        s += indent + "p" + std::to_string(st.param) + "[" + index + "] = " + value(st.value) + ";\n";
     return s;
 }
 

@@ -28,6 +28,8 @@ std::string emit_guard(const ir::kernel& k);
 // Loads read p<slot>[<index>].
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
                         const std::string& indent, const std::string& index = "i");
+// One "p<param>[<index>] = vK;" line per store of the kernel (its values from emit_values).
+std::string emit_stores(const ir::kernel& k, const std::string& indent, const std::string& index = "i");
 // The name of node n's value in emitted code.
 std::string value_name(std::uint32_t n);
 

@@ -69,6 +69,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
             remap[i] = body.add(n);
         }
         value_of[st.target] = remap[sh.root];
+        g.last_value = remap[sh.root];
     }
 
     for (std::uint32_t cls = 0; cls < classes; ++cls) {

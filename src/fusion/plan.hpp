@@ -63,6 +63,9 @@ struct kernel_group {
     std::uint32_t reason_buffer = no_buffer;    // neighbour_read/_write: the vector in question
     std::uint32_t reason_statement = 0;         // ... and the statement of this kernel that wrote or read it
     ir::kernel kernel;
+    // The body node of the last statement's value: what a reduction reads per element when
+    // this group runs as the reduction's first pass (map-reduce fusion; see run_reduce).
+    std::uint32_t last_value = ir::no_node;
     std::vector<arg_binding> args; // one per kernel parameter
     std::vector<std::uint32_t> loaded, stored, elided; // buffer classes, for logs and tests
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/shape.hpp"
 #include "loom/detail/runtime.hpp"
 
 namespace loom::fusion {
@@ -28,6 +29,14 @@ struct statement_queue {
     bool empty() const { return statements.empty(); }
     void clear() {
         slots.clear();
+        statements.clear();
+    }
+    // Drops the statements and their slots, keeping the slots recorded after them: a
+    // skeleton's input, bound before the skeleton flushes what is pending.
+    void drop_statements() {
+        if (statements.empty()) return;
+        const pending_statement& last = statements.back();
+        slots.erase(slots.begin(), slots.begin() + (last.first_slot + last.shape->slots.size()));
         statements.clear();
     }
 };

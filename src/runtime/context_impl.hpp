@@ -19,7 +19,11 @@ namespace loom::detail {
 // A plan with its kernels compiled: what a cached flush pattern needs to launch.
 struct compiled_plan {
     fusion::kernel_plan plan;
-    std::vector<backend::kernel*> kernels; // one per group, owned by the program cache
+    std::vector<backend::kernel*> kernels; // one per group, owned by the program cache; null: not launched here
+    // Planned with a reduction's input as its last statement (see flush_into_reduction).
+    bool ends_in_reduction = false;
+    // ... and the last group holds pending statements too: the reduction runs it as its first pass.
+    bool last_group_fused = false;
 };
 
 // Hash of a plan key: a few dozen small integers, never source text.
@@ -50,6 +54,21 @@ public:
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
     void flush(flush_cause cause = flush_cause::skeleton);
+
+    // Map-reduce fusion (docs/fusion.md). Plans the pending statements followed by the
+    // reduction's input expression `input` over `length` elements (its slots are the last
+    // recorded, uncommitted) as one flush, and launches every kernel but the last. When the
+    // last kernel holds pending statements as well as the input, it is returned and not
+    // launched: the reduction runs it as its first pass, which also stores what those
+    // statements store; call end_reduction_flush() once it is launched. Otherwise all
+    // pending work has run and the result is null. On failure the pending statements are
+    // dropped, as in flush().
+    const fusion::kernel_group* flush_into_reduction(const shape& input, std::uint64_t length);
+    void end_reduction_flush();
+    // The plan key of the last flush planned: a reduction that runs its last group keys on it.
+    const std::vector<std::uint32_t>& plan_key() const { return key_; }
+    // Arguments of a planned group's parameters (buffers and host scalars), in order.
+    void bind_arguments(const fusion::kernel_group& g, std::vector<backend::kernel_arg>& args) const;
     // Called after a statement is recorded: flushes when the queue reaches a limit.
     void after_record();
 
@@ -76,6 +95,7 @@ private:
     std::unique_ptr<compiled_plan> make_plan();
     void allocate_buffers(const compiled_plan& p);
     void launch(const compiled_plan& p);
+    void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
 
     std::recursive_mutex mutex_;
@@ -96,6 +116,10 @@ private:
     std::vector<std::uint64_t> lengths_;
     std::vector<backend::kernel_arg> args_;
     std::uint64_t pending_bytes_ = 0; // bytes the pending statements write
+    // The target of a reduction's input in flush_into_reduction: never allocated, as no
+    // vector names it and nothing reads it after the reduction, so its store is elided.
+    buffer_ptr reduction_sink_;
+    bool planning_reduction_ = false;
 };
 
 } // namespace loom::detail

@@ -3,6 +3,7 @@
 // allocation: the key and argument arrays reuse their capacity from earlier flushes.
 #include <xxhash.h>
 
+#include <algorithm>
 #include <string>
 
 #include "codegen/emit.hpp"
@@ -66,7 +67,7 @@ void context_impl::assign_classes() {
     key_.clear();
     class_buffers_.clear();
     lengths_.clear();
-    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u));
+    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (planning_reduction_ ? 4u : 0u));
     for (const fusion::pending_statement& st : queue_.statements) {
         std::uint32_t length_class = 0;
         while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
@@ -105,10 +106,20 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     }
     auto compiled = std::make_unique<compiled_plan>();
     compiled->plan = fusion::plan_kernels(request);
+    compiled->ends_in_reduction = planning_reduction_;
+    if (planning_reduction_) {
+        const fusion::kernel_group& last = compiled->plan.groups.back();
+        compiled->last_group_fused = last.first < last.last;
+    }
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
     for (fusion::kernel_group& g : compiled->plan.groups) {
         g.kernel.guarded = guard_ != nullptr;
         g.kernel.double_grid_division = !info().gpu && info().fp64;
+        if (planning_reduction_ && &g == &compiled->plan.groups.back()) {
+            // The reduction's input: the reduction compiles it into its own first pass.
+            compiled->kernels.push_back(nullptr);
+            continue;
+        }
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string source = codegen::emit(g.kernel, device_->dialect());
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
@@ -139,20 +150,25 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
             }
 }
 
+void context_impl::bind_arguments(const fusion::kernel_group& g, std::vector<backend::kernel_arg>& args) const {
+    for (std::size_t a = 0; a < g.args.size(); ++a) {
+        const fusion::arg_binding& bind = g.args[a];
+        if (bind.kind == ir::param_kind::buffer) {
+            args.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
+        } else {
+            const fusion::pending_statement& st = queue_.statements[bind.statement];
+            args.push_back({nullptr, &queue_.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
+        }
+    }
+}
+
 void context_impl::launch(const compiled_plan& p) {
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
+        if (!p.kernels[k]) continue; // a reduction's input (flush_into_reduction)
         const fusion::kernel_group& g = p.plan.groups[k];
         const std::uint64_t& length = queue_.statements[g.first].length;
         args_.clear();
-        for (std::size_t a = 0; a < g.args.size(); ++a) {
-            const fusion::arg_binding& bind = g.args[a];
-            if (bind.kind == ir::param_kind::buffer) {
-                args_.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
-            } else {
-                const fusion::pending_statement& st = queue_.statements[bind.statement];
-                args_.push_back({nullptr, &queue_.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
-            }
-        }
+        bind_arguments(g, args_);
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         device_->launch(*p.kernels[k], args_.data(), args_.size(), skeleton::map_geometry(device_->info(), length));
@@ -175,25 +191,68 @@ void context_impl::set_guard(buffer* flag) {
     guard_ = flag;
 }
 
+// Plans the queued statements (a cached plan when the key is known), allocates, launches.
+void context_impl::run_planned(flush_cause cause) {
+    assign_classes();
+    const std::uint64_t made_before = stats.plans_made;
+    compiled_plan& p = plan_for_key();
+    allocate_buffers(p);
+    if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
+    launch(p);
+    last_plan_ = &p;
+    ++stats.flushes;
+    stats.statements += queue_.statements.size() - (p.ends_in_reduction ? 1 : 0);
+}
+
 void context_impl::flush(flush_cause cause) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
     if (queue_.empty()) return;
     pending_bytes_ = 0;
     try {
-        assign_classes();
-        const std::uint64_t made_before = stats.plans_made;
-        compiled_plan& p = plan_for_key();
-        allocate_buffers(p);
-        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
-        launch(p);
-        last_plan_ = &p;
-        ++stats.flushes;
-        stats.statements += queue_.statements.size();
+        run_planned(cause);
     } catch (...) {
         queue_.clear();
         throw;
     }
-    queue_.clear();
+    queue_.drop_statements(); // a skeleton's input, bound before this flush, stays
+}
+
+const fusion::kernel_group* context_impl::flush_into_reduction(const shape& input, std::uint64_t length) {
+    std::lock_guard<std::recursive_mutex> guard(mutex_);
+    if (queue_.empty()) return nullptr;
+    // A one-element reduction could alias its result with a statement's target (a
+    // loom::scalar, the loop flag): it gains nothing from fusion anyway.
+    if (!fusion_ || length < 2) {
+        flush(flush_cause::skeleton);
+        return nullptr;
+    }
+    if (!reduction_sink_) {
+        reduction_sink_ = std::make_shared<buffer>();
+        reduction_sink_->ctx = this;
+    }
+    reduction_sink_->length = length;
+    reduction_sink_->type = input.nodes[input.root].type;
+    pending_bytes_ = 0;
+    queue_.statements.push_back(
+        {&input, reduction_sink_, std::uint32_t(queue_.slots.size() - input.slots.size()), length});
+    planning_reduction_ = true;
+    try {
+        run_planned(flush_cause::skeleton);
+    } catch (...) {
+        planning_reduction_ = false;
+        queue_.clear();
+        throw;
+    }
+    planning_reduction_ = false;
+    if (last_plan_->last_group_fused) return &last_plan_->plan.groups.back();
+    end_reduction_flush();
+    return nullptr;
+}
+
+void context_impl::end_reduction_flush() {
+    if (queue_.empty()) return;
+    queue_.statements.pop_back(); // the reduction's input: its slots are the recorder's
+    queue_.drop_statements();
 }
 
 void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cause) const {
@@ -202,12 +261,27 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
         for (std::uint32_t c : classes) s += (s.empty() ? "b" : " b") + std::to_string(c);
         return s.empty() ? std::string("-") : s;
     };
-    logging::write(logging::channel::fusion, std::string("flush (") + name_of(cause) + "): " +
-                                         std::to_string(queue_.statements.size()) + " statements -> " +
-                                         std::to_string(p.plan.groups.size()) + " kernels (" +
-                                         (cached ? "cached plan" : "new plan") + ")");
+    auto without = [](std::vector<std::uint32_t> classes, std::uint32_t c) {
+        classes.erase(std::remove(classes.begin(), classes.end(), c), classes.end());
+        return classes;
+    };
+    const std::size_t statements = queue_.statements.size() - (p.ends_in_reduction ? 1 : 0);
+    logging::write(logging::channel::fusion,
+                   std::string("flush (") + name_of(cause) + "): " + std::to_string(statements) + " statements" +
+                       (p.ends_in_reduction ? " + a reduction's input" : "") + " -> " +
+                       std::to_string(p.plan.groups.size() - (p.ends_in_reduction && !p.last_group_fused ? 1 : 0)) +
+                       " kernels (" + (cached ? "cached plan" : "new plan") + ")");
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
         const fusion::kernel_group& g = p.plan.groups[k];
+        if (p.ends_in_reduction && k + 1 == p.plan.groups.size()) {
+            if (p.last_group_fused)
+                logging::write(logging::channel::fusion,
+                               "kernel " + std::to_string(k) + ": statements " + std::to_string(g.first) + "-" +
+                                   std::to_string(g.last - 1) + " run in the reduction's first pass; loads " +
+                                   names(g.loaded) + "; stores " + names(g.stored) + "; elides " +
+                                   names(without(g.elided, reduction_sink_->flush_class)));
+            continue;
+        }
         std::string line = "kernel " + std::to_string(k) + ": statements " + std::to_string(g.first) + "-" +
                            std::to_string(g.last) + " length " + std::to_string(queue_.statements[g.first].length) +
                            "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " + names(g.elided) +

@@ -9,17 +9,22 @@ flush_report last_flush(const context& ctx) {
     flush_report r;
     const detail::compiled_plan* p = ctx.impl()->last_plan();
     if (!p) return r;
-    for (const fusion::kernel_group& g : p->plan.groups) {
+    for (std::size_t n = 0; n < p->plan.groups.size(); ++n) {
+        const fusion::kernel_group& g = p->plan.groups[n];
+        // A plan made by flush_into_reduction ends in the reduction's input, which is no statement.
+        const bool input_group = p->ends_in_reduction && n + 1 == p->plan.groups.size();
+        if (input_group && !p->last_group_fused) break;
         kernel_report k;
         k.first_statement = g.first;
-        k.last_statement = g.last;
-        k.ends = fusion::name_of(g.reason);
+        k.last_statement = input_group ? g.last - 1 : g.last;
+        k.ends = input_group ? "reduction" : fusion::name_of(g.reason);
         k.loads = std::uint32_t(g.loaded.size());
         k.stores = std::uint32_t(g.stored.size());
-        k.elided = std::uint32_t(g.elided.size());
+        k.elided = std::uint32_t(g.elided.size() - (input_group ? 1 : 0)); // not the input's own value
         k.parameters = std::uint32_t(g.kernel.params.size());
+        k.in_reduction = input_group;
         r.kernels.push_back(k);
-        r.statements = g.last + 1;
+        r.statements = k.last_statement + 1;
     }
     return r;
 }

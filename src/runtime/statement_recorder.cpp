@@ -58,7 +58,9 @@ statement_recorder::statement_recorder(context_impl& ctx)
     : ctx_(ctx), lock_(ctx.mutex()), first_slot_(ctx.queue().slots.size()) {}
 
 statement_recorder::~statement_recorder() {
-    if (!committed_) ctx_.queue().slots.resize(first_slot_);
+    if (committed_) return;
+    std::vector<fusion::bound_slot>& slots = ctx_.queue().slots;
+    slots.resize(slots.size() > recorded_ ? slots.size() - recorded_ : 0); // a failed flush may have cleared them
 }
 
 void statement_recorder::vector_slot(const buffer_ptr& b) {
@@ -66,6 +68,7 @@ void statement_recorder::vector_slot(const buffer_ptr& b) {
         throw error("loom: an empty loom::vector (default-constructed or moved from) is used in an expression; "
                     "construct it with a context and a size, or assign a vector to it, first");
     ctx_.queue().slots.push_back({b, 0});
+    ++recorded_;
 }
 
 void statement_recorder::device_scalar_slot(const buffer_ptr& b) {
@@ -73,12 +76,14 @@ void statement_recorder::device_scalar_slot(const buffer_ptr& b) {
         throw error("loom: an empty loom::scalar (default-constructed or moved from) is used in an expression; "
                     "construct it with a context first");
     ctx_.queue().slots.push_back({b, 0});
+    ++recorded_;
 }
 
 void statement_recorder::scalar_slot(const void* value, unsigned bytes) {
     fusion::bound_slot slot;
     std::memcpy(&slot.bits, value, bytes);
     ctx_.queue().slots.push_back(std::move(slot));
+    ++recorded_;
 }
 
 namespace {

@@ -46,12 +46,27 @@ std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
 
 namespace {
 
+// `fused`: the group of pending statements that ends in the input (map-reduce fusion),
+// which pass 1 runs; otherwise pass 1 reads the input expression alone.
 std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
-                                                const bound_input& in, unsigned group, bool chunked, bool guarded) {
+                                                const bound_input& in, const fusion::kernel_group* fused,
+                                                unsigned group, bool chunked, bool guarded) {
     auto plan = std::make_unique<skeleton_plan>();
     const dtype type = call.ops[0].type;
-    plan->input = build_input(*call.input, in.slot_class, call.truth ? dtype::boolean : type);
-    plan->input.kernel.guarded = guarded;
+    const dtype value_type = call.truth ? dtype::boolean : type;
+    if (fused) {
+        plan->input.kernel = fused->kernel; // guarded and laid out by the flush that planned it
+        plan->input.root = fused->last_value;
+        if (plan->input.kernel.body[plan->input.root].type != value_type) {
+            ir::node cast{opcode::cast, value_type};
+            cast.arg[0] = plan->input.root;
+            plan->input.root = std::uint32_t(plan->input.kernel.body.size());
+            plan->input.kernel.body.push_back(cast);
+        }
+    } else {
+        plan->input = build_input(*call.input, in.slot_class, value_type);
+        plan->input.kernel.guarded = guarded;
+    }
     if (call.truth && type != dtype::boolean) {
         // (value != 0), then the accumulator type: count, any and all fold truth values.
         ir::kernel& k = plan->input.kernel;
@@ -79,7 +94,10 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
     input_kernel partials = partials_input(partial_types);
     partials.kernel.guarded = guarded;
     plan->sources.push_back(emit_reduce_pass(partials, pass2, group, chunked, d));
-    plan->summaries = {"reduce pass 1 (input shape " + std::to_string(call.input->id) + ")", "reduce pass 2"};
+    plan->summaries = {"reduce pass 1 (input shape " + std::to_string(call.input->id) +
+                           (fused ? ", with " + std::to_string(fused->last - fused->first) + " statements fused" : "") +
+                           ")",
+                       "reduce pass 2"};
     return plan;
 }
 
@@ -91,9 +109,22 @@ namespace loom::detail {
 
 void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
 
+namespace {
+
+// Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
+struct reduction_flush_end {
+    context_impl& ctx;
+    const fusion::kernel_group* fused;
+    ~reduction_flush_end() {
+        if (fused) ctx.end_reduction_flush();
+    }
+};
+
+} // namespace
+
 void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
     using namespace skeleton;
-    const bound_input in = bind_input(ctx, *call.input, "reduction");
+    bound_input in = bind_input(ctx, *call.input, "reduction"); // every check before anything runs
     backend::device& dev = ctx.device();
     if (results.device) {
         for (std::size_t k = 0; k < call.op_count; ++k) {
@@ -103,25 +134,35 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
         }
     }
     if (in.length == 0) {
+        ctx.flush(flush_cause::skeleton);
         for (std::size_t k = 0; k < call.op_count; ++k) {
             if (results.host) std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
             else dev.write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
         }
         return;
     }
+    // Pending statements run first: in their own kernels, or (the last group, when it
+    // holds statements of the input's length) inside pass 1.
+    const fusion::kernel_group* fused = ctx.flush_into_reduction(*call.input, in.length);
+    const reduction_flush_end end{ctx, fused};
+    in.slots = ctx.queue().slots.data() + (ctx.queue().slots.size() - call.input->slots.size()); // moved if flushed
     const reduce_geometry geo = reduce_geometry_for(ctx.info(), in.length);
     const bool guarded = ctx.guard() != nullptr;
 
-    // The plan key: skeleton, input shape, truth flag, guard, operations (traced shape, type), slot classes.
-    std::vector<std::uint32_t> key = {0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u), geo.group};
+    // The plan key: skeleton, input shape, truth flag, guard, operations (traced shape, type),
+    // then the slot classes, or for a fused pass 1 the key of the flush that planned it.
+    std::vector<std::uint32_t> key = {fused ? 2u : 0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u),
+                                      geo.group};
     for (std::size_t k = 0; k < call.op_count; ++k) {
         key.push_back(call.ops[k].op->body->id);
         key.push_back(std::uint32_t(call.ops[k].type));
     }
-    key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
+    if (fused) key.insert(key.end(), ctx.plan_key().begin(), ctx.plan_key().end());
+    else key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = plans_of(ctx);
     auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, make_reduce_plan(ctx, call, in, geo.group, geo.chunked, guarded)).first;
+    if (it == plans.end())
+        it = plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded)).first;
     skeleton_plan& plan = *it->second;
     backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
     const bool one_pass = geo.groups == 1; // pass 1's one partial is the result
@@ -160,7 +201,8 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
         ++ctx.stats.kernels_launched;
     };
     std::vector<backend::kernel_arg> args;
-    input_arguments(plan, in, args);
+    if (fused) ctx.bind_arguments(*fused, args);
+    else input_arguments(plan, in, args);
     launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups);
     if (!one_pass) {
         args.clear();

@@ -12,17 +12,26 @@ namespace {
 
 constexpr int lanes = 8; // accumulators per work-item in the chunked layout
 
+// The values computed per element: the accumulated ones, and what the statements fused
+// into the pass store (map-reduce fusion; each element is visited exactly once).
+std::vector<std::uint32_t> element_roots(const input_kernel& in, const std::vector<accumulator>& acc) {
+    std::vector<std::uint32_t> roots;
+    for (const accumulator& a : acc) roots.push_back(a.value);
+    for (const ir::kernel_store& st : in.kernel.stores) roots.push_back(st.value);
+    return roots;
+}
+
 // The per-work-item fold over a contiguous chunk: eight elements a step into eight
 // accumulators a<k>_<lane>, the tail into lane 0, then the lanes folded as a tree into a<k>.
 std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
                          const codegen::dialect& d, const codegen::skeleton_dialect& sd,
                          const std::function<std::string(std::size_t, const std::string&, const std::string&)>& call) {
     const std::string index = d.index_type, w = std::to_string(group) + "u";
-    std::vector<std::uint32_t> roots;
-    for (const accumulator& a : acc) roots.push_back(a.value);
+    const std::vector<std::uint32_t> roots = element_roots(in, acc);
     auto lane = [](std::size_t k, int l) { return "a" + std::to_string(k) + "_" + std::to_string(l); };
     auto fold_at = [&](const std::string& i, int l, const std::string& indent) {
-        std::string s = indent + "{\n" + codegen::emit_values(in.kernel, d, roots, indent + "    ", i);
+        std::string s = indent + "{\n" + codegen::emit_values(in.kernel, d, roots, indent + "    ", i) +
+                        codegen::emit_stores(in.kernel, indent + "    ", i);
         for (std::size_t k = 0; k < acc.size(); ++k)
             s += indent + "    " + lane(k, l) + " = " + call(k, lane(k, l), codegen::value_name(acc[k].value)) + ";\n";
         return s + indent + "}\n";
@@ -83,10 +92,9 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     if (chunked) {
         s += chunked_fold(in, acc, group, d, sd, call);
     } else {
-        std::vector<std::uint32_t> roots;
-        for (const accumulator& a : acc) roots.push_back(a.value);
         s += "    " + std::string(d.stride_loop_head) + "\n";
-        s += codegen::emit_values(in.kernel, d, roots, "        ");
+        s += codegen::emit_values(in.kernel, d, element_roots(in, acc), "        ");
+        s += codegen::emit_stores(in.kernel, "        ");
         for (std::size_t k = 0; k < acc.size(); ++k) {
             const std::string a = "a" + std::to_string(k);
             s += "        " + a + " = " + call(k, a, codegen::value_name(acc[k].value)) + ";\n";

@@ -56,18 +56,21 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     scaled.kernel.guarded = true;
     input_kernel guarded_partials = partials_input({loom::dtype::f32});
     guarded_partials.kernel.guarded = true;
-    {
-        loom::ir::kernel map = scaled.kernel; // ... and the same expression as a guarded map
-        map.params.push_back({loom::ir::param_kind::buffer, loom::dtype::f32, true});
-        map.stores.push_back({std::uint32_t(map.params.size() - 1), scaled.root});
-        sources.push_back(loom::codegen::emit(map, cuda));
-    }
+    input_kernel stored = scaled; // ... and the same expression as a guarded map
+    stored.kernel.params.push_back({loom::ir::param_kind::buffer, loom::dtype::f32, true});
+    stored.kernel.stores.push_back({std::uint32_t(stored.kernel.params.size() - 1), scaled.root});
+    sources.push_back(loom::codegen::emit(stored.kernel, cuda));
     const std::size_t first_guarded = sources.size() - 1;
     sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, false, cuda));
     sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda));
     sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, false, cuda));
     sources.push_back(emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, false, cuda));
     sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, false, cuda));
+    // Map-reduce fusion: pass 1 also stores, per element, what the statements fused into it store.
+    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, false, cuda));
+    CHECK(sources.back().find("p2[i] = ") != std::string::npos);
+    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda));
+    CHECK(sources.back().find("p2[(i + 7)] = ") != std::string::npos);
     for (std::size_t k = first_guarded; k < sources.size(); ++k)
         CHECK(sources[k].find("if (loom_guard[0] == 0) return;") != std::string::npos);
     // The chunked layout (CPU devices) is dialect-neutral too; its scan passes use no

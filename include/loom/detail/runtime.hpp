@@ -58,6 +58,9 @@ private:
     context_impl& ctx_;
     std::unique_lock<std::recursive_mutex> lock_;
     std::size_t first_slot_;
+    // Slots this recorder appended: a skeleton flushes the pending statements after binding
+    // its input, which moves these slots to the front of the queue.
+    std::size_t recorded_ = 0;
     bool committed_ = false;
 };
 
