@@ -65,9 +65,11 @@ std::uint64_t loop_while(const context& ctx, const Condition& condition, Body&& 
         scope.begin_body(issued);
         detail::run_iteration(body, issued);
         scope.end_body();
-        // One small kernel per iteration, after the body's (both statements fuse).
+        // The bookkeeping: at the end of the body's last reduction pass when the body ends
+        // with a reduction into scalars, else one small kernel (both statements fuse).
         ran += active;
         active = active && condition != 0;
+        scope.end_iteration();
         ++issued;
         if ((issued % check_every == 0 || issued == max_iterations) && active.value() == 0) break;
     }

@@ -24,6 +24,27 @@ struct compiled_plan {
     bool ends_in_reduction = false;
     // ... and the last group holds pending statements too: the reduction runs it as its first pass.
     bool last_group_fused = false;
+    // Planned as the epilogue of a held reduction pass (run_held_with_epilogue): one group, not compiled alone.
+    bool epilogue = false;
+};
+
+// The last pass of a device reduction inside a loom::loop_while body, kept back until the
+// next device operation so that the loop's bookkeeping statements can run at its end,
+// saving a launch per iteration (docs/skeleton-loop.md).
+struct held_pass;
+using epilogue_builder = backend::kernel& (*)(context_impl& ctx, const held_pass& held, const ir::kernel& epilogue);
+
+struct held_pass {
+    backend::kernel* kernel = nullptr; // null: nothing is held
+    std::vector<backend::kernel_arg> args;
+    std::vector<std::uint64_t> values; // the bytes of the by-value arguments, which args point to
+    std::vector<buffer_ptr> keep;      // the buffers the arguments name stay alive until it runs
+    backend::geometry geometry;
+    // The same pass with an epilogue, from the skeleton that made it: `owner` and `pass`
+    // say which of its plans and passes.
+    epilogue_builder with_epilogue = nullptr;
+    void* owner = nullptr;
+    std::uint32_t pass = 0;
 };
 
 // Hash of a plan key: a few dozen small integers, never source text.
@@ -65,6 +86,15 @@ public:
     // dropped, as in flush().
     const fusion::kernel_group* flush_into_reduction(const shape& input, std::uint64_t length);
     void end_reduction_flush();
+    // loom::loop_while: a reduction into device scalars, in a body, with fusion on, holds
+    // its last pass (hold) rather than launching it. Any device operation but the loop's
+    // own boundaries launches it first (release_held); run_held_with_epilogue runs it with
+    // the pending one-element statements (the loop's bookkeeping) at its end instead, and
+    // returns false, leaving them pending, when it cannot.
+    bool may_hold() const { return guard_ && device_loop_ && fusion_; }
+    held_pass& held() { return held_; }
+    void release_held();
+    bool run_held_with_epilogue();
     // The plan key of the last flush planned: a reduction that runs its last group keys on it.
     const std::vector<std::uint32_t>& plan_key() const { return key_; }
     // Arguments of a planned group's parameters (buffers and host scalars), in order.
@@ -120,6 +150,8 @@ private:
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;
     bool planning_reduction_ = false;
+    bool planning_epilogue_ = false;
+    held_pass held_; // after device_: its buffers go first
 };
 
 } // namespace loom::detail

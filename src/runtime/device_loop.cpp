@@ -55,6 +55,8 @@ void device_loop_scope::begin_body(std::uint64_t iteration) {
 
 void device_loop_scope::end_body() { ctx_.set_guard(nullptr); }
 
+void device_loop_scope::end_iteration() { ctx_.run_held_with_epilogue(); }
+
 void device_loop_scope::finish(std::uint64_t iterations_run) {
     device_loop_state& state = *state_of(ctx_);
     bool idle_swaps = false;

@@ -67,7 +67,8 @@ void context_impl::assign_classes() {
     key_.clear();
     class_buffers_.clear();
     lengths_.clear();
-    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (planning_reduction_ ? 4u : 0u));
+    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (planning_reduction_ ? 4u : 0u) |
+                   (planning_epilogue_ ? 8u : 0u));
     for (const fusion::pending_statement& st : queue_.statements) {
         std::uint32_t length_class = 0;
         while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
@@ -110,6 +111,13 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     if (planning_reduction_) {
         const fusion::kernel_group& last = compiled->plan.groups.back();
         compiled->last_group_fused = last.first < last.last;
+    }
+    if (planning_epilogue_ && compiled->plan.groups.size() == 1) {
+        // The held pass compiles it into its own source (run_held_with_epilogue).
+        compiled->epilogue = true;
+        compiled->plan.groups[0].kernel.double_grid_division = !info().gpu && info().fp64;
+        compiled->kernels.push_back(nullptr);
+        return compiled;
     }
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
     for (fusion::kernel_group& g : compiled->plan.groups) {
@@ -206,6 +214,9 @@ void context_impl::run_planned(flush_cause cause) {
 
 void context_impl::flush(flush_cause cause) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
+    // A held pass runs before anything after it; the device loop's own boundaries (nothing
+    // pending) keep it for the bookkeeping that follows.
+    if (held_.kernel && !(cause == flush_cause::loop && queue_.empty())) release_held();
     if (queue_.empty()) return;
     pending_bytes_ = 0;
     try {
@@ -219,6 +230,7 @@ void context_impl::flush(flush_cause cause) {
 
 const fusion::kernel_group* context_impl::flush_into_reduction(const shape& input, std::uint64_t length) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
+    if (held_.kernel) release_held();
     if (queue_.empty()) return nullptr;
     // A one-element reduction could alias its result with a statement's target (a
     // loom::scalar, the loop flag): it gains nothing from fusion anyway.
@@ -249,6 +261,60 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
     return nullptr;
 }
 
+void context_impl::release_held() {
+    held_pass& h = held_;
+    backend::kernel* k = h.kernel;
+    h.kernel = nullptr; // whatever happens, it is not held any more
+    device_->launch(*k, h.args.data(), h.args.size(), h.geometry);
+    ++stats.kernels_launched;
+    h.keep.clear();
+    if (logging::enabled(logging::channel::launch)) logging::write(logging::channel::launch, "held reduction pass");
+}
+
+bool context_impl::run_held_with_epilogue() {
+    std::lock_guard<std::recursive_mutex> guard(mutex_);
+    if (!held_.kernel || queue_.empty() || guard_) return false;
+    for (const fusion::pending_statement& st : queue_.statements)
+        if (st.length != 1) return false;
+    pending_bytes_ = 0;
+    planning_epilogue_ = true;
+    try {
+        assign_classes();
+        const std::uint64_t made_before = stats.plans_made;
+        compiled_plan& p = plan_for_key();
+        planning_epilogue_ = false;
+        allocate_buffers(p);
+        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, flush_cause::loop);
+        if (p.epilogue) {
+            const fusion::kernel_group& g = p.plan.groups[0];
+            backend::kernel& k = held_.with_epilogue(*this, held_, g.kernel);
+            args_ = held_.args;
+            bind_arguments(g, args_);
+            held_.kernel = nullptr;
+            device_->launch(k, args_.data(), args_.size(), held_.geometry);
+            ++stats.kernels_launched;
+            held_.keep.clear();
+            if (logging::enabled(logging::channel::launch))
+                logging::write(logging::channel::launch, "held reduction pass, with statements 0-" +
+                                                             std::to_string(g.last) + " at its end");
+        } else {
+            release_held();
+            launch(p);
+        }
+        last_plan_ = &p;
+        ++stats.flushes;
+        stats.statements += queue_.statements.size();
+    } catch (...) {
+        planning_epilogue_ = false;
+        held_.kernel = nullptr; // neither it nor the statements ran: the loop's error says so
+        held_.keep.clear();
+        queue_.clear();
+        throw;
+    }
+    queue_.drop_statements();
+    return true;
+}
+
 void context_impl::end_reduction_flush() {
     if (queue_.empty()) return;
     queue_.statements.pop_back(); // the reduction's input: its slots are the recorder's
@@ -273,6 +339,13 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
                        " kernels (" + (cached ? "cached plan" : "new plan") + ")");
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
         const fusion::kernel_group& g = p.plan.groups[k];
+        if (p.epilogue) {
+            logging::write(logging::channel::fusion, "kernel " + std::to_string(k) + ": statements " +
+                                                         std::to_string(g.first) + "-" + std::to_string(g.last) +
+                                                         " run at the end of the held reduction pass; loads " +
+                                                         names(g.loaded) + "; stores " + names(g.stored));
+            continue;
+        }
         if (p.ends_in_reduction && k + 1 == p.plan.groups.size()) {
             if (p.last_group_fused)
                 logging::write(logging::channel::fusion,

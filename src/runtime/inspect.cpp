@@ -22,7 +22,8 @@ flush_report last_flush(const context& ctx) {
         k.stores = std::uint32_t(g.stored.size());
         k.elided = std::uint32_t(g.elided.size() - (input_group ? 1 : 0)); // not the input's own value
         k.parameters = std::uint32_t(g.kernel.params.size());
-        k.in_reduction = input_group;
+        k.in_reduction = input_group || p->epilogue;
+        if (p->epilogue) k.ends = "reduction"; // run at the end of a held reduction pass (loop_while)
         r.kernels.push_back(k);
         r.statements = k.last_statement + 1;
     }

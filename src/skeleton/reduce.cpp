@@ -95,6 +95,8 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
         pass2.push_back({std::uint32_t(k), &plan->ops[k]});
         partial_types.push_back(plan->ops[k].type);
     }
+    plan->group = group;
+    plan->chunked = chunked;
     plan->sources.push_back(emit_reduce_pass(plan->input, pass1, group, chunked, d));
     input_kernel partials = partials_input(partial_types);
     partials.kernel.guarded = guarded;
@@ -106,6 +108,31 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
     return plan;
 }
 
+// Pass `held.pass` of the plan `held.owner` with `epilogue` run by its work-item 0 at the
+// end; compiled once per (pass, bookkeeping pattern).
+backend::kernel& pass_with_epilogue(detail::context_impl& ctx, const detail::held_pass& held,
+                                    const ir::kernel& epilogue) {
+    skeleton_plan& plan = *static_cast<skeleton_plan*>(held.owner);
+    static thread_local std::vector<std::uint32_t> key; // its capacity stays: a hit allocates nothing
+    key.assign(ctx.plan_key().begin(), ctx.plan_key().end());
+    key.push_back(held.pass);
+    auto it = plan.with_epilogue.find(key);
+    if (it != plan.with_epilogue.end()) return *it->second;
+    std::vector<accumulator> acc;
+    std::vector<dtype> partial_types;
+    for (std::size_t k = 0; k < plan.ops.size(); ++k) {
+        acc.push_back({held.pass == 0 ? plan.input.root : std::uint32_t(k), &plan.ops[k]});
+        partial_types.push_back(plan.ops[k].type);
+    }
+    input_kernel partials = partials_input(partial_types);
+    partials.kernel.guarded = plan.input.kernel.guarded;
+    const std::string source = emit_reduce_pass(held.pass == 0 ? plan.input : partials, acc, plan.group, plan.chunked,
+                                                ctx.device().dialect(), &epilogue);
+    backend::kernel& k = ctx.programs().get(source, plan.summaries[held.pass] + ", with a loop's bookkeeping at its end");
+    plan.with_epilogue.emplace(key, &k);
+    return k;
+}
+
 } // namespace
 
 } // namespace loom::skeleton
@@ -115,6 +142,28 @@ namespace loom::detail {
 void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
 
 namespace {
+
+// Keeps a pass back (see context_impl::held_pass): its by-value arguments copied, and every
+// buffer it may name (the queue's, the results') kept alive until it runs.
+void hold_pass(context_impl& ctx, backend::kernel& kernel, const std::vector<backend::kernel_arg>& args,
+               const backend::geometry& geometry, const reduce_results& results, std::size_t results_count) {
+    held_pass& h = ctx.held();
+    h.args = args;
+    h.values.assign(args.size(), 0);
+    for (std::size_t a = 0; a < args.size(); ++a)
+        if (args[a].value) {
+            std::memcpy(&h.values[a], args[a].value, args[a].size);
+            h.args[a].value = &h.values[a];
+        }
+    h.keep.clear();
+    for (const fusion::bound_slot& slot : ctx.queue().slots)
+        if (slot.buffer) h.keep.push_back(slot.buffer);
+    for (const fusion::pending_statement& st : ctx.queue().statements) h.keep.push_back(st.target);
+    for (std::size_t k = 0; k < results_count; ++k) h.keep.push_back(results.device[k]);
+    h.geometry = geometry;
+    h.with_epilogue = &skeleton::pass_with_epilogue;
+    h.kernel = &kernel;
+}
 
 // Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
 struct reduction_flush_end {
@@ -190,8 +239,11 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
                                     : &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
     }
 
+    // Inside loom::loop_while the last pass into device scalars is held, so that the loop's
+    // bookkeeping can run at its end (context_impl::run_held_with_epilogue).
+    const bool hold = results.device && ctx.may_hold();
     auto launch = [&](backend::kernel& kernel, backend::memory* const* out, std::vector<backend::kernel_arg>& args,
-                      std::uint64_t n, std::uint64_t groups) {
+                      std::uint64_t n, std::uint64_t groups, bool last) {
         if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({out[k], nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k)
@@ -202,17 +254,23 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
                 args.push_back({nullptr, &call.ops[k].captures[j], size_of(types[j])});
         }
         args.push_back({nullptr, &n, sizeof n});
+        if (last && hold) {
+            hold_pass(ctx, kernel, args, {groups * geo.group, geo.group}, results, call.op_count);
+            ctx.held().owner = &plan;
+            ctx.held().pass = one_pass ? 0 : 1;
+            return;
+        }
         dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
         ++ctx.stats.kernels_launched;
     };
     std::vector<backend::kernel_arg> args;
     if (fused) ctx.bind_arguments(*fused, args);
     else input_arguments(plan, in, args);
-    launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups);
+    launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups, one_pass);
     if (!one_pass) {
         args.clear();
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
-        launch(*pass2, outputs, args, geo.groups, 1);
+        launch(*pass2, outputs, args, geo.groups, 1, true);
     }
     if (results.host) {
         for (std::size_t k = 0; k < call.op_count; ++k)

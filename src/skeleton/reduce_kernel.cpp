@@ -58,15 +58,40 @@ std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>&
     return s;
 }
 
+// The epilogue as a device function of its own (its parameters named as in any kernel),
+// the kernel's extra parameters (", T *e0, T e1...") and the call work-item 0 makes.
+std::string emit_epilogue(const ir::kernel& k, const codegen::dialect& d, const codegen::skeleton_dialect& sd,
+                          std::string& params, std::string& call) {
+    std::string signature = codegen::emit_parameters(k, d);
+    signature.resize(signature.size() - 2); // the trailing ", "
+    std::vector<std::uint32_t> roots;
+    for (const ir::kernel_store& st : k.stores) roots.push_back(st.value);
+    std::string s = std::string(sd.function_prefix) + " void loom_epilogue(" + signature + ") {\n";
+    s += codegen::emit_values(k, d, roots, "    ", "0") + codegen::emit_stores(k, "    ", "0") + "}\n";
+    call = "        loom_epilogue(";
+    for (std::size_t p = 0; p < k.params.size(); ++p) {
+        const std::string name = "e" + std::to_string(p);
+        const std::string t = codegen::type_name(d, k.params[p].type);
+        params += k.params[p].kind == ir::param_kind::buffer ? ", " + std::string(d.global_prefix) + t + " *" + name
+                                                             : ", " + t + " " + name;
+        call += (p ? ", " : "") + name;
+    }
+    call += ");\n";
+    return s;
+}
+
 } // namespace
 
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             bool chunked, const codegen::dialect& d) {
+                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue) {
     const codegen::skeleton_dialect& sd = codegen::skeleton_dialect_for(d);
     std::vector<const combine_op*> ops;
     for (const accumulator& a : acc) ops.push_back(a.op);
     std::string s = skeleton_prologue(in, ops, d);
+    if (epilogue && codegen::uses_f64(*epilogue) && !codegen::uses_f64(in.kernel)) s += d.prologue_fp64;
     for (std::size_t k = 0; k < acc.size(); ++k) s += emit_combine(*acc[k].op, "loom_combine" + std::to_string(k), d, sd);
+    std::string epilogue_params, epilogue_call;
+    if (epilogue) s += emit_epilogue(*epilogue, d, sd, epilogue_params, epilogue_call);
 
     auto type = [&](std::size_t k) { return std::string(codegen::type_name(d, acc[k].op->type)); };
     auto call = [&](std::size_t k, const std::string& a, const std::string& b) {
@@ -75,8 +100,10 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     const std::string w = std::to_string(group);
 
     s += std::string(d.kernel_prefix) + " " + codegen::kernel_name + "(" + codegen::emit_parameters(in.kernel, d);
+    // With an epilogue, which reads the results back, the outputs may alias its parameters.
     for (std::size_t k = 0; k < acc.size(); ++k)
-        s += std::string(d.global_prefix) + type(k) + " *" + d.restrict_keyword + "out" + std::to_string(k) + ", ";
+        s += std::string(d.global_prefix) + type(k) + " *" + (epilogue ? "" : d.restrict_keyword) + "out" +
+             std::to_string(k) + ", ";
     for (std::size_t k = 0; k < acc.size(); ++k) s += type(k) + " id" + std::to_string(k) + ", ";
     for (std::size_t k = 0; k < acc.size(); ++k) {
         const std::vector<dtype> captures = capture_types(*acc[k].op);
@@ -84,7 +111,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
             s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) +
                  ", ";
     }
-    s += std::string(d.index_type) + " n) {\n" + codegen::emit_guard(in.kernel);
+    s += std::string(d.index_type) + " n" + epilogue_params + ") {\n" + codegen::emit_guard(in.kernel);
     for (std::size_t k = 0; k < acc.size(); ++k) {
         s += "    " + std::string(sd.local_array) + " " + type(k) + " s" + std::to_string(k) + "[" + w + "];\n";
         s += "    " + type(k) + " a" + std::to_string(k) + " = id" + std::to_string(k) + ";\n";
@@ -114,6 +141,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     s += "    if (lid == 0u) {\n";
     for (std::size_t k = 0; k < acc.size(); ++k)
         s += "        out" + std::to_string(k) + "[" + sd.group_id + "] = s" + std::to_string(k) + "[0];\n";
+    s += epilogue_call;
     s += "    }\n}\n";
     return s;
 }

@@ -20,7 +20,11 @@ struct accumulator {
 // Kernel parameters after the input's: per accumulator an output buffer (out<k>), then
 // per accumulator its identity (id<k>), then per accumulator its captures (c<k>_<j>),
 // then the element count n. Work-group size `group` is a power of two.
+//
+// `epilogue` (the last pass of a reduction inside loom::loop_while, launched as one group):
+// a one-element kernel (the loop's bookkeeping statements) that work-item 0 runs after it
+// has written the results, so it reads them; its parameters follow n, as e<k>.
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             bool chunked, const codegen::dialect& d);
+                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue = nullptr);
 
 } // namespace loom::skeleton

@@ -31,6 +31,11 @@ struct skeleton_plan {
     // order, so the next call's kernels run after the last call's are done with it.
     std::vector<std::unique_ptr<backend::memory>> scratch;
     std::vector<std::size_t> scratch_bytes;
+    // A reduction's last pass with a loop's bookkeeping at its end, by (pass, flush key of
+    // the bookkeeping): see context_impl::run_held_with_epilogue.
+    unsigned group = 0;
+    bool chunked = false;
+    std::unordered_map<std::vector<std::uint32_t>, backend::kernel*, key_hash> with_epilogue;
 };
 
 using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<skeleton_plan>, key_hash>;

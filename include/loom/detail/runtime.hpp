@@ -80,6 +80,9 @@ public:
 
     void begin_body(std::uint64_t iteration); // runs what is pending, then guards what the body records
     void end_body();                          // runs the body's statements, guarded; stops guarding
+    // After the bookkeeping statements: runs them at the end of the body's last reduction
+    // pass, when the body ended with a reduction into device scalars (no launch of their own).
+    void end_iteration();
     void finish(std::uint64_t iterations_run); // undoes the swaps of iterations >= iterations_run
 
 private:
