@@ -71,6 +71,26 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     CHECK(sources.back().find("p2[i] = ") != std::string::npos);
     sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda));
     CHECK(sources.back().find("p2[(i + 7)] = ") != std::string::npos);
+    // loop_while's bookkeeping at the end of a held last pass: a one-element kernel that
+    // reads the result (a float buffer) and updates two more buffers.
+    {
+        loom::ir::kernel epilogue;
+        epilogue.params = {{loom::ir::param_kind::buffer, loom::dtype::f32, false},
+                           {loom::ir::param_kind::buffer, loom::dtype::i32, true},
+                           {loom::ir::param_kind::scalar, loom::dtype::f32, false}};
+        loom::ir::node r{loom::opcode::load, loom::dtype::f32}, tol{loom::opcode::scalar, loom::dtype::f32};
+        r.slot = 0;
+        tol.slot = 2;
+        loom::ir::node above{loom::opcode::greater, loom::dtype::boolean}, flag{loom::opcode::cast, loom::dtype::i32};
+        above.arg[0] = 0;
+        above.arg[1] = 1;
+        flag.arg[0] = 2;
+        epilogue.body = {r, tol, above, flag};
+        epilogue.stores = {{1, 3}};
+        sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda, &epilogue));
+        CHECK(sources.back().find("loom_epilogue(e0, e1, e2);") != std::string::npos);
+        CHECK(sources.back().find("__restrict__ out0") == std::string::npos); // read back by the epilogue
+    }
     for (std::size_t k = first_guarded; k < sources.size(); ++k)
         CHECK(sources[k].find("if (loom_guard[0] == 0) return;") != std::string::npos);
     // The chunked layout (CPU devices) is dialect-neutral too; its scan passes use no
