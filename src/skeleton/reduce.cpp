@@ -85,6 +85,7 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
         op.shape = call.ops[k].op->body;
         op.role = call.ops[k].op->role;
         op.type = call.ops[k].type;
+        op.captures = capture_types(op);
         plan->ops.push_back(std::move(op));
     }
     const codegen::dialect& d = ctx.device().dialect();
@@ -205,15 +206,16 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
 
     // The plan key: skeleton, input shape, truth flag, guard, operations (traced shape, type),
     // then the slot classes, or for a fused pass 1 the key of the flush that planned it.
-    std::vector<std::uint32_t> key = {fused ? 2u : 0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u),
-                                      geo.group};
+    skeleton_state& state = state_of(ctx);
+    std::vector<std::uint32_t>& key = state.key;
+    key.assign({fused ? 2u : 0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u), geo.group});
     for (std::size_t k = 0; k < call.op_count; ++k) {
         key.push_back(call.ops[k].op->body->id);
         key.push_back(std::uint32_t(call.ops[k].type));
     }
     if (fused) key.insert(key.end(), ctx.plan_key().begin(), ctx.plan_key().end());
     else key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
-    plan_table& plans = plans_of(ctx);
+    plan_table& plans = state.plans;
     auto it = plans.find(key);
     if (it == plans.end())
         it = plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded)).first;
@@ -249,7 +251,7 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
         for (std::size_t k = 0; k < call.op_count; ++k)
             args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
         for (std::size_t k = 0; k < call.op_count; ++k) {
-            const std::vector<dtype> types = capture_types(plan.ops[k]);
+            const std::vector<dtype>& types = plan.ops[k].captures;
             for (std::size_t j = 0; j < types.size(); ++j)
                 args.push_back({nullptr, &call.ops[k].captures[j], size_of(types[j])});
         }
@@ -263,7 +265,8 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
         dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
         ++ctx.stats.kernels_launched;
     };
-    std::vector<backend::kernel_arg> args;
+    std::vector<backend::kernel_arg>& args = state.args;
+    args.clear();
     if (fused) ctx.bind_arguments(*fused, args);
     else input_arguments(plan, in, args);
     launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups, one_pass);

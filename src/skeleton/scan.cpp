@@ -56,11 +56,12 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
                     "overwrite them; scan into another vector");
 
     const bool guarded = ctx.guard() != nullptr;
-    std::vector<std::uint32_t> key = {1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
-                                      (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u) | (chunked ? 4u : 0u), group,
-                                      out_class};
+    skeleton_state& state = state_of(ctx);
+    std::vector<std::uint32_t>& key = state.key;
+    key.assign({1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
+                (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u) | (chunked ? 4u : 0u), group, out_class});
     key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
-    plan_table& plans = plans_of(ctx);
+    plan_table& plans = state.plans;
     auto it = plans.find(key);
     if (it == plans.end()) {
         auto plan = std::make_unique<skeleton_plan>();
@@ -70,6 +71,7 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
         op.shape = sop.op->body;
         op.role = sop.op->role;
         op.type = sop.type;
+        op.captures = capture_types(op);
         plan->ops.push_back(std::move(op));
         std::uint32_t out_param = no_class;
         for (std::size_t p = 0; p < plan->input.kernel.params.size(); ++p)
@@ -103,7 +105,7 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
     backend::memory* const totals = &scratch_buffer(ctx, plan, 0, parts * size_of(sop.type));
     backend::memory* const offsets = &scratch_buffer(ctx, plan, 1, parts * size_of(sop.type));
 
-    const std::vector<dtype> captures = capture_types(plan.ops[0]);
+    const std::vector<dtype>& captures = plan.ops[0].captures;
     const std::uint64_t init = call.exclusive ? call.init : sop.identity;
     auto tail = [&](std::vector<backend::kernel_arg>& args, const std::uint64_t& init_bits, const std::uint64_t& chunk_size,
                     const std::uint64_t& count) {
@@ -116,7 +118,8 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
     auto guard = [&](std::vector<backend::kernel_arg>& args) { // right after the input's parameters
         if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
     };
-    std::vector<backend::kernel_arg> args;
+    std::vector<backend::kernel_arg>& args = state.args;
+    args.clear();
     input_arguments(plan, in, args);
     guard(args);
     args.push_back({totals, nullptr, 0});

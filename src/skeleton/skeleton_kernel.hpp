@@ -39,6 +39,7 @@ struct combine_op {
     const detail::shape* shape = nullptr;
     std::vector<std::uint8_t> role;
     dtype type = dtype::f32; // the operands' and the result's type
+    std::vector<dtype> captures; // capture_types(*this), kept by a plan for its launches
 };
 
 std::vector<dtype> capture_types(const combine_op& op);

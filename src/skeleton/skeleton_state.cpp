@@ -11,10 +11,10 @@ std::size_t key_hash::operator()(const std::vector<std::uint32_t>& key) const {
     return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
 }
 
-plan_table& plans_of(detail::context_impl& ctx) {
+skeleton_state& state_of(detail::context_impl& ctx) {
     std::shared_ptr<void>& state = ctx.skeleton_state();
-    if (!state) state = std::make_shared<plan_table>();
-    return *static_cast<plan_table*>(state.get());
+    if (!state) state = std::make_shared<skeleton_state>();
+    return *static_cast<skeleton_state*>(state.get());
 }
 
 backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes) {
@@ -36,15 +36,18 @@ backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std
 }
 
 bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what) {
-    bound_input in;
+    skeleton_state& state = state_of(ctx);
+    std::vector<std::uint32_t>& slot_class = state.slot_class;
+    std::vector<const detail::buffer*>& classes = state.classes;
+    slot_class.clear();
+    classes.clear();
     std::vector<fusion::bound_slot>& slots = ctx.queue().slots;
-    in.slots = slots.data() + (slots.size() - s.slots.size());
-    std::vector<const detail::buffer*> classes;
+    bound_input in{slots.data() + (slots.size() - s.slots.size()), slot_class, 0};
     bool have_length = false;
     for (std::size_t k = 0; k < s.slots.size(); ++k) {
         const detail::buffer* b = in.slots[k].buffer.get();
         if (!b) {
-            in.slot_class.push_back(no_class);
+            slot_class.push_back(no_class);
             continue;
         }
         if (b->ctx != &ctx)
@@ -53,7 +56,7 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const 
         std::uint32_t c = 0;
         while (c < classes.size() && classes[c] != b) ++c;
         if (c == classes.size()) classes.push_back(b);
-        in.slot_class.push_back(c);
+        slot_class.push_back(c);
         if (s.slots[k].broadcast) continue; // a device scalar serves any length
         if (have_length && b->length != in.length)
             throw error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +

@@ -40,8 +40,20 @@ struct skeleton_plan {
 
 using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<skeleton_plan>, key_hash>;
 
-// The plans of this context (created empty on first use).
-plan_table& plans_of(detail::context_impl& ctx);
+// What the skeletons keep per context: their plans, and scratch a call reuses so that a
+// repeated reduction or scan allocates nothing (skeleton calls do not nest: the context's
+// lock is held throughout).
+struct skeleton_state {
+    plan_table plans;
+    std::vector<std::uint32_t> key;
+    std::vector<backend::kernel_arg> args;
+    std::vector<const detail::buffer*> classes; // bind_input's
+    std::vector<std::uint32_t> slot_class;      // bind_input's result
+};
+
+// The skeleton state of this context (created on first use).
+skeleton_state& state_of(detail::context_impl& ctx);
+inline plan_table& plans_of(detail::context_impl& ctx) { return state_of(ctx).plans; }
 
 // Scratch buffer `index` of a plan, at least `bytes` large (allocated or grown on demand).
 backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes);
@@ -53,7 +65,7 @@ backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std
 // their common length; checks contexts and lengths. `what` names the skeleton in errors.
 struct bound_input {
     const fusion::bound_slot* slots = nullptr;
-    std::vector<std::uint32_t> slot_class;
+    const std::vector<std::uint32_t>& slot_class; // the context's scratch: valid until the next bind_input
     std::uint64_t length = 0;
 };
 bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what);
