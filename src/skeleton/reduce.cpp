@@ -146,8 +146,9 @@ namespace {
 
 // Keeps a pass back (see context_impl::held_pass): its by-value arguments copied, and every
 // buffer it may name (the queue's, the results') kept alive until it runs.
-void hold_pass(context_impl& ctx, backend::kernel& kernel, const std::vector<backend::kernel_arg>& args,
-               const backend::geometry& geometry, const reduce_results& results, std::size_t results_count) {
+void hold_pass(context_impl& ctx, skeleton::skeleton_plan& plan, std::uint32_t pass, backend::kernel& kernel,
+               const std::vector<backend::kernel_arg>& args, const backend::geometry& geometry,
+               const reduce_results& results, std::size_t results_count) {
     held_pass& h = ctx.held();
     h.args = args;
     h.values.assign(args.size(), 0);
@@ -163,6 +164,8 @@ void hold_pass(context_impl& ctx, backend::kernel& kernel, const std::vector<bac
     for (std::size_t k = 0; k < results_count; ++k) h.keep.push_back(results.device[k]);
     h.geometry = geometry;
     h.with_epilogue = &skeleton::pass_with_epilogue;
+    h.owner = &plan;
+    h.pass = pass;
     h.kernel = &kernel;
 }
 
@@ -257,9 +260,8 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
         }
         args.push_back({nullptr, &n, sizeof n});
         if (last && hold) {
-            hold_pass(ctx, kernel, args, {groups * geo.group, geo.group}, results, call.op_count);
-            ctx.held().owner = &plan;
-            ctx.held().pass = one_pass ? 0 : 1;
+            hold_pass(ctx, plan, one_pass ? 0 : 1, kernel, args, {groups * geo.group, geo.group}, results,
+                      call.op_count);
             return;
         }
         dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});

@@ -63,7 +63,7 @@ std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>&
 std::string emit_epilogue(const ir::kernel& k, const codegen::dialect& d, const codegen::skeleton_dialect& sd,
                           std::string& params, std::string& call) {
     std::string signature = codegen::emit_parameters(k, d);
-    signature.resize(signature.size() - 2); // the trailing ", "
+    if (signature.size() >= 2) signature.resize(signature.size() - 2); // the trailing ", "
     std::vector<std::uint32_t> roots;
     for (const ir::kernel_store& st : k.stores) roots.push_back(st.value);
     std::string s = std::string(sd.function_prefix) + " void loom_epilogue(" + signature + ") {\n";
@@ -88,7 +88,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     std::vector<const combine_op*> ops;
     for (const accumulator& a : acc) ops.push_back(a.op);
     std::string s = skeleton_prologue(in, ops, d);
-    if (epilogue && codegen::uses_f64(*epilogue) && !codegen::uses_f64(in.kernel)) s += d.prologue_fp64;
+    if (epilogue && codegen::uses_f64(*epilogue)) s += d.prologue_fp64; // a repeated pragma is harmless
     for (std::size_t k = 0; k < acc.size(); ++k) s += emit_combine(*acc[k].op, "loom_combine" + std::to_string(k), d, sd);
     std::string epilogue_params, epilogue_call;
     if (epilogue) s += emit_epilogue(*epilogue, d, sd, epilogue_params, epilogue_call);
