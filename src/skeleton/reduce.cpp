@@ -285,7 +285,8 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) + " elements: " +
                                                      std::to_string(geo.groups) + " groups of " +
-                                                     std::to_string(geo.group));
+                                                     std::to_string(geo.group) +
+                                                     (hold ? "; last pass held for the loop's bookkeeping" : ""));
 }
 
 } // namespace loom::detail

@@ -323,6 +323,8 @@ TEST_CASE("cuda_device_scalars_and_loop_while_stop_at_the_exact_iteration") {
     // Ping-pong until max(u) reaches 9, checked every 4 iterations: exactly 9 run.
     loom::vector<std::int32_t> u(ctx, n, 0), next(ctx, n, -1);
     loom::scalar<std::int32_t> top(ctx, 0);
+    ctx.finish();
+    const std::uint64_t launches_before = ctx.statistics().kernels_launched;
     const auto ran = loom::loop_while(
         ctx, top < 9,
         [&] {
@@ -332,6 +334,10 @@ TEST_CASE("cuda_device_scalars_and_loop_while_stop_at_the_exact_iteration") {
         },
         4);
     CHECK(ran == 9);
+    // 12 iterations issued (checks after 4, 8, 12), each the reduction's two passes: the
+    // first runs `next = u + 1` (map-reduce fusion), the second the loop's bookkeeping; plus
+    // the loop's first flag statement.
+    CHECK(ctx.statistics().kernels_launched - launches_before <= 12 * 2 + 1);
     CHECK(u.to_host() == std::vector<std::int32_t>(n, 9));
     CHECK(next.to_host() == std::vector<std::int32_t>(n, 8));
 }
