@@ -267,3 +267,54 @@ TEST_CASE("loop_while: the held reduction pass runs before whatever follows it i
         }
     }
 }
+
+TEST_CASE("loop_while: two reductions, a scan after the reduction, and a throw after it keep program order") {
+    const std::size_t n = 2000;
+    // Two device reductions: the second launches the first's held pass before its own.
+    {
+        loom::vector<i32> x(ctx(), n, 0);
+        loom::scalar<i32> lo(ctx(), 0), hi(ctx(), 0);
+        const auto ran = loom::loop_while(
+            ctx(), hi - lo < 1,
+            [&] {
+                x = x + 1;
+                lo = loom::min(x, loom::on_device);
+                hi = loom::max(x * 2, loom::on_device);
+            },
+            3, 100);
+        CHECK(ran == 1); // after one iteration hi - lo = 2 - 1
+        CHECK(lo.value() == 1);
+        CHECK(hi.value() == 2);
+    }
+    // A scan after the reduction reads the scalar the held pass writes.
+    {
+        loom::vector<i32> x(ctx(), n, 0), prefix(ctx(), n);
+        loom::scalar<i32> top(ctx(), 0);
+        const auto ran = loom::loop_while(
+            ctx(), top < 5,
+            [&] {
+                x = x + 1;
+                top = loom::max(x, loom::on_device);
+                loom::inclusive_scan(x + top, prefix); // (x + top) = 2 * iteration
+            },
+            4, 100);
+        CHECK(ran == 5);
+        CHECK(prefix.to_host()[n - 1] == i32(10 * n));
+    }
+    // A body that throws after its reduction: the held pass still runs, once.
+    {
+        loom::vector<i32> x(ctx(), n, 0);
+        loom::scalar<i32> top(ctx(), 0);
+        CHECK_THROWS_AS(loom::loop_while(
+                            ctx(), top < 100,
+                            [&](std::uint64_t i) {
+                                x = x + 1;
+                                top = loom::max(x, loom::on_device);
+                                if (i == 3) throw std::runtime_error("body failed");
+                            },
+                            2, 100),
+                        std::runtime_error);
+        CHECK(top.value() == 4);
+        CHECK(x.to_host()[0] == 4);
+    }
+}
