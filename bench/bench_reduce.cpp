@@ -6,8 +6,6 @@
 // includes reading the result back. Results are checked against a double host reference.
 #include <boost/compute/algorithm/inner_product.hpp>
 #include <boost/compute/algorithm/reduce.hpp>
-#include <boost/compute/command_queue.hpp>
-#include <boost/compute/container/vector.hpp>
 #include <boost/compute/functional/math.hpp>
 #include <boost/compute/functional/operator.hpp>
 
@@ -20,6 +18,7 @@
 #include <vector>
 
 #include "harness.hpp"
+#include "boost_baseline.hpp"
 #include "opencl_baseline.hpp"
 
 namespace {
@@ -313,46 +312,30 @@ void run_handwritten(benchmark::State& state, const workload& w) {
 
 struct boost_instance {
     std::string error;
-    bc::command_queue queue;
-    std::unique_ptr<bc::vector<float>> x, y;
+    std::unique_ptr<bench::boost_vectors> v;
     std::function<float()> once;
 };
+
+// bc::reduce into a host value with one of Boost.Compute's functions.
+template <class Op> float boost_reduce(bc::vector<float>& x, bc::command_queue& q, Op op) {
+    float r = 0;
+    bc::reduce(x.begin(), x.end(), &r, op, q);
+    return r;
+}
 
 void run_boost(benchmark::State& state, const workload& w) {
     const std::size_t n = std::size_t(state.range(0));
     auto& p = bench::prepared<boost_instance>(key(w, "boost_compute", n), [&] {
         auto p = std::make_unique<boost_instance>();
         try {
-            auto& env = bench::ocl::env();
-            p->queue = bc::command_queue(env.queue());
-            const bc::context context(env.context());
-            p->x = std::make_unique<bc::vector<float>>(host_x(n), host_x(n) + n, p->queue);
-            p->y = std::make_unique<bc::vector<float>>(host_y(n), host_y(n) + n, p->queue);
-            bc::vector<float>&x = *p->x, &y = *p->y;
-            bc::command_queue& q = p->queue;
+            p->v = std::make_unique<bench::boost_vectors>(host_x(n), host_y(n), n);
+            bc::vector<float>&x = p->v->x, &y = p->v->y;
+            bc::command_queue& q = p->v->queue;
             switch (w.k) {
             case kind::dot: p->once = [&x, &y, &q] { return bc::inner_product(x.begin(), x.end(), y.begin(), 0.0f, q); }; break;
-            case kind::sum:
-                p->once = [&x, &q] {
-                    float r = 0;
-                    bc::reduce(x.begin(), x.end(), &r, bc::plus<float>(), q);
-                    return r;
-                };
-                break;
-            case kind::min:
-                p->once = [&x, &q] {
-                    float r = 0;
-                    bc::reduce(x.begin(), x.end(), &r, bc::fmin<float>(), q);
-                    return r;
-                };
-                break;
-            case kind::max:
-                p->once = [&x, &q] {
-                    float r = 0;
-                    bc::reduce(x.begin(), x.end(), &r, bc::fmax<float>(), q);
-                    return r;
-                };
-                break;
+            case kind::sum: p->once = [&x, &q] { return boost_reduce(x, q, bc::plus<float>()); }; break;
+            case kind::min: p->once = [&x, &q] { return boost_reduce(x, q, bc::fmin<float>()); }; break;
+            case kind::max: p->once = [&x, &q] { return boost_reduce(x, q, bc::fmax<float>()); }; break;
             }
             p->error = check(w, n, p->once());
         } catch (const std::exception& e) {

@@ -5,14 +5,13 @@
 #include <boost/compute/algorithm/copy.hpp>
 #include <boost/compute/algorithm/exclusive_scan.hpp>
 #include <boost/compute/algorithm/inclusive_scan.hpp>
-#include <boost/compute/command_queue.hpp>
-#include <boost/compute/container/vector.hpp>
 
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness.hpp"
+#include "boost_baseline.hpp"
 #include "opencl_baseline.hpp"
 
 namespace {
@@ -241,8 +240,7 @@ void run_handwritten(benchmark::State& state, const workload& w) {
 
 struct boost_instance {
     std::string error;
-    bc::command_queue queue;
-    std::unique_ptr<bc::vector<float>> x, y;
+    std::unique_ptr<bench::boost_vectors> v;
     std::function<void()> once;
 };
 
@@ -251,12 +249,9 @@ void run_boost(benchmark::State& state, const workload& w) {
     auto& p = bench::prepared<boost_instance>(key(w, "boost_compute", n), [&] {
         auto p = std::make_unique<boost_instance>();
         try {
-            auto& env = bench::ocl::env();
-            p->queue = bc::command_queue(env.queue());
-            p->x = std::make_unique<bc::vector<float>>(host_x(n), host_x(n) + n, p->queue);
-            p->y = std::make_unique<bc::vector<float>>(bench::poison(n).begin(), bench::poison(n).end(), p->queue);
-            bc::vector<float>&x = *p->x, &y = *p->y;
-            bc::command_queue& q = p->queue;
+            p->v = std::make_unique<bench::boost_vectors>(host_x(n), bench::poison(n).data(), n);
+            bc::vector<float>&x = p->v->x, &y = p->v->y;
+            bc::command_queue& q = p->v->queue;
             if (w.exclusive) p->once = [&x, &y, &q] { bc::exclusive_scan(x.begin(), x.end(), y.begin(), q); q.finish(); };
             else p->once = [&x, &y, &q] { bc::inclusive_scan(x.begin(), x.end(), y.begin(), q); q.finish(); };
             p->once();
