@@ -123,23 +123,24 @@ std::string emit_prologue(const ir::kernel& k, const dialect& d) {
     return s;
 }
 
-std::string emit_parameters(const ir::kernel& k, const dialect& d) {
+std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable) {
     std::string s;
     for (std::size_t p = 0; p < k.params.size(); ++p) {
         const ir::kernel_param& param = k.params[p];
         if (param.kind == ir::param_kind::buffer) {
             s += d.global_prefix;
-            if (!param.written) s += "const ";
+            if (!param.written && !rebindable) s += "const ";
             s += type_name(d, param.type);
             s += " *";
-            s += d.restrict_keyword;
+            if (!rebindable) s += d.restrict_keyword;
         } else {
             s += type_name(d, param.type);
             s += " ";
         }
         s += "p" + std::to_string(p) + ", ";
     }
-    if (k.guarded) s += std::string(d.global_prefix) + "const int *loom_guard, "; // may alias a written buffer: no restrict
+    if (k.guarded) // may alias a written buffer: no restrict
+        s += std::string(d.global_prefix) + (rebindable ? "int *loom_guard, " : "const int *loom_guard, ");
     return s;
 }
 

@@ -20,8 +20,10 @@ bool uses_f64(const ir::kernel& k);
 // The prologue (pragmas) for this kernel in this dialect.
 std::string emit_prologue(const ir::kernel& k, const dialect& d);
 // "T0 p0, T1 p1, ..., " : every parameter, each followed by ", ", then the loop guard's
-// parameter when the kernel is guarded.
-std::string emit_parameters(const ir::kernel& k, const dialect& d);
+// parameter when the kernel is guarded. `rebindable`: buffers are plain pointers (neither
+// const nor restrict) of one type per element type, so that the kernel may point one
+// parameter at another's buffer (a looped kernel following loom::swap).
+std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable = false);
 // The first statement of a guarded kernel's body (return when the loop has ended); "" otherwise.
 std::string emit_guard(const ir::kernel& k);
 // One "T vK = ...;" line per node reachable from `roots`, in order, each line starting with `indent`.

@@ -9,6 +9,7 @@ namespace {
 const skeleton_dialect opencl = {
     "__local",
     "barrier(CLK_LOCAL_MEM_FENCE);",
+    "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
     "(uint)get_local_id(0)",
     "(uint)get_group_id(0)",
     "(uint)get_num_groups(0)",
@@ -18,6 +19,7 @@ const skeleton_dialect opencl = {
 const skeleton_dialect cuda = {
     "__shared__",
     "__syncthreads();",
+    "__syncthreads();", // orders the block's global memory accesses as well
     "threadIdx.x",
     "blockIdx.x",
     "gridDim.x",

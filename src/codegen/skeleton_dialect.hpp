@@ -10,6 +10,7 @@ namespace loom::codegen {
 struct skeleton_dialect {
     const char* local_array;     // qualifier of a work-group array: "__local" or "__shared__"
     const char* barrier;         // a work-group barrier over work-group memory, as a statement
+    const char* global_barrier;  // ... over work-group and global memory (the group's global writes seen after it)
     const char* local_id;        // this work-item's index in its group (an unsigned int)
     const char* group_id;        // the group's index (an unsigned int)
     const char* group_count;     // the number of groups (an unsigned int)

@@ -13,6 +13,7 @@
 #include "fusion/statement_queue.hpp"
 #include "loom/context.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/iteration_batch.hpp"
 
 namespace loom::detail {
 
@@ -28,11 +29,24 @@ struct compiled_plan {
     bool epilogue = false;
 };
 
+// What a skeleton needs to build its held pass with the loop's bookkeeping at its end: which
+// of its plans and passes (owner, pass), the bookkeeping kernel and the key of the flush that
+// planned it, and for a batch of iterations the rotation of the buffer arguments from one
+// iteration to the next (iteration_batch::rotation).
+struct epilogue_request {
+    void* owner = nullptr;
+    std::uint32_t pass = 0;
+    const ir::kernel* epilogue = nullptr;
+    const std::vector<std::uint32_t>* key = nullptr;
+    const std::vector<std::uint32_t>* rotation = nullptr; // null: one iteration
+};
+// Null only for a looped variant the device compiler rejected: the batch then runs its
+// iterations one launch each.
+using epilogue_builder = backend::kernel* (*)(context_impl& ctx, const epilogue_request& request);
+
 // The last pass of a device reduction inside a loom::loop_while body, kept back until the
 // next device operation so that the loop's bookkeeping statements can run at its end,
 // saving a launch per iteration (docs/skeleton-loop.md).
-struct held_pass;
-using epilogue_builder = backend::kernel& (*)(context_impl& ctx, const held_pass& held, const ir::kernel& epilogue);
 
 struct held_pass {
     backend::kernel* kernel = nullptr; // null: nothing is held
@@ -45,6 +59,17 @@ struct held_pass {
     epilogue_builder with_epilogue = nullptr;
     void* owner = nullptr;
     std::uint32_t pass = 0;
+};
+
+// Held passes that ran their bookkeeping, gathered for one looped launch (iteration_batch),
+// with what their skeleton needs to build the looped variant.
+struct batched_passes {
+    iteration_batch iterations;
+    epilogue_builder build = nullptr;
+    epilogue_request request; // key and rotation are filled in at the launch
+    std::vector<std::uint32_t> key;
+    std::vector<backend::kernel_arg> args; // scratch for the launch
+    std::uint32_t bookkeeping_statements = 0; // for the launch log
 };
 
 // Hash of a plan key: a few dozen small integers, never source text.
@@ -90,10 +115,14 @@ public:
     // its last pass (hold) rather than launching it. Any device operation but the loop's
     // own boundaries launches it first (release_held); run_held_with_epilogue runs it with
     // the pending one-element statements (the loop's bookkeeping) at its end instead, and
-    // returns false, leaving them pending, when it cannot.
+    // returns false, leaving them pending, when it cannot. A held pass with its bookkeeping
+    // that is one work-group joins a batch of iterations launched as one (batched_passes),
+    // released like a held pass.
     bool may_hold() const { return guard_ && device_loop_ && fusion_; }
     held_pass& held() { return held_; }
+    bool holding() const { return held_.kernel || !batch_.iterations.empty(); }
     void release_held();
+    void drop_held(); // after a failure: neither the held pass nor the batch will run
     bool run_held_with_epilogue();
     // The plan key of the last flush planned: a reduction that runs its last group keys on it.
     const std::vector<std::uint32_t>& plan_key() const { return key_; }
@@ -127,6 +156,8 @@ private:
     void launch(const compiled_plan& p);
     void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
+    void batch_held_pass(backend::kernel& k, const epilogue_request& request, std::uint32_t statements);
+    void launch_batch();
 
     std::recursive_mutex mutex_;
     std::unique_ptr<backend::device> device_;
@@ -152,6 +183,7 @@ private:
     bool planning_reduction_ = false;
     bool planning_epilogue_ = false;
     held_pass held_; // after device_: its buffers go first
+    batched_passes batch_;
 };
 
 } // namespace loom::detail

@@ -42,10 +42,10 @@ device_loop_scope::~device_loop_scope() {
     try {
         ctx_.set_guard(nullptr); // a body that threw may leave guarded statements pending: run them guarded
         // ... and a held reduction pass: it takes the loop's flag, which dies with the loop.
-        if (ctx_.held().kernel) ctx_.release_held();
+        if (ctx_.holding()) ctx_.release_held();
     } catch (...) {
         ctx_.drop_guard(); // the flush failed and dropped them; nothing is left to guard
-        ctx_.held().kernel = nullptr;
+        ctx_.drop_held();
     }
     ctx_.device_loop().reset();
 }

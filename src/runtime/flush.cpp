@@ -173,6 +173,7 @@ void context_impl::bind_arguments(const fusion::kernel_group& g, std::vector<bac
 void context_impl::launch(const compiled_plan& p) {
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
         if (!p.kernels[k]) continue; // a reduction's input (flush_into_reduction)
+        launch_batch();               // loop iterations gathered before it run first
         const fusion::kernel_group& g = p.plan.groups[k];
         const std::uint64_t& length = queue_.statements[g.first].length;
         args_.clear();
@@ -216,7 +217,7 @@ void context_impl::flush(flush_cause cause) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
     // A held pass runs before anything after it; the device loop's own boundaries (nothing
     // pending) keep it for the bookkeeping that follows.
-    if (held_.kernel && !(cause == flush_cause::loop && queue_.empty())) release_held();
+    if (holding() && !(cause == flush_cause::loop && queue_.empty())) release_held();
     if (queue_.empty()) return;
     pending_bytes_ = 0;
     try {

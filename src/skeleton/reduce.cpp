@@ -109,31 +109,45 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
     return plan;
 }
 
-// Pass `held.pass` of the plan `held.owner` with `epilogue` run by its work-item 0 at the
-// end; compiled once per (pass, bookkeeping pattern).
-backend::kernel& pass_with_epilogue(detail::context_impl& ctx, const detail::held_pass& held,
-                                    const ir::kernel& epilogue) {
-    skeleton_plan& plan = *static_cast<skeleton_plan*>(held.owner);
+// Pass `r.pass` of the plan `r.owner` with the loop's bookkeeping `r.epilogue` run by its
+// work-item 0 at the end; with a rotation, the looped variant that runs a batch of
+// iterations (emit_reduce_pass). Compiled once per (pass, bookkeeping pattern, rotation).
+backend::kernel* pass_with_epilogue(detail::context_impl& ctx, const detail::epilogue_request& r) {
+    skeleton_plan& plan = *static_cast<skeleton_plan*>(r.owner);
     static thread_local std::vector<std::uint32_t> key; // its capacity stays: a hit allocates nothing
-    key.assign(ctx.plan_key().begin(), ctx.plan_key().end());
-    key.push_back(held.pass);
+    key.assign(r.key->begin(), r.key->end());
+    key.push_back(r.pass);
+    if (r.rotation) key.insert(key.end(), r.rotation->begin(), r.rotation->end());
+    key.push_back(r.rotation ? std::uint32_t(r.rotation->size()) + 1 : 0); // read from the end, the key is unambiguous
     auto it = plan.with_epilogue.find(key);
-    if (it != plan.with_epilogue.end()) return *it->second;
+    if (it != plan.with_epilogue.end()) return it->second;
     std::vector<accumulator> acc;
     std::vector<dtype> partial_types;
     for (std::size_t k = 0; k < plan.ops.size(); ++k) {
-        acc.push_back({held.pass == 0 ? plan.input.root : std::uint32_t(k), &plan.ops[k]});
+        acc.push_back({r.pass == 0 ? plan.input.root : std::uint32_t(k), &plan.ops[k]});
         partial_types.push_back(plan.ops[k].type);
     }
     input_kernel partials = partials_input(partial_types);
     partials.kernel.guarded = plan.input.kernel.guarded;
-    const std::string source = emit_reduce_pass(held.pass == 0 ? plan.input : partials, acc, plan.group, plan.chunked,
-                                                ctx.device().dialect(), &epilogue);
-    backend::kernel& k = ctx.programs().get(source, plan.summaries[held.pass] + ", with a loop's bookkeeping at its end");
-    plan.with_epilogue.emplace(key, &k);
+    const input_kernel& in = r.pass == 0 ? plan.input : partials;
+    const codegen::dialect& d = ctx.device().dialect();
+    const std::string summary = plan.summaries[r.pass] + ", with a loop's bookkeeping at its end";
+    backend::kernel* k = nullptr;
+    if (!r.rotation) {
+        k = &ctx.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, r.epilogue), summary);
+    } else {
+        // A device that rejects the looped variant still runs the batch, a launch an iteration:
+        // remembered as null, so it is not tried again.
+        try {
+            k = &ctx.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, r.epilogue, r.rotation),
+                                    summary + ", looped over a batch of iterations");
+        } catch (const error& e) {
+            logging::warn(std::string("loop_while runs its iterations one launch each: ") + e.what());
+        }
+    }
+    plan.with_epilogue.emplace(key, k);
     return k;
 }
-
 } // namespace
 
 } // namespace loom::skeleton
@@ -264,6 +278,7 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
                       call.op_count);
             return;
         }
+        ctx.release_held(); // a batch of loop iterations before this pass
         dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
         ++ctx.stats.kernels_launched;
     };

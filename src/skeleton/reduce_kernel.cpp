@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "codegen/emit.hpp"
+#include "loom/error.hpp"
 
 namespace loom::skeleton {
 
@@ -80,10 +81,72 @@ std::string emit_epilogue(const ir::kernel& k, const codegen::dialect& d, const 
     return s;
 }
 
+// A kernel parameter in launch order: its name and, for a buffer, its element type.
+struct parameter {
+    std::string name;
+    std::string element; // empty: passed by value
+};
+
+// The pass's parameters as emit_reduce_pass declares them (see reduce_kernel.hpp).
+std::vector<parameter> parameter_list(const input_kernel& in, const std::vector<accumulator>& acc,
+                                      const ir::kernel* epilogue, const codegen::dialect& d) {
+    std::vector<parameter> list;
+    auto add = [&](std::string name, bool buffer, dtype t) {
+        list.push_back({std::move(name), buffer ? codegen::type_name(d, t) : ""});
+    };
+    for (std::size_t p = 0; p < in.kernel.params.size(); ++p)
+        add("p" + std::to_string(p), in.kernel.params[p].kind == ir::param_kind::buffer, in.kernel.params[p].type);
+    if (in.kernel.guarded) add("loom_guard", true, dtype::i32);
+    for (std::size_t k = 0; k < acc.size(); ++k) add("out" + std::to_string(k), true, acc[k].op->type);
+    for (std::size_t k = 0; k < acc.size(); ++k) add("id" + std::to_string(k), false, acc[k].op->type);
+    for (std::size_t k = 0; k < acc.size(); ++k)
+        for (std::size_t j = 0; j < capture_types(*acc[k].op).size(); ++j)
+            add("c" + std::to_string(k) + "_" + std::to_string(j), false, dtype::f32);
+    add("n", false, dtype::u64);
+    if (epilogue)
+        for (std::size_t p = 0; p < epilogue->params.size(); ++p)
+            add("e" + std::to_string(p), epilogue->params[p].kind == ir::param_kind::buffer, epilogue->params[p].type);
+    return list;
+}
+
+// The end of a looped pass's iteration: parameter j points where parameter rotation[j]
+// pointed (loom::swap between iterations), all read before any is written.
+std::string rotate_buffers(const std::vector<parameter>& params, const std::vector<std::uint32_t>& rotation,
+                           const codegen::dialect& d) {
+    if (rotation.size() != params.size())
+        throw error("loom: internal error: a loop batch's rotation does not match its kernel's parameters");
+    std::string take, put;
+    for (std::size_t j = 0; j < params.size(); ++j) {
+        const std::uint32_t from = rotation[j];
+        if (from == j) continue;
+        if (from >= params.size() || params[j].element.empty() || params[j].element != params[from].element)
+            throw error("loom: internal error: a loop batch moves a buffer between parameters of different types");
+        const std::string r = "r" + std::to_string(j);
+        take += "            " + std::string(d.global_prefix) + params[j].element + " *" + r + " = " +
+                params[from].name + ";\n";
+        put += "            " + params[j].name + " = " + r + ";\n";
+    }
+    if (take.empty()) return "";
+    return "        { // the next iteration's buffers, as loom::swap moved them\n" + take + put + "        }\n";
+}
+
+// `text` one level deeper.
+std::string indented(const std::string& text) {
+    std::string s;
+    bool line_start = true;
+    for (char c : text) {
+        if (line_start) s += "    ";
+        s += c;
+        line_start = c == '\n';
+    }
+    return s;
+}
+
 } // namespace
 
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue) {
+                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue,
+                             const std::vector<std::uint32_t>* rotation) {
     const codegen::skeleton_dialect& sd = codegen::skeleton_dialect_for(d);
     std::vector<const combine_op*> ops;
     for (const accumulator& a : acc) ops.push_back(a.op);
@@ -98,8 +161,10 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
         return combine_call(*acc[k].op, "loom_combine" + std::to_string(k), a, b, "c" + std::to_string(k) + "_");
     };
     const std::string w = std::to_string(group);
+    const bool looped = rotation != nullptr;
 
-    s += std::string(d.kernel_prefix) + " " + codegen::kernel_name + "(" + codegen::emit_parameters(in.kernel, d);
+    s += std::string(d.kernel_prefix) + " " + codegen::kernel_name + "(" +
+         codegen::emit_parameters(in.kernel, d, looped);
     // With an epilogue, which reads the results back, the outputs may alias its parameters.
     for (std::size_t k = 0; k < acc.size(); ++k)
         s += std::string(d.global_prefix) + type(k) + " *" + (epilogue ? "" : d.restrict_keyword) + "out" +
@@ -111,39 +176,53 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
             s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) +
                  ", ";
     }
-    s += std::string(d.index_type) + " n" + epilogue_params + ") {\n" + codegen::emit_guard(in.kernel);
-    for (std::size_t k = 0; k < acc.size(); ++k) {
+    s += std::string(d.index_type) + " n" + epilogue_params + (looped ? ", unsigned int loom_iterations" : "") +
+         ") {\n";
+    // Work-group arrays at the kernel's outermost scope, as OpenCL C requires.
+    for (std::size_t k = 0; k < acc.size(); ++k)
         s += "    " + std::string(sd.local_array) + " " + type(k) + " s" + std::to_string(k) + "[" + w + "];\n";
-        s += "    " + type(k) + " a" + std::to_string(k) + " = id" + std::to_string(k) + ";\n";
-    }
+
+    // One iteration's work: fold, tree, results (and the bookkeeping) by work-item 0.
+    std::string pass;
+    for (std::size_t k = 0; k < acc.size(); ++k)
+        pass += "    " + type(k) + " a" + std::to_string(k) + " = id" + std::to_string(k) + ";\n";
     if (chunked) {
-        s += chunked_fold(in, acc, group, d, sd, call);
+        pass += chunked_fold(in, acc, group, d, sd, call);
     } else {
-        s += "    " + std::string(d.stride_loop_head) + "\n";
-        s += codegen::emit_values(in.kernel, d, element_roots(in, acc), "        ");
-        s += codegen::emit_stores(in.kernel, "        ");
+        pass += "    " + std::string(d.stride_loop_head) + "\n";
+        pass += codegen::emit_values(in.kernel, d, element_roots(in, acc), "        ");
+        pass += codegen::emit_stores(in.kernel, "        ");
         for (std::size_t k = 0; k < acc.size(); ++k) {
             const std::string a = "a" + std::to_string(k);
-            s += "        " + a + " = " + call(k, a, codegen::value_name(acc[k].value)) + ";\n";
+            pass += "        " + a + " = " + call(k, a, codegen::value_name(acc[k].value)) + ";\n";
         }
-        s += "    }\n";
+        pass += "    }\n";
     }
-    s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
-    for (std::size_t k = 0; k < acc.size(); ++k) s += "    s" + std::to_string(k) + "[lid] = a" + std::to_string(k) + ";\n";
-    s += "    " + std::string(sd.barrier) + "\n";
-    s += "    for (unsigned int step = " + std::to_string(group / 2) + "u; step > 0u; step >>= 1) {\n";
-    s += "        if (lid < step) {\n";
+    pass += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
+    for (std::size_t k = 0; k < acc.size(); ++k)
+        pass += "    s" + std::to_string(k) + "[lid] = a" + std::to_string(k) + ";\n";
+    pass += "    " + std::string(sd.barrier) + "\n";
+    pass += "    for (unsigned int step = " + std::to_string(group / 2) + "u; step > 0u; step >>= 1) {\n";
+    pass += "        if (lid < step) {\n";
     for (std::size_t k = 0; k < acc.size(); ++k) {
         const std::string sk = "s" + std::to_string(k);
-        s += "            " + sk + "[lid] = " + call(k, sk + "[lid]", sk + "[lid + step]") + ";\n";
+        pass += "            " + sk + "[lid] = " + call(k, sk + "[lid]", sk + "[lid + step]") + ";\n";
     }
-    s += "        }\n        " + std::string(sd.barrier) + "\n    }\n";
-    s += "    if (lid == 0u) {\n";
+    pass += "        }\n        " + std::string(sd.barrier) + "\n    }\n";
+    pass += "    if (lid == 0u) {\n";
     for (std::size_t k = 0; k < acc.size(); ++k)
-        s += "        out" + std::to_string(k) + "[" + sd.group_id + "] = s" + std::to_string(k) + "[0];\n";
-    s += epilogue_call;
-    s += "    }\n}\n";
-    return s;
+        pass += "        out" + std::to_string(k) + "[" + sd.group_id + "] = s" + std::to_string(k) + "[0];\n";
+    pass += epilogue_call;
+    pass += "    }\n";
+
+    if (!looped) return s + codegen::emit_guard(in.kernel) + pass + "}\n";
+    // The batch: iterations back to back in one work-group, each seeing the last one's
+    // writes and its bookkeeping (the guard falls uniformly: all read it after the barrier).
+    s += "    for (unsigned int loom_it = 0u; loom_it < loom_iterations";
+    s += in.kernel.guarded ? " && loom_guard[0] != 0; ++loom_it) {\n" : "; ++loom_it) {\n";
+    s += indented(pass) + "        " + sd.global_barrier + "\n";
+    s += rotate_buffers(parameter_list(in, acc, epilogue, d), *rotation, d);
+    return s + "    }\n}\n";
 }
 
 } // namespace loom::skeleton

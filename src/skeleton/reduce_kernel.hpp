@@ -24,7 +24,16 @@ struct accumulator {
 // `epilogue` (the last pass of a reduction inside loom::loop_while, launched as one group):
 // a one-element kernel (the loop's bookkeeping statements) that work-item 0 runs after it
 // has written the results, so it reads them; its parameters follow n, as e<k>.
+//
+// `rotation` (with an epilogue, one group): the looped variant for a batch of loop
+// iterations (runtime/iteration_batch.hpp). One more parameter, the iteration count, comes
+// last; the pass runs that many times while the guard holds, with a barrier over global
+// memory between iterations, and after each, parameter j takes the buffer parameter
+// rotation[j] had (rotation[j] == j: unchanged). Buffers are then neither const nor
+// restrict. Throws loom::error when the rotation moves a buffer between parameters of
+// different types.
 std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
-                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue = nullptr);
+                             bool chunked, const codegen::dialect& d, const ir::kernel* epilogue = nullptr,
+                             const std::vector<std::uint32_t>* rotation = nullptr);
 
 } // namespace loom::skeleton
