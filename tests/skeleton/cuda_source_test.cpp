@@ -118,3 +118,53 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
 #endif
     }
 }
+
+TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation across types is refused") {
+    using namespace loom::skeleton;
+    const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
+    loom::vector<float> xf;
+    loom::scalar<float> sf;
+    // Pass 1 of a batched loop: it reads p0 and a device scalar p1, stores p2 (the ping-pong
+    // partner of p0), folds into out0 and runs the loop's bookkeeping (e0..e2) at its end.
+    input_kernel stored = build_input(*loom::expr::input_shape(xf * sf), {0, 1}, loom::dtype::f32);
+    stored.kernel.guarded = true;
+    stored.kernel.params.push_back({loom::ir::param_kind::buffer, loom::dtype::f32, true});
+    stored.kernel.stores.push_back({2, stored.root});
+    const combine_op plus = combine<float>(loom::detail::plus_operation{}, 0.0f);
+    loom::ir::kernel epilogue;
+    epilogue.params = {{loom::ir::param_kind::buffer, loom::dtype::f32, false},
+                       {loom::ir::param_kind::buffer, loom::dtype::i32, true}};
+    loom::ir::node r{loom::opcode::load, loom::dtype::f32}, flag{loom::opcode::cast, loom::dtype::i32};
+    r.slot = 0;
+    flag.arg[0] = 0;
+    epilogue.body = {r, flag};
+    epilogue.stores = {{1, 1}};
+    // Launch order: p0 p1 p2 loom_guard out0 id0 n e0 e1; p0 and p2 swap between iterations.
+    const std::vector<std::uint32_t> ping_pong = {2, 1, 0, 3, 4, 5, 6, 7, 8};
+    for (bool chunked : {true, false}) {
+        CAPTURE(chunked);
+        const std::string s = emit_reduce_pass(stored, {{stored.root, &plus}}, 256, chunked, cuda, &epilogue, &ping_pong);
+        CAPTURE(s);
+        CHECK(s.find("unsigned int loom_iterations)") != std::string::npos);
+        CHECK(s.find("loom_it < loom_iterations && loom_guard[0] != 0") != std::string::npos);
+        CHECK(s.find("p0 = r0;") != std::string::npos);
+        CHECK(s.find("p2 = r2;") != std::string::npos);
+        const std::size_t entry = s.find("loom_kernel(");
+        const std::string signature = s.substr(entry, s.find(") {", entry) - entry);
+        CHECK(signature.find("__restrict__") == std::string::npos); // the pointers move: none is restrict
+        CHECK(signature.find("const") == std::string::npos);
+#ifdef LOOM_HAVE_CUDA
+        for (int cc : {80, 90}) {
+            CAPTURE(cc);
+            CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(s, cc));
+        }
+#endif
+    }
+    // The float buffer p0 cannot take the int guard's place; a rotation must cover every parameter.
+    const std::vector<std::uint32_t> across_types = {3, 1, 2, 0, 4, 5, 6, 7, 8};
+    const std::vector<std::uint32_t> short_rotation = {2, 1, 0};
+    CHECK_THROWS_AS(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &across_types),
+                    loom::error);
+    CHECK_THROWS_AS(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &short_rotation),
+                    loom::error);
+}
