@@ -22,6 +22,9 @@ struct dialect {
     const char* restrict_keyword;     // spelled after the '*'
     const char* loop_head;            // a map's per-element block over i < n, ending in "{" (see skeleton/geometry.cpp)
     const char* stride_loop_head;     // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
+    // A grid kernel's block over its 2-D launch, ending in "{": element i = loom_row * loom_w + loom_col
+    // for loom_col < loom_w and loom_row < loom_h (both declared before it).
+    const char* grid_loop_head;
     const char* index_type;           // the type of i and n
     const char* signed_index_type;    // a 64-bit signed type, for stencil offsets
     const char* type_names[11];       // per dtype, in dtype order

@@ -33,6 +33,11 @@ const dialect cuda = {
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
     "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
+    "for (long long loom_row = blockIdx.y * (long long)blockDim.y + threadIdx.y; loom_row < loom_h;"
+    " loom_row += (long long)blockDim.y * gridDim.y)\n"
+    "    for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"
+    " loom_col += (long long)blockDim.x * gridDim.x) {\n"
+    "        const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
     "unsigned long long",
     "long long",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",

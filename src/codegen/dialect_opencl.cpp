@@ -24,6 +24,10 @@ const dialect opencl = {
     // across work-items only when the body has no loop of its own (bench/README.md).
     "ulong i = get_global_id(0);\n    if (i < n) {",
     "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {",
+    // PoCL vectorises along dimension 0, where the row is the same for every work-item.
+    "const long loom_col = get_global_id(0), loom_row = get_global_id(1);\n"
+    "    if (loom_col < loom_w && loom_row < loom_h) {\n"
+    "        const ulong i = (ulong)(loom_row * loom_w + loom_col);",
     "ulong",
     "long",
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},

@@ -28,7 +28,7 @@ std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_
 
 // A stencil read. Offsets, grid width and boundary value are kernel arguments, so one
 // kernel serves every offset; the boundary policy is part of the source.
-std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index, bool double_division) {
+std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k) {
     const std::string s = d.signed_index_type;
     const std::string p = "p" + std::to_string(n.slot);
     const auto policy = boundary_policy(n.boundary);
@@ -54,11 +54,21 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     std::string h = "((" + s + ")n / " + w + ")";
     std::string x = "((" + s + ")" + index + " % " + w + " + " + di + ")";
     std::string y = "((" + s + ")" + index + " / " + w + " + " + dj + ")";
-    if (double_division) { // see ir::kernel::double_grid_division
+    if (k.grid_width_param != ir::no_node) { // the launch gives the coordinates (its width is w)
+        h = "loom_h";
+        x = "(loom_col + " + di + ")";
+        y = "(loom_row + " + dj + ")";
+    } else if (k.double_grid_division) { // see ir::kernel::double_grid_division
         const std::string row = "((" + s + ")((double)" + index + " / (double)" + w + "))";
         h = "((" + s + ")((double)n / (double)" + w + "))";
         x = "((" + s + ")" + index + " - " + row + " * " + w + " + " + di + ")";
         y = "(" + row + " + " + dj + ")";
+    }
+    if (k.grid_width_param != ir::no_node && policy != boundary_policy::constant) {
+        // Inside the grid the neighbour is element i + dj * w + di: contiguous along the row
+        // the launch vectorises; only at the border is the index clamped or wrapped (a gather).
+        return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[(" + s + ")" + index + " + " + dj + " * " +
+               w + " + " + di + "] : " + p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "])";
     }
     if (policy == boundary_policy::constant)
         return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[" + y + " * " + w + " + " + x + "] : " +
@@ -66,13 +76,13 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     return p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "]";
 }
 
-std::string expression(const ir::node& n, const dialect& d, const std::string& index, bool double_division) {
+std::string expression(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
     const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
-    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index, double_division);
+    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index, k);
     switch (n.op) {
     case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
     case opcode::load_first: return "p" + std::to_string(n.slot) + "[0]";
@@ -156,7 +166,7 @@ std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         if (!live[i]) continue;
         const ir::node& n = k.body[i];
-        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index, k.double_grid_division) + ";\n";
+        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index, k) + ";\n";
     }
     return s;
 }
@@ -168,7 +178,15 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += d.kernel_prefix;
     s += " ";
     s += kernel_name;
-    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k) + "    " + d.loop_head + "\n";
+    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k);
+    if (k.grid_width_param != ir::no_node) {
+        const std::string sl = d.signed_index_type;
+        s += "    const " + sl + " loom_w = p" + std::to_string(k.grid_width_param) + ";\n";
+        s += "    const " + sl + " loom_h = (" + sl + ")n / loom_w;\n";
+        s += "    " + std::string(d.grid_loop_head) + "\n";
+    } else {
+        s += "    " + std::string(d.loop_head) + "\n";
+    }
     s += emit_values(k, d, roots, "        ");
     s += emit_stores(k, "        ");
     s += "    }\n}\n";

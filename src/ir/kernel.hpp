@@ -34,6 +34,17 @@ struct kernel {
     // i < 2^52: on CPU devices it vectorises, where a 64-bit integer division does not
     // and costs ~40 cycles per neighbour read. Set where the device has fp64 and is no GPU.
     bool double_grid_division = false;
+    // The grid form, launched on a 2-D range (skeleton::grid_geometry): element i is the
+    // work-item at (column, row) = (i % w, i / w), w the value of scalar parameter
+    // grid_width_param, and every 2-D neighbour read takes its coordinates from the launch,
+    // with no division. Only for launches where every grid width argument equals w.
+    // no_node: the 1-D form.
+    std::uint32_t grid_width_param = no_node;
 };
+
+// The parameters holding the grid width of the kernel's 2-D neighbour reads, in body
+// order (repeats included); empty when it has none, or a width that is not a 64-bit
+// scalar parameter.
+std::vector<std::uint32_t> grid_width_params(const kernel& k);
 
 } // namespace loom::ir

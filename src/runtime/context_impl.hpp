@@ -27,6 +27,10 @@ struct compiled_plan {
     bool last_group_fused = false;
     // Planned as the epilogue of a held reduction pass (run_held_with_epilogue): one group, not compiled alone.
     bool epilogue = false;
+    // Per group, its grid form (skeleton::wants_grid_form) for a 2-D launch when every grid
+    // width argument is one value (null: none), and the parameters holding those widths.
+    std::vector<backend::kernel*> grid_kernels;
+    std::vector<std::vector<std::uint32_t>> grid_widths;
 };
 
 // What a skeleton needs to build its held pass with the loop's bookkeeping at its end: which
@@ -154,6 +158,7 @@ private:
     std::unique_ptr<compiled_plan> make_plan();
     void allocate_buffers(const compiled_plan& p);
     void launch(const compiled_plan& p);
+    std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
     void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
     void batch_held_pass(backend::kernel& k, const epilogue_request& request, std::uint32_t statements);

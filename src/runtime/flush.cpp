@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "codegen/emit.hpp"
@@ -117,6 +118,8 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         compiled->epilogue = true;
         compiled->plan.groups[0].kernel.double_grid_division = !info().gpu && info().fp64;
         compiled->kernels.push_back(nullptr);
+        compiled->grid_kernels.push_back(nullptr);
+        compiled->grid_widths.emplace_back();
         return compiled;
     }
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
@@ -126,6 +129,8 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         if (planning_reduction_ && &g == &compiled->plan.groups.back()) {
             // The reduction's input: the reduction compiles it into its own first pass.
             compiled->kernels.push_back(nullptr);
+        compiled->grid_kernels.push_back(nullptr);
+        compiled->grid_widths.emplace_back();
             continue;
         }
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
@@ -134,6 +139,17 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
                                     std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
         compiled->kernels.push_back(&programs_.get(source, summary));
+        std::vector<std::uint32_t> widths =
+            skeleton::wants_grid_form(info()) ? ir::grid_width_params(g.kernel) : std::vector<std::uint32_t>();
+        compiled->grid_kernels.push_back(nullptr);
+        if (!widths.empty()) {
+            ir::kernel grid = g.kernel;
+            grid.grid_width_param = widths[0];
+            if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
+            compiled->grid_kernels.back() =
+                &programs_.get(codegen::emit(grid, device_->dialect()), summary + ", on a 2-D range");
+        }
+        compiled->grid_widths.push_back(std::move(widths));
     }
     return compiled;
 }
@@ -170,6 +186,19 @@ void context_impl::bind_arguments(const fusion::kernel_group& g, std::vector<bac
     }
 }
 
+// The grid width every 2-D read of a kernel uses, from the arguments bound in args_
+// (width parameters are 64-bit); 0 when they differ.
+std::uint64_t context_impl::common_grid_width(const std::vector<std::uint32_t>& params) const {
+    std::int64_t width = 0;
+    for (std::size_t j = 0; j < params.size(); ++j) {
+        std::int64_t w = 0;
+        std::memcpy(&w, args_[params[j]].value, sizeof w);
+        if (w <= 0 || (j > 0 && w != width)) return 0;
+        width = w;
+    }
+    return std::uint64_t(width);
+}
+
 void context_impl::launch(const compiled_plan& p) {
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
         if (!p.kernels[k]) continue; // a reduction's input (flush_into_reduction)
@@ -180,12 +209,18 @@ void context_impl::launch(const compiled_plan& p) {
         bind_arguments(g, args_);
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
-        device_->launch(*p.kernels[k], args_.data(), args_.size(), skeleton::map_geometry(device_->info(), length));
+        backend::kernel* kernel = p.kernels[k];
+        backend::geometry geometry = skeleton::map_geometry(device_->info(), length);
+        const std::uint64_t width = p.grid_kernels[k] ? common_grid_width(p.grid_widths[k]) : 0;
+        if (width && skeleton::grid_geometry(width, length, geometry)) kernel = p.grid_kernels[k];
+        device_->launch(*kernel, args_.data(), args_.size(), geometry);
         ++stats.kernels_launched;
         if (logging::enabled(logging::channel::launch))
             logging::write(logging::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
                                                  " elements (statements " + std::to_string(g.first) + "-" +
-                                                 std::to_string(g.last) + ")");
+                                                 std::to_string(g.last) + ")" +
+                                                 (geometry.rows ? ", on a 2-D range of rows " + std::to_string(width)
+                                                                : std::string()));
     }
 }
 

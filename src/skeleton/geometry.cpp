@@ -27,4 +27,20 @@ backend::geometry map_geometry(const backend::device_info& device, std::uint64_t
     return g;
 }
 
+bool wants_grid_form(const backend::device_info& device) { return !device.gpu; }
+
+bool grid_geometry(std::uint64_t width, std::uint64_t items, backend::geometry& g) {
+    if (width < 16 || items % width != 0) return false;
+    // Groups of 64 x 4 measured best for the handwritten 2-D stencil on PoCL (64x4 3.32 ms,
+    // 64x1 3.47, 16x16 3.47, 1024x1 3.76 at 2^22; bench_stencil's tuning line); rows
+    // narrower than a group take 16.
+    const std::uint32_t across = width >= 64 ? 64 : 16, down = 4;
+    const std::uint64_t rows = items / width;
+    g.group_size = across;
+    g.group_rows = down;
+    g.global_items = (width + across - 1) / across * across;
+    g.rows = (rows + down - 1) / down * down;
+    return true;
+}
+
 } // namespace loom::skeleton

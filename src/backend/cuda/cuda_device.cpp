@@ -362,9 +362,13 @@ public:
         // Element-wise kernels are grid-stride loops: capping the grid only makes each thread do more.
         const std::uint64_t blocks = std::max<std::uint64_t>((g.global_items + block - 1) / block, 1);
         const unsigned grid = unsigned(std::min<std::uint64_t>(blocks, 0x7FFFFFFFu));
+        // A 2-D launch: its kernels stride over rows too, so the grid's height may be capped.
+        const unsigned block_rows = g.rows ? std::max(1u, g.group_rows) : 1u;
+        const unsigned grid_rows =
+            g.rows ? unsigned(std::min<std::uint64_t>((g.rows + block_rows - 1) / block_rows, 65535u)) : 1u;
         context_scope scope(*ctx_);
-        ctx_->check(api_.cuLaunchKernel(static_cast<cuda_kernel&>(k).entry, grid, 1, 1, block, 1, 1, 0, stream_,
-                                        params_.data(), nullptr),
+        ctx_->check(api_.cuLaunchKernel(static_cast<cuda_kernel&>(k).entry, grid, grid_rows, 1, block, block_rows, 1,
+                                        0, stream_, params_.data(), nullptr),
                     "launching a kernel");
     }
 

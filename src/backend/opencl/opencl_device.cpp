@@ -124,6 +124,12 @@ public:
                                                  : entry.setArg(a, args[a].size, args[a].value);
             check(status, "setting a kernel argument");
         }
+        if (g.rows) {
+            check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items, g.rows),
+                                              cl::NDRange(g.group_size, g.group_rows)),
+                  "launching a kernel");
+            return;
+        }
         const cl::NDRange local = g.group_size ? cl::NDRange(g.group_size) : cl::NullRange;
         check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items), local),
               "launching a kernel");

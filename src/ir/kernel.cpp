@@ -1,0 +1,17 @@
+// Queries on a kernel's IR; see kernel.hpp.
+#include "ir/kernel.hpp"
+
+namespace loom::ir {
+
+std::vector<std::uint32_t> grid_width_params(const kernel& k) {
+    std::vector<std::uint32_t> params;
+    for (const node& n : k.body) {
+        if (n.op != opcode::load_neighbour || n.arg[grid_width] == no_node) continue;
+        const node& width = k.body[n.arg[grid_width]];
+        if (width.op != opcode::scalar || width.type != dtype::i64) return {};
+        params.push_back(width.slot);
+    }
+    return params;
+}
+
+} // namespace loom::ir

@@ -1,0 +1,98 @@
+// Grid kernels: on CPU devices a kernel with 2-D neighbour reads runs on a 2-D range when
+// every grid it reads has one width (skeleton::grid_geometry), else as a 1-D map. Both
+// forms are checked element by element against the host; the NVRTC pass of this suite
+// (zz_nvrtc_all_kernels.cpp) compiles the grid forms as CUDA too.
+#include <doctest/doctest.h>
+
+#include <loom/loom.hpp>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "skeleton/geometry.hpp"
+
+namespace {
+
+loom::context& ctx() {
+    static loom::context c;
+    return c;
+}
+
+std::vector<float> random_floats(std::size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(gen);
+    return v;
+}
+
+// The clamped value of (x, y) on an nx-wide grid of v.
+float clamped(const std::vector<float>& v, long nx, long x, long y) {
+    const long ny = long(v.size()) / nx;
+    x = x < 0 ? 0 : (x >= nx ? nx - 1 : x);
+    y = y < 0 ? 0 : (y >= ny ? ny - 1 : y);
+    return v[std::size_t(y * nx + x)];
+}
+
+float wrapped(const std::vector<float>& v, long nx, long x, long y) {
+    const long ny = long(v.size()) / nx;
+    return v[std::size_t(((y % ny + ny) % ny) * nx + ((x % nx + nx) % nx))];
+}
+
+} // namespace
+
+TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows do not tile") {
+    loom::backend::geometry g;
+    CHECK(loom::skeleton::grid_geometry(2049, 2049u * 2047, g));
+    CHECK(g.group_size == 64);
+    CHECK(g.group_rows == 4);
+    CHECK(g.global_items == 2112); // 2049 rounded up to the group
+    CHECK(g.rows == 2048);
+    CHECK(loom::skeleton::grid_geometry(37, 37 * 23, g));
+    CHECK(g.group_size == 16);
+    CHECK(g.global_items == 48);
+    CHECK(g.rows == 24);
+    CHECK_FALSE(loom::skeleton::grid_geometry(8, 8 * 100, g));   // too narrow for a vector
+    CHECK_FALSE(loom::skeleton::grid_geometry(64, 64 * 10 + 1, g)); // not whole rows
+}
+
+TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, element by element") {
+    // (nx, ny): rows wider than a group and not a multiple of it, rows narrower than a
+    // group, and a grid too narrow for a 2-D launch.
+    for (auto [nx, ny] : {std::pair<long, long>{97, 41}, {20, 33}, {8, 50}}) {
+        CAPTURE(nx);
+        CAPTURE(ny);
+        const std::size_t n = std::size_t(nx * ny);
+        const auto hu = random_floats(n, unsigned(nx));
+        loom::vector<float> u(ctx(), hu), v(ctx(), n), w(ctx(), n);
+        const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
+        v = loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u;
+        w = loom::at(g, 2, -3, loom::boundary::wrap) * loom::at(g, -1, 1, loom::boundary::constant(0.5f));
+        const auto hv = v.to_host(), hw = w.to_host();
+        std::size_t wrong = 0;
+        for (long y = 0; y < ny; ++y)
+            for (long x = 0; x < nx; ++x) {
+                const std::size_t i = std::size_t(y * nx + x);
+                const float lap = clamped(hu, nx, x - 1, y) + clamped(hu, nx, x + 1, y) + clamped(hu, nx, x, y - 1) +
+                                  clamped(hu, nx, x, y + 1) - 4.0f * hu[i];
+                const bool inside = x - 1 >= 0 && y + 1 < ny;
+                const float product = wrapped(hu, nx, x + 2, y - 3) * (inside ? hu[i - 1 + std::size_t(nx)] : 0.5f);
+                wrong += hv[i] != lap || hw[i] != product;
+            }
+        CHECK(wrong == 0);
+    }
+}
+
+TEST_CASE("a kernel reading grids of two widths runs as a 1-D map and equals the host") {
+    const long n = 64 * 48;
+    const auto ha = random_floats(std::size_t(n), 3), hb = random_floats(std::size_t(n), 4);
+    loom::vector<float> a(ctx(), ha), b(ctx(), hb), out(ctx(), std::size_t(n));
+    const auto wide = loom::grid(a, 64, 48), tall = loom::grid(b, 48, 64);
+    out = loom::at(wide, 1, 1) - loom::at(tall, -2, 3);
+    const auto ho = out.to_host();
+    std::size_t wrong = 0;
+    for (long i = 0; i < n; ++i)
+        wrong += ho[std::size_t(i)] != clamped(ha, 64, i % 64 + 1, i / 64 + 1) - clamped(hb, 48, i % 48 - 2, i / 48 + 3);
+    CHECK(wrong == 0);
+}
