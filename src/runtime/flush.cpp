@@ -129,8 +129,8 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         if (planning_reduction_ && &g == &compiled->plan.groups.back()) {
             // The reduction's input: the reduction compiles it into its own first pass.
             compiled->kernels.push_back(nullptr);
-        compiled->grid_kernels.push_back(nullptr);
-        compiled->grid_widths.emplace_back();
+            compiled->grid_kernels.push_back(nullptr);
+            compiled->grid_widths.emplace_back();
             continue;
         }
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
