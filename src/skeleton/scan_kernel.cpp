@@ -9,14 +9,47 @@ namespace loom::skeleton {
 
 namespace {
 
-// The chunked layout's body (see scan_kernel.hpp), after the signature.
-std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool exclusive, const std::string& out,
-                              const std::string& t, unsigned group, const codegen::dialect& d,
-                              const codegen::skeleton_dialect& sd,
-                              const std::function<std::string(const std::string&, const std::string&)>& call) {
+using combine_text = std::function<std::string(const std::string&, const std::string&)>;
+
+std::string lane(int l) { return "e" + std::to_string(l); } // the eight values of a step
+
+// The inclusive step of pass 3 over the eight loaded values e0..e7, written as the
+// handwritten float8 scan is: every statement group is the same operation on all eight
+// lanes (lanes below a shift combine with the identity), so the compiler's SLP
+// vectorizer turns each group into one vector operation plus a lane shuffle, and the
+// eight stores into one. Scalar statements that skip lanes (the natural form) came out
+// as ~40 mixed scalar/shuffle instructions per eight elements on PoCL/LLVM 15.
+std::string inclusive_block_prefix(const std::string& out, const combine_text& call) {
+    std::string s;
+    for (int step = 1; step < 8; step *= 2) // descending, so each lane reads its left neighbour's old value
+        for (int l = 7; l >= 0; --l) s += "        " + lane(l) + " = " + call(l >= step ? lane(l - step) : "id", lane(l)) + ";\n";
+    for (int l = 0; l < 8; ++l) s += "        " + lane(l) + " = " + call("carry", lane(l)) + ";\n";
+    for (int l = 0; l < 8; ++l) s += "        " + out + "[i + " + std::to_string(l) + "] = " + lane(l) + ";\n";
+    return s + "        carry = e7;\n";
+}
+
+// The exclusive step, for an in-place pass 3 only (see chunked_scan_body): the prefix of
+// e0..e7 on the lanes that have a left neighbour, then each output is the carry combined
+// with the prefix one lane to its left.
+std::string exclusive_block_prefix(const std::string& out, const combine_text& call) {
+    std::string s;
+    for (int step = 1; step < 8; step *= 2)
+        for (int l = 7; l >= step; --l) s += "        " + lane(l) + " = " + call(lane(l - step), lane(l)) + ";\n";
+    s += "        " + out + "[i + 0] = carry;\n";
+    for (int l = 1; l < 8; ++l) s += "        " + out + "[i + " + std::to_string(l) + "] = " + call("carry", lane(l - 1)) + ";\n";
+    return s + "        carry = " + call("carry", "e7") + ";\n";
+}
+
+// The chunked layout's body (see scan_kernel.hpp), after the signature. An exclusive
+// pass 3 that does not write over its input is shifted: it writes the chunk's first
+// output (the carry alone), then scans inclusively with output j reading input j - 1,
+// so it runs the inclusive step. In place it cannot (a step would overwrite the input
+// the next step reads), and keeps the exclusive step.
+std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool exclusive, bool in_place,
+                              const std::string& out, const std::string& t, unsigned group, const codegen::dialect& d,
+                              const codegen::skeleton_dialect& sd, const combine_text& call) {
     const std::string index = d.index_type, w = std::to_string(group) + "u";
     const std::string root = codegen::value_name(input.root);
-    auto e = [](int l) { return "e" + std::to_string(l); };
     std::string s;
     if (pass == scan_pass::scan_totals) { // one work-item, in order
         s += "    if (" + std::string(sd.group_id) + " != 0u || " + sd.local_id + " != 0u) return;\n";
@@ -26,32 +59,29 @@ std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool ex
         s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n    }\n";
         return s;
     }
+    const bool shifted = pass == scan_pass::scan_output && exclusive && !in_place;
+    const std::string from = shifted ? " - 1" : ""; // where output i + l reads its input: i + l + from
     s += "    const " + index + " gid = (" + index + ")" + sd.group_id + " * " + w + " + " + sd.local_id + ";\n";
     s += "    " + index + " i = gid * chunk < n ? gid * chunk : n;\n";
     s += "    const " + index + " last = n - i < chunk ? n : i + chunk;\n";
     s += "    " + t + " carry = " + (pass == scan_pass::scan_output ? call("init", "offsets[gid]") : "id") + ";\n";
+    if (shifted) s += "    if (i < last) {\n        " + out + "[i] = carry;\n        ++i;\n    }\n";
     s += "    for (; i + 8 <= last; i += 8) {\n        " + t + " e0, e1, e2, e3, e4, e5, e6, e7;\n";
     for (int l = 0; l < 8; ++l) {
-        s += "        {\n" + codegen::emit_values(input.kernel, d, {input.root}, "            ", "(i + " + std::to_string(l) + ")");
-        s += "            " + e(l) + " = " + root + ";\n        }\n";
+        s += "        {\n" +
+             codegen::emit_values(input.kernel, d, {input.root}, "            ", "(i + " + std::to_string(l) + from + ")");
+        s += "            " + lane(l) + " = " + root + ";\n        }\n";
     }
-    if (pass == scan_pass::chunk_totals) { // the eight in order, as a tree: one step of the chain
+    if (pass == scan_pass::chunk_totals) // the eight in order, as a tree: one step of the chain
         s += "        carry = " + call("carry", call(call(call("e0", "e1"), call("e2", "e3")), call(call("e4", "e5"), call("e6", "e7")))) + ";\n";
-    } else { // inclusive prefix of the eight in registers (three shifted steps), then the carry
-        for (int step = 1; step < 8; step *= 2)
-            for (int l = 7; l >= step; --l) s += "        " + e(l) + " = " + call(e(l - step), e(l)) + ";\n";
-        for (int l = 0; l < 8; ++l) {
-            const std::string at = out + "[i + " + std::to_string(l) + "]";
-            if (!exclusive) s += "        " + at + " = " + call("carry", e(l)) + ";\n";
-            else if (l == 0) s += "        " + at + " = carry;\n";
-            else s += "        " + at + " = " + call("carry", e(l - 1)) + ";\n";
-        }
-        s += "        carry = " + call("carry", "e7") + ";\n";
-    }
+    else if (exclusive && !shifted)
+        s += exclusive_block_prefix(out, call);
+    else
+        s += inclusive_block_prefix(out, call);
     s += "    }\n    for (; i < last; ++i) {\n";
-    s += codegen::emit_values(input.kernel, d, {input.root}, "        ");
+    s += codegen::emit_values(input.kernel, d, {input.root}, "        ", shifted ? "(i - 1)" : "i");
     if (pass == scan_pass::chunk_totals) s += "        carry = " + call("carry", root) + ";\n";
-    else if (exclusive) s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n";
+    else if (exclusive && !shifted) s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n";
     else s += "        carry = " + call("carry", root) + ";\n        " + out + "[i] = carry;\n";
     s += "    }\n";
     if (pass == scan_pass::chunk_totals) s += "    totals[gid] = carry;\n";
@@ -88,7 +118,8 @@ std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pa
         s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
     const std::string index = d.index_type;
     s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel);
-    if (chunked) return s + chunked_scan_body(input, pass, exclusive, out, t, group, d, sd, call) + "}\n";
+    if (chunked)
+        return s + chunked_scan_body(input, pass, exclusive, out_param != no_class, out, t, group, d, sd, call) + "}\n";
     s += "    " + std::string(sd.local_array) + " " + t + " s[" + w + "];\n";
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     s += "    const unsigned int g = " + std::string(sd.group_id) + ";\n";

@@ -102,6 +102,9 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     sources.push_back(emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, true, cuda));
     sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, true, cuda));
     sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, true, cuda));
+    // An exclusive scan out of place reads its input one to the left and runs the inclusive steps.
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, no_class, 256, true, cuda));
+    CHECK(sources.back().find("(i + 7 - 1)") != std::string::npos);
     for (std::size_t k = 0; k < sources.size(); ++k) {
         const std::string& s = sources[k];
         CAPTURE(s);

@@ -1,5 +1,5 @@
 // Scans against host references: sizes around the block size, + and user operations,
-// fused inputs, in-place scans, exclusive init.
+// fused inputs, in-place scans (inclusive and exclusive), exclusive init.
 #include "support.hpp"
 
 #include <algorithm>
@@ -47,6 +47,26 @@ TEST_CASE("a scan fuses its input expression and may write in place") {
     bad = 0;
     for (std::size_t i = 0; i < n; ++i) bad += hy[i] != (run += h[i] * h[i] + 1);
     CHECK(bad == 0);
+}
+
+TEST_CASE("an exclusive scan fuses its input, reads it one to the left, and may write in place") {
+    // n leaves a ragged last chunk and steps of eight that straddle the chunk starts.
+    const std::size_t n = 100003;
+    const std::vector<std::int64_t> h = random_values<std::int64_t>(n, 0, 1000, 34);
+    loom::vector<std::int64_t> x(ctx(), h), y(ctx(), n);
+    auto check_exclusive = [&](const std::vector<std::int64_t>& got) {
+        std::int64_t run = -5;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            bad += got[i] != run;
+            run += h[i] * h[i] + 1;
+        }
+        CHECK(bad == 0);
+    };
+    loom::exclusive_scan(x * x + 1, y, std::int64_t(-5));
+    check_exclusive(y.to_host());
+    loom::exclusive_scan(x * x + 1, x, std::int64_t(-5)); // in place: reads x, writes x
+    check_exclusive(x.to_host());
 }
 
 TEST_CASE("scans with a user operation: running maximum, and float sums") {
