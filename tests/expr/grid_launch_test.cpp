@@ -2,29 +2,16 @@
 // every grid it reads has one width (skeleton::grid_geometry), else as a 1-D map. Both
 // forms are checked element by element against the host; the NVRTC pass of this suite
 // (zz_nvrtc_all_kernels.cpp) compiles the grid forms as CUDA too.
-#include <doctest/doctest.h>
-
-#include <loom/loom.hpp>
-
-#include <cstdint>
-#include <random>
-#include <vector>
+#include "support.hpp"
 
 #include "skeleton/geometry.hpp"
 
+using loom_test::ctx;
+
 namespace {
 
-loom::context& ctx() {
-    static loom::context c;
-    return c;
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(gen);
-    return v;
+std::vector<float> random_floats(std::size_t n, std::uint64_t stream) {
+    return loom_test::random_values<float>(n, -1.0f, 1.0f, stream);
 }
 
 // The clamped value of (x, y) on an nx-wide grid of v.
@@ -64,7 +51,7 @@ TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, e
         CAPTURE(nx);
         CAPTURE(ny);
         const std::size_t n = std::size_t(nx * ny);
-        const auto hu = random_floats(n, unsigned(nx));
+        const auto hu = random_floats(n, 700 + std::uint64_t(nx));
         loom::vector<float> u(ctx(), hu), v(ctx(), n), w(ctx(), n);
         const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
         v = loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u;
@@ -86,7 +73,7 @@ TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, e
 
 TEST_CASE("a kernel reading grids of two widths runs as a 1-D map and equals the host") {
     const long n = 64 * 48;
-    const auto ha = random_floats(std::size_t(n), 3), hb = random_floats(std::size_t(n), 4);
+    const auto ha = random_floats(std::size_t(n), 703), hb = random_floats(std::size_t(n), 704);
     loom::vector<float> a(ctx(), ha), b(ctx(), hb), out(ctx(), std::size_t(n));
     const auto wide = loom::grid(a, 64, 48), tall = loom::grid(b, 48, 64);
     out = loom::at(wide, 1, 1) - loom::at(tall, -2, 3);

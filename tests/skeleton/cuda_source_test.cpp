@@ -24,6 +24,18 @@ template <class T, class Op> loom::skeleton::combine_op combine(const Op& op, T 
     return c;
 }
 
+// Compiles `source` for sm_80 and sm_90 where NVRTC is built in.
+void compiles_with_nvrtc(const std::string& source) {
+#ifdef LOOM_HAVE_CUDA
+    for (int cc : {80, 90}) {
+        CAPTURE(cc);
+        CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, cc));
+    }
+#else
+    (void)source;
+#endif
+}
+
 } // namespace
 
 TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, where built in)") {
@@ -113,12 +125,7 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         CHECK((barrier_free || s.find("__syncthreads();") != std::string::npos));
         CHECK(s.find("__local") == std::string::npos);
         CHECK(s.find("get_local_id") == std::string::npos);
-#ifdef LOOM_HAVE_CUDA
-        for (int cc : {80, 90}) {
-            CAPTURE(cc);
-            CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(s, cc));
-        }
-#endif
+        compiles_with_nvrtc(s);
     }
 }
 
@@ -156,12 +163,7 @@ TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation a
         const std::string signature = s.substr(entry, s.find(") {", entry) - entry);
         CHECK(signature.find("__restrict__") == std::string::npos); // the pointers move: none is restrict
         CHECK(signature.find("const") == std::string::npos);
-#ifdef LOOM_HAVE_CUDA
-        for (int cc : {80, 90}) {
-            CAPTURE(cc);
-            CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(s, cc));
-        }
-#endif
+        compiles_with_nvrtc(s);
     }
     // The float buffer p0 cannot take the int guard's place; a rotation must cover every parameter.
     const std::vector<std::uint32_t> across_types = {3, 1, 2, 0, 4, 5, 6, 7, 8};
