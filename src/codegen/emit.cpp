@@ -51,24 +51,24 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     }
     // 2-D: element i is (x, y) = (i % width, i / width) of a grid n / width rows high.
     const std::string w = value(n.arg[ir::grid_width]), dj = value(n.arg[ir::offset_j]);
+    if (k.grid_width_param != ir::no_node) { // the launch gives the coordinates (its width is w)
+        const std::string x = "(loom_col + " + di + ")", y = "(loom_row + " + dj + ")";
+        // Inside the grid the neighbour is element i + dj * w + di: contiguous along the row
+        // the launch vectorises; only at the border is the index clamped or wrapped (a gather).
+        const std::string interior = p + "[(" + s + ")" + index + " + " + dj + " * " + w + " + " + di + "]";
+        const std::string border = policy == boundary_policy::constant
+                                       ? fallback
+                                       : p + "[" + inside(y, "loom_h") + " * " + w + " + " + inside(x, w) + "]";
+        return "(" + in_range(x, w) + " && " + in_range(y, "loom_h") + " ? " + interior + " : " + border + ")";
+    }
     std::string h = "((" + s + ")n / " + w + ")";
     std::string x = "((" + s + ")" + index + " % " + w + " + " + di + ")";
     std::string y = "((" + s + ")" + index + " / " + w + " + " + dj + ")";
-    if (k.grid_width_param != ir::no_node) { // the launch gives the coordinates (its width is w)
-        h = "loom_h";
-        x = "(loom_col + " + di + ")";
-        y = "(loom_row + " + dj + ")";
-    } else if (k.double_grid_division) { // see ir::kernel::double_grid_division
+    if (k.double_grid_division) { // see ir::kernel::double_grid_division
         const std::string row = "((" + s + ")((double)" + index + " / (double)" + w + "))";
         h = "((" + s + ")((double)n / (double)" + w + "))";
         x = "((" + s + ")" + index + " - " + row + " * " + w + " + " + di + ")";
         y = "(" + row + " + " + dj + ")";
-    }
-    if (k.grid_width_param != ir::no_node && policy != boundary_policy::constant) {
-        // Inside the grid the neighbour is element i + dj * w + di: contiguous along the row
-        // the launch vectorises; only at the border is the index clamped or wrapped (a gather).
-        return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[(" + s + ")" + index + " + " + dj + " * " +
-               w + " + " + di + "] : " + p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "])";
     }
     if (policy == boundary_policy::constant)
         return "(" + in_range(x, w) + " && " + in_range(y, h) + " ? " + p + "[" + y + " * " + w + " + " + x + "] : " +
