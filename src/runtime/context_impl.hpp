@@ -51,7 +51,6 @@ using epilogue_builder = backend::kernel* (*)(context_impl& ctx, const epilogue_
 // The last pass of a device reduction inside a loom::loop_while body, kept back until the
 // next device operation so that the loop's bookkeeping statements can run at its end,
 // saving a launch per iteration (docs/skeleton-loop.md).
-
 struct held_pass {
     backend::kernel* kernel = nullptr; // null: nothing is held
     std::vector<backend::kernel_arg> args;

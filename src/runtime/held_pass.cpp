@@ -8,6 +8,21 @@
 
 namespace loom::detail {
 
+namespace {
+
+// The launch log's line for a held pass run with `statements` of bookkeeping at its end,
+// `count` loop iterations of it in `launches` launches.
+void log_held_launch(std::uint32_t statements, std::uint32_t count, std::uint64_t launches) {
+    if (!logging::enabled(logging::channel::launch)) return;
+    std::string line = "held reduction pass, with statements 0-" + std::to_string(statements - 1) + " at its end";
+    if (count > 1)
+        line += ", " + std::to_string(count) + " loop iterations in " + std::to_string(launches) +
+                (launches == 1 ? " launch" : " launches");
+    logging::write(logging::channel::launch, line);
+}
+
+} // namespace
+
 void context_impl::release_held() {
     launch_batch(); // the iterations before the held pass
     held_pass& h = held_;
@@ -74,9 +89,7 @@ void context_impl::batch_held_pass(backend::kernel& k, const epilogue_request& r
         device_->launch(k, args_.data(), args_.size(), g);
         ++stats.kernels_launched;
         held_.keep.clear();
-        if (logging::enabled(logging::channel::launch))
-            logging::write(logging::channel::launch, "held reduction pass, with statements 0-" +
-                                                         std::to_string(statements - 1) + " at its end");
+        log_held_launch(statements, 1, 1);
         return;
     }
     iteration_batch& b = batch_.iterations;
@@ -130,13 +143,7 @@ void context_impl::launch_batch() {
         throw;
     }
     stats.kernels_launched += launches;
-    if (logging::enabled(logging::channel::launch))
-        logging::write(logging::channel::launch,
-                       "held reduction pass, with statements 0-" + std::to_string(batch_.bookkeeping_statements - 1) +
-                           " at its end" +
-                           (count == 1 ? std::string()
-                                       : ", " + std::to_string(count) + " loop iterations in " +
-                                             std::to_string(launches) + (launches == 1 ? " launch" : " launches")));
+    log_held_launch(batch_.bookkeeping_statements, count, launches);
     b.clear();
 }
 
