@@ -42,10 +42,10 @@ std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
     while ((1ull << log_group) < g.group) ++log_group;
     const std::uint64_t threads = g.groups * g.group;
     // Chunked: a lane folds every eighth element of the chunk, lane 0 also the tail (< 8),
-    // then three levels of tree over the lanes.
-    const std::uint64_t serial1 = g.chunked ? reduce_chunk(g, n) / 8 + 7 + 3 : (n + threads - 1) / threads;
+    // then the lanes are folded in order, lane 0 first (seven more steps for it).
+    const std::uint64_t serial1 = g.chunked ? reduce_chunk(g, n) / 8 + 7 + 7 : (n + threads - 1) / threads;
     if (g.groups == 1) return serial1 + log_group;
-    const std::uint64_t serial2 = g.chunked ? reduce_chunk(g, g.groups) / 8 + 7 + 3 : (g.groups + g.group - 1) / g.group;
+    const std::uint64_t serial2 = g.chunked ? reduce_chunk(g, g.groups) / 8 + 7 + 7 : (g.groups + g.group - 1) / g.group;
     return serial1 + serial2 + 2 * log_group;
 }
 

@@ -23,7 +23,11 @@ std::vector<std::uint32_t> element_roots(const input_kernel& in, const std::vect
 }
 
 // The per-work-item fold over a contiguous chunk: eight elements a step into eight
-// accumulators a<k>_<lane>, the tail into lane 0, then the lanes folded as a tree into a<k>.
+// accumulators a<k>_<lane>, the tail into lane 0, then the lanes folded in order into
+// a<k>. In order, not as a tree: LLVM's SLP vectorizer (PoCL) recognises the in-order
+// fold as one horizontal reduction and keeps the eight lanes in one vector register;
+// with the tree it split them into 2-wide pieces built by element inserts, and a float
+// min or max of 2^24 elements took 2.0-3.0 ms instead of 1.55.
 std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
                          const codegen::dialect& d, const codegen::skeleton_dialect& sd,
                          const std::function<std::string(std::size_t, const std::string&, const std::string&)>& call) {
@@ -52,9 +56,9 @@ std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>&
     for (int l = 0; l < lanes; ++l) s += fold_at("(i + " + std::to_string(l) + ")", l, "        ");
     s += "    }\n    for (; i < last; ++i) {\n" + fold_at("i", 0, "        ") + "    }\n";
     for (std::size_t k = 0; k < acc.size(); ++k) {
-        auto pair = [&](int a, int b) { return call(k, lane(k, a), lane(k, b)); };
-        s += "    a" + std::to_string(k) + " = " +
-             call(k, call(k, pair(0, 1), pair(2, 3)), call(k, pair(4, 5), pair(6, 7))) + ";\n";
+        std::string folded = lane(k, 0);
+        for (int l = 1; l < lanes; ++l) folded = call(k, folded, lane(k, l));
+        s += "    a" + std::to_string(k) + " = " + folded + ";\n";
     }
     return s;
 }

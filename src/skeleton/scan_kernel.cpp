@@ -12,6 +12,7 @@ namespace {
 using combine_text = std::function<std::string(const std::string&, const std::string&)>;
 
 std::string lane(int l) { return "e" + std::to_string(l); } // the eight values of a step
+std::string lane_total(int l) { return "t" + std::to_string(l); } // pass 1's per-lane totals
 
 // The inclusive step of pass 3 over the eight loaded values e0..e7, written as the
 // handwritten float8 scan is: every statement group is the same operation on all eight
@@ -45,9 +46,9 @@ std::string exclusive_block_prefix(const std::string& out, const combine_text& c
 // output (the carry alone), then scans inclusively with output j reading input j - 1,
 // so it runs the inclusive step. In place it cannot (a step would overwrite the input
 // the next step reads), and keeps the exclusive step.
-std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool exclusive, bool in_place,
-                              const std::string& out, const std::string& t, unsigned group, const codegen::dialect& d,
-                              const codegen::skeleton_dialect& sd, const combine_text& call) {
+std::string chunked_scan_body(const input_kernel& input, const combine_op& op, scan_pass pass, bool exclusive,
+                              bool in_place, const std::string& out, const std::string& t, unsigned group,
+                              const codegen::dialect& d, const codegen::skeleton_dialect& sd, const combine_text& call) {
     const std::string index = d.index_type, w = std::to_string(group) + "u";
     const std::string root = codegen::value_name(input.root);
     std::string s;
@@ -60,25 +61,39 @@ std::string chunked_scan_body(const input_kernel& input, scan_pass pass, bool ex
         return s;
     }
     const bool shifted = pass == scan_pass::scan_output && exclusive && !in_place;
+    // Pass 1 of a commutative operation folds lane l's values (elements l, l + 8, ... of the
+    // chunk) into t<l>, eight independent chains the compiler turns into one vector
+    // operation a step, as a handwritten float8 sum is; the tree keeps the operands' order
+    // but stays scalar (2.1-2.5 ms against 1.4-1.8 ms for 2^24 floats on PoCL).
+    const bool lanes = pass == scan_pass::chunk_totals && commutative(op);
     const std::string from = shifted ? " - 1" : ""; // where output i + l reads its input: i + l + from
     s += "    const " + index + " gid = (" + index + ")" + sd.group_id + " * " + w + " + " + sd.local_id + ";\n";
     s += "    " + index + " i = gid * chunk < n ? gid * chunk : n;\n";
     s += "    const " + index + " last = n - i < chunk ? n : i + chunk;\n";
     s += "    " + t + " carry = " + (pass == scan_pass::scan_output ? call("init", "offsets[gid]") : "id") + ";\n";
     if (shifted) s += "    if (i < last) {\n        " + out + "[i] = carry;\n        ++i;\n    }\n";
+    if (lanes) s += "    " + t + " t0 = id, t1 = id, t2 = id, t3 = id, t4 = id, t5 = id, t6 = id, t7 = id;\n";
     s += "    for (; i + 8 <= last; i += 8) {\n        " + t + " e0, e1, e2, e3, e4, e5, e6, e7;\n";
     for (int l = 0; l < 8; ++l) {
         s += "        {\n" +
              codegen::emit_values(input.kernel, d, {input.root}, "            ", "(i + " + std::to_string(l) + from + ")");
         s += "            " + lane(l) + " = " + root + ";\n        }\n";
     }
-    if (pass == scan_pass::chunk_totals) // the eight in order, as a tree: one step of the chain
+    if (pass == scan_pass::chunk_totals && lanes) // each value into its lane's total
+        for (int l = 0; l < 8; ++l) s += "        " + lane_total(l) + " = " + call(lane_total(l), lane(l)) + ";\n";
+    else if (pass == scan_pass::chunk_totals) // the eight in order, as a tree: one step of the chain
         s += "        carry = " + call("carry", call(call(call("e0", "e1"), call("e2", "e3")), call(call("e4", "e5"), call("e6", "e7")))) + ";\n";
     else if (exclusive && !shifted)
         s += exclusive_block_prefix(out, call);
     else
         s += inclusive_block_prefix(out, call);
-    s += "    }\n    for (; i < last; ++i) {\n";
+    s += "    }\n";
+    if (lanes) { // in order: the form LLVM's SLP vectorizer keeps in one vector (see reduce_kernel.cpp)
+        std::string folded = lane_total(0);
+        for (int l = 1; l < 8; ++l) folded = call(folded, lane_total(l));
+        s += "    carry = " + folded + ";\n";
+    }
+    s += "    for (; i < last; ++i) {\n";
     s += codegen::emit_values(input.kernel, d, {input.root}, "        ", shifted ? "(i - 1)" : "i");
     if (pass == scan_pass::chunk_totals) s += "        carry = " + call("carry", root) + ";\n";
     else if (exclusive && !shifted) s += "        " + out + "[i] = carry;\n        carry = " + call("carry", root) + ";\n";
@@ -119,7 +134,7 @@ std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pa
     const std::string index = d.index_type;
     s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel);
     if (chunked)
-        return s + chunked_scan_body(input, pass, exclusive, out_param != no_class, out, t, group, d, sd, call) + "}\n";
+        return s + chunked_scan_body(input, op, pass, exclusive, out_param != no_class, out, t, group, d, sd, call) + "}\n";
     s += "    " + std::string(sd.local_array) + " " + t + " s[" + w + "];\n";
     s += "    const unsigned int lid = " + std::string(sd.local_id) + ";\n";
     s += "    const unsigned int g = " + std::string(sd.group_id) + ";\n";

@@ -64,6 +64,31 @@ std::vector<dtype> capture_types(const combine_op& op) {
     return types;
 }
 
+bool commutative(const combine_op& op) {
+    const std::vector<ir::node>& nodes = op.shape->nodes;
+    auto uncast = [&](std::uint32_t i) {
+        while (nodes[i].op == opcode::cast) i = nodes[i].arg[0];
+        return i;
+    };
+    const ir::node& top = nodes[uncast(op.shape->root)];
+    switch (top.op) {
+    case opcode::add: case opcode::mul: case opcode::bit_and: case opcode::bit_or: case opcode::bit_xor:
+    case opcode::logical_and: case opcode::logical_or: case opcode::fmin: case opcode::fmax:
+        break;
+    case opcode::min: case opcode::max:
+        if (top.type == dtype::f32 || top.type == dtype::f64) return false;
+        break;
+    default:
+        return false;
+    }
+    auto operand_role = [&](std::uint32_t a) {
+        const ir::node& n = nodes[uncast(a)];
+        return n.op == opcode::scalar ? int(op.role[n.slot]) : -1;
+    };
+    const int left = operand_role(top.arg[0]), right = operand_role(top.arg[1]);
+    return (left == 0 && right == 1) || (left == 1 && right == 0);
+}
+
 std::string emit_combine(const combine_op& op, const std::string& name, const codegen::dialect& d,
                          const codegen::skeleton_dialect& sd) {
     // Operand slots become p0 and p1, captures p2, p3, ...: emit_values names a scalar p<slot>.

@@ -44,6 +44,13 @@ struct combine_op {
 
 std::vector<dtype> capture_types(const combine_op& op);
 
+// Whether op(a, b) == op(b, a) is evident from its body: one commutative operator (+, *,
+// the bitwise and logical ones, fmin, fmax; min and max on integers, as Loom's float
+// min/max keep their left operand when one is NaN) applied to the two operands, casts
+// aside. False does not mean the operation is not commutative, only that Loom cannot
+// tell; a skeleton then keeps the operands' order.
+bool commutative(const combine_op& op);
+
 // "<prefix> T name(T p0, T p1, C p2, ...) { ...; return vK; }" with p2... the captures.
 std::string emit_combine(const combine_op& op, const std::string& name, const codegen::dialect& d,
                          const codegen::skeleton_dialect& sd);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "skeleton/skeleton_kernel.hpp"
+
 using namespace skeleton_test;
 
 TEST_CASE("inclusive and exclusive + scans match the host for every size") {
@@ -89,6 +91,44 @@ TEST_CASE("scans with a user operation: running maximum, and float sums") {
         run = std::max(run, h[i]);
     }
     CHECK(bad == 0);
+}
+
+// Forward fill: op(a, b) = b unless b is the missing marker -1. Associative, with -1 as
+// its identity on both sides, and not commutative, so the chunk totals of pass 1 must keep
+// the operands' order (its in-lane fast path is for commutative operations only).
+TEST_CASE("a scan with an associative operation that is not commutative keeps the order") {
+    const auto fill = [](auto a, auto b) { return loom::where(b == -1, a, b); };
+    for (std::size_t n : sizes()) {
+        CAPTURE(n);
+        std::vector<std::int32_t> h = random_values<std::int32_t>(n, -1000, 1000, 35);
+        for (std::int32_t& v : h) v = v < 0 ? -1 : v; // missing half the time
+        loom::vector<std::int32_t> x(ctx(), h), y(ctx(), n);
+        loom::inclusive_scan(x, y, -1, fill);
+        const std::vector<std::int32_t> hy = y.to_host();
+        std::int32_t last = -1;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += hy[i] != (last = h[i] == -1 ? last : h[i]);
+        CHECK(bad == 0);
+    }
+}
+
+TEST_CASE("operations Loom can tell are commutative") {
+    auto commutes = [](auto type, auto op) {
+        using T = decltype(type);
+        const loom::detail::skeleton_operation s = loom::expr::operation<T>(op, T(0));
+        return loom::skeleton::commutative({s.op->body, s.op->role, s.type, {}});
+    };
+    CHECK(commutes(0.0f, [](auto a, auto b) { return a + b; }));
+    CHECK(commutes(0.0, [](auto a, auto b) { return b * a; }));
+    CHECK(commutes(std::int16_t(0), [](auto a, auto b) { return a + b; })); // computed in int, cast back
+    CHECK(commutes(0, [](auto a, auto b) { return loom::max(a, b); }));
+    CHECK(commutes(0u, [](auto a, auto b) { return a ^ b; }));
+    CHECK_FALSE(commutes(0.0f, [](auto a, auto b) { return loom::max(a, b); })); // NaN: the left operand wins
+    CHECK_FALSE(commutes(0.0f, [](auto a, auto b) { return a - b; }));
+    CHECK_FALSE(commutes(0, [](auto a, auto b) { return loom::where(b == -1, a, b); }));
+    CHECK_FALSE(commutes(0.0f, [](auto a, auto) { return a + a; }));
+    const float c = 2.0f; // a capture is neither operand
+    CHECK_FALSE(commutes(0.0f, [c](auto a, auto) { return a + c; }));
 }
 
 TEST_CASE("a scan sees pending statements and rejects mismatched lengths") {
