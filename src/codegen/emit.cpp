@@ -55,10 +55,18 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
         const std::string x = "(loom_col + " + di + ")", y = "(loom_row + " + dj + ")";
         // Inside the grid the neighbour is element i + dj * w + di: contiguous along the row
         // the launch vectorises; only at the border is the index clamped or wrapped (a gather).
+        // A wrapped coordinate takes the offset modulo the size once (the same for every
+        // element) and then one conditional subtraction: a `%` per element is a scalar
+        // division per lane, as AVX-512 has no vector integer division.
+        auto wrapped = [&](const std::string& at, const std::string& offset, const std::string& size) {
+            const std::string j = "(" + at + " + ((" + offset + ") % " + size + " + " + size + ") % " + size + ")";
+            return "(" + j + " >= " + size + " ? " + j + " - " + size + " : " + j + ")";
+        };
         const std::string interior = p + "[(" + s + ")" + index + " + " + dj + " * " + w + " + " + di + "]";
-        const std::string border = policy == boundary_policy::constant
-                                       ? fallback
-                                       : p + "[" + inside(y, "loom_h") + " * " + w + " + " + inside(x, w) + "]";
+        std::string border = fallback;
+        if (policy == boundary_policy::clamp) border = p + "[" + inside(y, "loom_h") + " * " + w + " + " + inside(x, w) + "]";
+        if (policy == boundary_policy::wrap)
+            border = p + "[" + wrapped("loom_row", dj, "loom_h") + " * " + w + " + " + wrapped("loom_col", di, w) + "]";
         return "(" + in_range(x, w) + " && " + in_range(y, "loom_h") + " ? " + interior + " : " + border + ")";
     }
     std::string h = "((" + s + ")n / " + w + ")";

@@ -55,7 +55,10 @@ TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, e
         loom::vector<float> u(ctx(), hu), v(ctx(), n), w(ctx(), n);
         const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
         v = loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u;
-        w = loom::at(g, 2, -3, loom::boundary::wrap) * loom::at(g, -1, 1, loom::boundary::constant(0.5f));
+        // The second wrapped read goes round the grid more than once in each direction.
+        const long far_x = -(2 * nx + 3), far_y = 3 * ny + 5;
+        w = loom::at(g, 2, -3, loom::boundary::wrap) * loom::at(g, -1, 1, loom::boundary::constant(0.5f)) +
+            loom::at(g, far_x, far_y, loom::boundary::wrap);
         const auto hv = v.to_host(), hw = w.to_host();
         std::size_t wrong = 0;
         for (long y = 0; y < ny; ++y)
@@ -64,7 +67,8 @@ TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, e
                 const float lap = clamped(hu, nx, x - 1, y) + clamped(hu, nx, x + 1, y) + clamped(hu, nx, x, y - 1) +
                                   clamped(hu, nx, x, y + 1) - 4.0f * hu[i];
                 const bool inside = x - 1 >= 0 && y + 1 < ny;
-                const float product = wrapped(hu, nx, x + 2, y - 3) * (inside ? hu[i - 1 + std::size_t(nx)] : 0.5f);
+                const float product = wrapped(hu, nx, x + 2, y - 3) * (inside ? hu[i - 1 + std::size_t(nx)] : 0.5f) +
+                                      wrapped(hu, nx, x + far_x, y + far_y);
                 wrong += hv[i] != lap || hw[i] != product;
             }
         CHECK(wrong == 0);
