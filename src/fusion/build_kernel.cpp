@@ -26,6 +26,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
         return param_of[cls];
     };
 
+    std::vector<std::uint32_t> param_of_scalar; // scalar value class -> parameter
     std::vector<std::uint32_t> remap; // shape node -> body node, per statement
     for (std::uint32_t s = bounds.first; s <= bounds.last; ++s) {
         const planned_statement& st = request.statements[s];
@@ -57,9 +58,15 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 continue;
             }
             if (n.op == opcode::scalar) {
-                const std::uint32_t param = std::uint32_t(g.kernel.params.size());
-                g.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
-                g.args.push_back({ir::param_kind::scalar, no_buffer, s, n.slot});
+                const std::uint32_t cls = st.slot_scalar.empty() ? no_buffer : st.slot_scalar[n.slot];
+                if (cls != no_buffer && cls >= param_of_scalar.size()) param_of_scalar.resize(cls + 1, no_buffer);
+                std::uint32_t param = cls != no_buffer ? param_of_scalar[cls] : no_buffer;
+                if (param == no_buffer) {
+                    param = std::uint32_t(g.kernel.params.size());
+                    g.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
+                    g.args.push_back({ir::param_kind::scalar, no_buffer, s, n.slot});
+                    if (cls != no_buffer) param_of_scalar[cls] = param;
+                }
                 n.slot = param;
                 remap[i] = body.add(n);
                 continue;

@@ -17,6 +17,10 @@ struct slot_info {
     dtype type;
     bool neighbour = false; // a vector read at other indices than the element's own (a stencil)
     bool broadcast = false; // a device scalar: element 0 read by every element (also `neighbour`), any length
+    // A scalar that is an offset, grid width or boundary value of a neighbour read. The flush
+    // gives equal scalars one kernel parameter, but not these: a stencil's offsets may change
+    // between runs, and that must not change the plan (see fusion::planned_statement).
+    bool neighbour_operand = false;
 };
 
 struct shape {

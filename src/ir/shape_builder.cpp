@@ -91,12 +91,17 @@ node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bo
     n.boundary = std::uint8_t(policy);
     n.slot = std::uint32_t(m.slots.size());
     m.slots.push_back({slot_kind::vector, element, true});
-    n.arg[ir::offset_i] = scalar_slot(dtype::i64);
+    auto operand = [&](dtype type) {
+        const node_ref r = scalar_slot(type);
+        m.slots.back().neighbour_operand = true;
+        return r;
+    };
+    n.arg[ir::offset_i] = operand(dtype::i64);
     if (two_d) {
-        n.arg[ir::offset_j] = scalar_slot(dtype::i64);
-        n.arg[ir::grid_width] = scalar_slot(dtype::i64);
+        n.arg[ir::offset_j] = operand(dtype::i64);
+        n.arg[ir::grid_width] = operand(dtype::i64);
     }
-    if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = scalar_slot(element);
+    if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = operand(element);
     return m.nodes.add(n);
 }
 

@@ -153,6 +153,7 @@ public:
 
 private:
     void assign_classes();
+    std::uint32_t scalar_class(const detail::slot_info& slot, std::uint64_t bits);
     compiled_plan& plan_for_key();
     std::unique_ptr<compiled_plan> make_plan();
     void allocate_buffers(const compiled_plan& p);
@@ -179,6 +180,8 @@ private:
     std::vector<std::uint32_t> key_;
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
+    std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
+    std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
     std::vector<backend::kernel_arg> args_;
     std::uint64_t pending_bytes_ = 0; // bytes the pending statements write
     // The target of a reduction's input in flush_into_reduction: never allocated, as no

@@ -61,13 +61,32 @@ void context_impl::after_record() {
         flush(flush_cause::byte_limit);
 }
 
+// A scalar slot's value class: equal scalars (type and bits) share one, so the kernel passes
+// them as one parameter and the expressions over them merge (Black-Scholes written as one
+// expression per output repeats its scalars, and each repeat was a new parameter that kept
+// the repeated erf() calls apart). Neighbour operands keep no class: changing an offset must
+// not change the plan. Only the first 32 distinct values get classes, which bounds the
+// search on the dispatch path.
+std::uint32_t context_impl::scalar_class(const detail::slot_info& slot, std::uint64_t bits) {
+    if (slot.neighbour_operand) return fusion::no_buffer;
+    const std::pair<dtype, std::uint64_t> value{slot.type, bits};
+    for (std::size_t c = 0; c < scalar_values_.size(); ++c)
+        if (scalar_values_[c] == value) return std::uint32_t(c);
+    if (scalar_values_.size() == 32) return fusion::no_buffer;
+    scalar_values_.push_back(value);
+    return std::uint32_t(scalar_values_.size() - 1);
+}
+
 // The plan key: fusion switch and guard; per statement its shape, length class, target class and
-// slot classes; then per buffer class whether a live vector names it.
+// slot classes (buffer classes, scalar value classes); then per buffer class whether a live vector
+// names it.
 void context_impl::assign_classes() {
     ++flush_generation_;
     key_.clear();
     class_buffers_.clear();
     lengths_.clear();
+    scalar_values_.clear();
+    slot_scalar_.resize(queue_.slots.size());
     key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (planning_reduction_ ? 4u : 0u) |
                    (planning_epilogue_ ? 8u : 0u));
     for (const fusion::pending_statement& st : queue_.statements) {
@@ -80,7 +99,12 @@ void context_impl::assign_classes() {
         const std::size_t slot_count = st.shape->slots.size();
         for (std::size_t s = 0; s < slot_count; ++s) {
             const fusion::bound_slot& slot = queue_.slots[st.first_slot + s];
-            key_.push_back(slot.buffer ? class_of(*slot.buffer, flush_generation_, class_buffers_) : fusion::no_buffer);
+            if (slot.buffer) {
+                key_.push_back(class_of(*slot.buffer, flush_generation_, class_buffers_));
+            } else {
+                slot_scalar_[st.first_slot + s] = scalar_class(st.shape->slots[s], slot.bits);
+                key_.push_back(slot_scalar_[st.first_slot + s]);
+            }
         }
     }
     for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs > 0 ? 1u : 0u);
@@ -103,6 +127,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         for (std::size_t s = 0; s < st.shape->slots.size(); ++s) {
             const fusion::bound_slot& slot = queue_.slots[st.first_slot + s];
             ps.slot_buffer.push_back(slot.buffer ? slot.buffer->flush_class : fusion::no_buffer);
+            ps.slot_scalar.push_back(slot.buffer ? fusion::no_buffer : slot_scalar_[st.first_slot + s]);
         }
         request.statements.push_back(std::move(ps));
     }

@@ -57,14 +57,44 @@ TEST_CASE("a new scalar value reuses the compiled kernel and the cached plan") {
     };
     run(2.0f, 0.5, 3, true); // compiles
     const loom::context_statistics before = ctx().statistics();
+    // New values, none equal to another scalar of the statement (the literals 1 and 0
+    // included): equal scalars share a parameter, so equality is part of the plan.
     run(-1.5f, 1e-3, -8, false);
-    run(0.0f, -2.25, 1000000, true);
-    run(3.25f, 0.0, 0, false);
+    run(0.5f, -2.25, 1000000, true);
+    run(3.25f, 0.0, 7, false);
     const loom::context_statistics after = ctx().statistics();
     CHECK(after.kernels_compiled == before.kernels_compiled);
     CHECK(after.plans_made == before.plans_made);
     CHECK(after.plan_hits == before.plan_hits + 3);
     CHECK(after.kernels_launched == before.kernels_launched + 3);
+}
+
+TEST_CASE("equal scalars share one parameter; a value that makes two scalars equal plans once more") {
+    const auto hx = random_values<float>(n, -10.0f, 10.0f, 1311);
+    loom::vector<float> x(ctx(), hx), y(ctx(), n), z(ctx(), n);
+    y.to_host();
+    auto params = [&] { return loom::last_flush(ctx()).kernels.at(0).parameters; };
+    auto run = [&](float a, float b) {
+        // (a * x) * x twice when a == b: one parameter, one product (hash-consed), two stores.
+        y = a * x * x + 1.0f;
+        z = b * x * x * 2.0f;
+        std::vector<float> wy(n), wz(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            wy[i] = a * hx[i] * hx[i] + 1.0f;
+            wz[i] = b * hx[i] * hx[i] * 2.0f;
+        }
+        check_elements("y = a * x * x + 1", y.to_host(), wy);
+        check_elements("z = b * x * x * 2", z.to_host(), wz);
+    };
+    run(0.5f, 0.25f);
+    const std::size_t distinct = params();
+    run(0.75f, 0.75f); // a == b: a new plan with one parameter fewer
+    CHECK(params() == distinct - 1);
+    const loom::context_statistics before = ctx().statistics();
+    run(1.5f, 1.5f);   // equal again: the same plan
+    run(0.5f, 0.125f); // distinct again: the first plan
+    CHECK(ctx().statistics().kernels_compiled == before.kernels_compiled);
+    CHECK(ctx().statistics().plans_made == before.plans_made);
 }
 
 TEST_CASE("scalar values are bound per statement: two statements of one shape keep their own values") {
