@@ -66,11 +66,9 @@ std::vector<dtype> capture_types(const combine_op& op) {
 
 bool commutative(const combine_op& op) {
     const std::vector<ir::node>& nodes = op.shape->nodes;
-    auto uncast = [&](std::uint32_t i) {
-        while (nodes[i].op == opcode::cast) i = nodes[i].arg[0];
-        return i;
-    };
-    const ir::node& top = nodes[uncast(op.shape->root)];
+    std::uint32_t root = op.shape->root; // a conversion of the result keeps the symmetry
+    while (nodes[root].op == opcode::cast) root = nodes[root].arg[0];
+    const ir::node& top = nodes[root];
     switch (top.op) {
     case opcode::add: case opcode::mul: case opcode::bit_and: case opcode::bit_or: case opcode::bit_xor:
     case opcode::logical_and: case opcode::logical_or: case opcode::fmin: case opcode::fmax:
@@ -81,11 +79,15 @@ bool commutative(const combine_op& op) {
     default:
         return false;
     }
-    auto operand_role = [&](std::uint32_t a) {
-        const ir::node& n = nodes[uncast(a)];
-        return n.op == opcode::scalar ? int(op.role[n.slot]) : -1;
-    };
-    const int left = operand_role(top.arg[0]), right = operand_role(top.arg[1]);
+    // The two operands, each through the same conversions (a cast on one side only, as in
+    // `(short)a + b`, is not symmetric).
+    std::uint32_t a = top.arg[0], b = top.arg[1];
+    while (nodes[a].op == opcode::cast && nodes[b].op == opcode::cast && nodes[a].type == nodes[b].type) {
+        a = nodes[a].arg[0];
+        b = nodes[b].arg[0];
+    }
+    if (nodes[a].op != opcode::scalar || nodes[b].op != opcode::scalar) return false;
+    const int left = op.role[nodes[a].slot], right = op.role[nodes[b].slot];
     return (left == 0 && right == 1) || (left == 1 && right == 0);
 }
 

@@ -127,6 +127,7 @@ TEST_CASE("operations Loom can tell are commutative") {
     CHECK_FALSE(commutes(0.0f, [](auto a, auto b) { return a - b; }));
     CHECK_FALSE(commutes(0, [](auto a, auto b) { return loom::where(b == -1, a, b); }));
     CHECK_FALSE(commutes(0.0f, [](auto a, auto) { return a + a; }));
+    CHECK_FALSE(commutes(0, [](auto a, auto b) { return loom::cast<std::int8_t>(a) + b; })); // one side narrowed
     const float c = 2.0f; // a capture is neither operand
     CHECK_FALSE(commutes(0.0f, [c](auto a, auto) { return a + c; }));
 }
