@@ -14,6 +14,11 @@ struct context_options {
     std::string backend;     // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
     std::string device;      // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any
     int fusion = -1;         // 1 on, 0 off; -1: LOOM_FUSION (default on)
+    // 1: `a * b + c` within one statement may become one fused multiply-add (one rounding,
+    // as C compilers contract); 0: never, results match the host bit for bit; -1:
+    // LOOM_FP_CONTRACT ("on"/"1" or "off"/"0"; default off). Never across statements, so
+    // fused and unfused results stay equal either way (docs/fusion.md).
+    int fp_contract = -1;
 };
 
 // Counters a program or test can read to see what the runtime did.

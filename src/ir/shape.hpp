@@ -31,6 +31,9 @@ struct shape {
     dtype target_type = dtype::f32;
     std::vector<slot_info> slots;
     bool uses_f64 = false;
+    // The same statement with its multiply-adds contracted (ir/contraction.hpp), for contexts
+    // with fp_contract on; this shape itself when it has none. Set when registered.
+    const shape* contracted = nullptr;
 };
 
 } // namespace loom::detail

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "ir/contraction.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
 #include "ir/shape.hpp"
@@ -206,13 +207,23 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b, node_ref c) {
 
 namespace {
 
+// Registers the shape and its contracted form (see shape::contracted), which gets the next id.
 const shape* register_shape(shape s) {
+    for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || n.type == dtype::f64;
+    shape contracted = s;
+    const bool has_contracted_form = ir::contract(contracted);
     shape_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     s.id = std::uint32_t(r.shapes.size());
-    for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || n.type == dtype::f64;
-    r.shapes.push_back(std::move(s));
-    return &r.shapes.back();
+    shape& registered = r.shapes.emplace_back(std::move(s));
+    registered.contracted = &registered;
+    if (has_contracted_form) {
+        contracted.id = std::uint32_t(r.shapes.size());
+        shape& form = r.shapes.emplace_back(std::move(contracted));
+        form.contracted = &form;
+        registered.contracted = &form;
+    }
+    return &registered;
 }
 
 } // namespace

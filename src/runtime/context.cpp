@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "loom/error.hpp"
 #include "runtime/context_impl.hpp"
 #include "support/log.hpp"
 
@@ -21,6 +22,17 @@ bool fusion_setting(int given) {
     if (given >= 0) return given != 0;
     const char* v = std::getenv("LOOM_FUSION");
     return !(v && std::string(v) == "0");
+}
+
+bool contraction_setting(int given) {
+    if (given >= 0) return given != 0;
+    const char* v = std::getenv("LOOM_FP_CONTRACT");
+    const std::string value = v ? v : "";
+    if (value.empty() || value == "0" || value == "off") return false;
+    if (value == "1" || value == "on") return true;
+    throw error("LOOM_FP_CONTRACT='" + value +
+                "' is not a contraction setting: use on (or 1) to let a * b + c become one fused multiply-add, "
+                "or off (or 0, the default) for results equal to the host's");
 }
 
 // Every live context, for loom::finish().
@@ -41,7 +53,8 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
-    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion_setting(options.fusion));
+    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion_setting(options.fusion),
+                                                   contraction_setting(options.fp_contract));
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
@@ -76,8 +89,8 @@ void finish() {
 
 namespace detail {
 
-context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion)
-    : device_(std::move(dev)), fusion_(fusion), programs_(*device_) {}
+context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract)
+    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), programs_(*device_) {}
 
 context_impl::~context_impl() {
     try {

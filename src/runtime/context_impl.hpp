@@ -11,6 +11,7 @@
 #include "cache/program_cache.hpp"
 #include "fusion/plan.hpp"
 #include "fusion/statement_queue.hpp"
+#include "ir/shape.hpp"
 #include "loom/context.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/iteration_batch.hpp"
@@ -88,12 +89,14 @@ const char* name_of(flush_cause c);
 
 class context_impl : public std::enable_shared_from_this<context_impl> {
 public:
-    context_impl(std::unique_ptr<backend::device> dev, bool fusion);
+    context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract);
     ~context_impl();
 
     backend::device& device() { return *device_; }
     const backend::device_info& info() const { return device_->info(); }
     bool fusion() const { return fusion_; }
+    // The form of a statement's shape this context runs: contracted when fp_contract is on.
+    const shape* statement_form(const shape* s) const { return fp_contract_ ? s->contracted : s; }
 
     fusion::statement_queue& queue() { return queue_; }
     cache::program_cache& programs() { return programs_; }
@@ -167,6 +170,7 @@ private:
     std::recursive_mutex mutex_;
     std::unique_ptr<backend::device> device_;
     bool fusion_;
+    bool fp_contract_;
     fusion::statement_queue queue_;
     cache::program_cache programs_;
     std::shared_ptr<void> skeleton_state_;

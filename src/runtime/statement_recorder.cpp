@@ -103,7 +103,8 @@ const shape* copy_shape(dtype t) {
 
 } // namespace
 
-void statement_recorder::commit_assignment(const shape* s, const buffer_ptr& target) {
+void statement_recorder::commit_assignment(const shape* written, const buffer_ptr& target) {
+    const shape* s = ctx_.statement_form(written);
     fusion::statement_queue& q = ctx_.queue();
     const std::uint64_t length = target->length;
     for (std::size_t i = first_slot_; i < q.slots.size(); ++i) {

@@ -194,8 +194,10 @@ struct reduction_flush_end {
 
 } // namespace
 
-void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
+void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_results& results) {
     using namespace skeleton;
+    reduce_call call = written;
+    call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, "reduction"); // every check before anything runs
     backend::device& dev = ctx.device();
     if (results.device) {

@@ -9,8 +9,10 @@
 
 namespace loom::detail {
 
-void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output) {
+void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& output) {
     using namespace skeleton;
+    scan_call call = written;
+    call.input = ctx.statement_form(written.input);
     const bound_input in = bind_input(ctx, *call.input, "scan");
     const skeleton_operation& sop = *call.op;
     if (output->ctx != &ctx)
