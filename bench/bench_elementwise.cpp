@@ -51,6 +51,9 @@ struct workload {
     reference_form reference = nullptr;
     std::string opencl;            // __kernel k(vectors..., scalars..., uint n)
     loom_form expr = nullptr, stmts = nullptr, unfused = nullptr;
+    // The expression has multiply-adds: it also runs with fp_contract on ("loom_contract"),
+    // the rounding the handwritten kernel gets from OpenCL's default FP_CONTRACT ON.
+    bool multiply_adds = false;
     boost_form boost_compute = nullptr;
 
     int vector_count() const { return int(inputs.size()) + outputs; }
@@ -144,6 +147,7 @@ template <int Depth> void chain_boost(std::vector<bc::vector<float>>& v, const s
 template <int Depth> workload chain() {
     workload w;
     w.name = "chain" + std::to_string(Depth);
+    w.multiply_adds = true;
     w.max_log2 = 24; // the 2^26 point of every chain would cost a minute of the full run's 15
     w.inputs = {x_in};
     w.temps = Depth - 1;
@@ -163,6 +167,7 @@ template <int Depth> workload chain() {
 template <int Statements> workload issue4_chain() {
     workload w;
     w.name = "issue4_chain" + std::to_string(Statements);
+    w.multiply_adds = true;
     w.max_log2 = 24; // issue 4's targets are at 2^24
     w.inputs = {x_in, y_in};
     w.temps = Statements - 1;
@@ -300,6 +305,7 @@ workload scale_workload() {
 workload saxpy_workload() {
     workload w;
     w.name = "saxpy";
+    w.multiply_adds = true;
     w.inputs = {x_in, y_in};
     w.outputs = 0;
     w.inplace = 1;
@@ -325,6 +331,7 @@ workload saxpy_workload() {
 workload triad_workload() {
     workload w;
     w.name = "triad";
+    w.multiply_adds = true;
     w.inputs = {b_in, c_in};
     w.s = {2.5f};
     w.bytes_per_element = 12;
@@ -401,6 +408,7 @@ workload transcendental_workload() {
 workload black_scholes_workload() {
     workload w;
     w.name = "blackscholes";
+    w.multiply_adds = true;
     w.max_log2 = 24;
     w.inputs = {{10, 5.0f, 30.0f}, {11, 1.0f, 100.0f}, {12, 0.25f, 10.0f}};
     w.outputs = 2;
@@ -535,12 +543,13 @@ struct loom_instance {
     vectors v, tmp;
 };
 
-void run_loom(benchmark::State& state, const workload& w, loom_form form, bool fused, const std::string& variant) {
+void run_loom(benchmark::State& state, const workload& w, loom_form form, bool fused, const std::string& variant,
+              bool fp_contract = false) {
     const std::size_t n = std::size_t(state.range(0));
     auto& p = bench::prepared<loom_instance>(instance_key(w, variant, n), [&] {
         auto p = std::make_unique<loom_instance>();
         try {
-            loom::context& ctx = bench::loom_context(fused);
+            loom::context& ctx = bench::loom_context(fused, fp_contract);
             p->ctx = &ctx;
             for (std::size_t i = 0; i < w.inputs.size(); ++i) {
                 const float* host = w.host_input(int(i), n);
@@ -701,6 +710,9 @@ void register_all() {
         const workload* p = &w;
         if (w.expr)
             bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_expr"); }, n);
+        if (w.expr && w.multiply_adds)
+            bench::add(w.name + "/loom_contract",
+                       [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_contract", true); }, n);
         if (w.stmts)
             bench::add(w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, p->stmts, true, "loom_stmts"); }, n);
         if (w.unfused)

@@ -182,9 +182,11 @@ const std::vector<float>& poison(std::size_t n) {
     return nan;
 }
 
-loom::context& loom_context(bool fused) {
-    static loom::context on(loom::context_options{"opencl", "", 1});
-    static loom::context off(loom::context_options{"opencl", "", 0});
+loom::context& loom_context(bool fused, bool fp_contract) {
+    static loom::context on(loom::context_options{"opencl", "", 1, 0});
+    static loom::context off(loom::context_options{"opencl", "", 0, 0});
+    static loom::context contracting(loom::context_options{"opencl", "", 1, 1});
+    if (fp_contract) return contracting;
     return fused ? on : off;
 }
 

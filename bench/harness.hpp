@@ -83,7 +83,8 @@ const std::vector<float>& poison(std::size_t n);
 
 // ---- Loom ------------------------------------------------------------------------------------
 
-// One context per fusion setting on the OpenCL backend, made once per process.
-loom::context& loom_context(bool fused);
+// One context per setting on the OpenCL backend, made once per process: fusion on or off
+// with contraction off whatever LOOM_FP_CONTRACT says, or fusion and contraction on.
+loom::context& loom_context(bool fused, bool fp_contract = false);
 
 } // namespace bench

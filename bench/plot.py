@@ -22,9 +22,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-LOOM_VARIANTS = ("loom_expr", "loom_stmts", "loom_unfused", "loom", "loom_fused")
+LOOM_VARIANTS = ("loom_expr", "loom_contract", "loom_stmts", "loom_unfused", "loom", "loom_fused")
 STYLE = {
     "loom_expr": ("tab:blue", "o", "Loom, one expression"),
+    "loom_contract": ("tab:purple", "D", "Loom, one expression, fp_contract on"),
     "loom_stmts": ("tab:cyan", "s", "Loom, statements fused"),
     "loom_unfused": ("tab:red", "v", "Loom, fusion off"),
     "handwritten": ("black", "x", "handwritten OpenCL (tuned wg)"),
@@ -304,7 +305,9 @@ def elementwise_tables(recs, copy_peak):
     ws = workloads_of(recs)
     sizes = sorted({n for (_, _, n) in recs})
     shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 0 or n == sizes[-1]] if sizes else []
-    for v, title in (("loom_expr", "Loom, one expression"), ("loom_stmts", "Loom, separate statements fused"),
+    for v, title in (("loom_expr", "Loom, one expression"),
+                     ("loom_contract", "Loom, one expression with fp_contract on"),
+                     ("loom_stmts", "Loom, separate statements fused"),
                      ("loom_unfused", "Loom, fusion off"), ("boost_compute", "Boost.Compute")):
         rows = []
         for w in ws:
@@ -326,7 +329,7 @@ def elementwise_tables(recs, copy_peak):
         rows = []
         for w in ws:
             row = [w]
-            for v in ("loom_expr", "loom_stmts", "handwritten", "boost_compute"):
+            for v in ("loom_expr", "loom_contract", "loom_stmts", "handwritten", "boost_compute"):
                 r = recs.get((w, v, top))
                 g = gbps(r) if r else None
                 row.append("-" if g is None else f"{g:.1f} ({g / copy_peak:.0%})" if copy_peak else f"{g:.1f}")
@@ -335,7 +338,7 @@ def elementwise_tables(recs, copy_peak):
             rows.append(row)
         out.append(f"**Effective GB/s at n = {log2_label(top)}** (least bytes moved / median time; in parentheses the "
                    f"fraction of the peak measured copy bandwidth, {fmt(copy_peak, 1)} GB/s)\n\n" +
-                   table(["workload", "Loom expr", "Loom stmts", "handwritten", "Boost.Compute", "tuned wg"], rows))
+                   table(["workload", "Loom expr", "Loom fp_contract", "Loom stmts", "handwritten", "Boost.Compute", "tuned wg"], rows))
     return out
 
 
