@@ -29,8 +29,9 @@ std::vector<std::int64_t> sizes(int lo, int hi, int step = 2);
 
 // Registers `name` (area/workload/variant) with the method of bench/README.md: manual time,
 // 10 repetitions, aggregates only (mean, median, stddev, cv, min, max), one Arg per size, each
-// repetition at least min_time seconds of manual time (0: leave it to the caller, who then
-// sets Iterations).
+// repetition at least min_time seconds of manual time after warm_up_seconds of untimed runs
+// (min_time 0: neither; the caller sets Iterations, as a cold-phase benchmark must).
+constexpr double warm_up_seconds = 0.1;
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn,
                                     const std::vector<std::int64_t>& args, double min_time = 0.02);
 
