@@ -66,13 +66,13 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
         ->ComputeStatistics("min", statistic_min)
         ->ComputeStatistics("max", statistic_max)
         ->Unit(benchmark::kMicrosecond);
-    // Steady-state benchmarks first run untimed for 0.1 s. Without it the first instance to
-    // touch new memory at 2^24 floats (working sets at the size of this machine's L3) ran up
-    // to 2x slower, whichever variant that was: saxpy, Loom then handwritten, medians 4.2-6.2
-    // against 2.8-3.0 ms, and the reverse order slowed the handwritten one (4.2 against 3.2).
-    if (min_time > 0) b->MinTime(min_time)->MinWarmUpTime(warm_up_seconds);
+    if (min_time > 0) b->MinTime(min_time);
     for (std::int64_t a : args) b->Arg(a);
     return b;
+}
+
+namespace {
+bool warm_up_due = false; // set for each new prepared instance, cleared by its first time_loop
 }
 
 std::shared_ptr<void>& prepared_slot(const std::string& key) {
@@ -81,8 +81,15 @@ std::shared_ptr<void>& prepared_slot(const std::string& key) {
     if (key != current) {
         state.reset(); // free the previous instance's memory before the next one allocates
         current = key;
+        warm_up_due = true;
     }
     return state;
+}
+
+bool take_warm_up() {
+    const bool due = warm_up_due;
+    warm_up_due = false;
+    return due;
 }
 
 void set_bytes(benchmark::State& state, double bytes_per_run) {

@@ -29,14 +29,31 @@ std::vector<std::int64_t> sizes(int lo, int hi, int step = 2);
 
 // Registers `name` (area/workload/variant) with the method of bench/README.md: manual time,
 // 10 repetitions, aggregates only (mean, median, stddev, cv, min, max), one Arg per size, each
-// repetition at least min_time seconds of manual time after warm_up_seconds of untimed runs
-// (min_time 0: neither; the caller sets Iterations, as a cold-phase benchmark must).
-constexpr double warm_up_seconds = 0.1;
+// repetition at least min_time seconds of manual time (0: leave it to the caller, who then
+// sets Iterations).
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn,
                                     const std::vector<std::int64_t>& args, double min_time = 0.02);
 
-// Times `body` (which must end with a finish) once per benchmark iteration, host clock.
+// The untimed runs before a prepared instance's first timed one: 0.1 s, or 200 runs when
+// those take less. Without them the first instance to work in new memory at 2^24 floats (a
+// working set near this machine's L3 size) ran up to 2x slower, whichever variant it was:
+// saxpy, Loom then handwritten, Loom's medians 4.2-6.2 ms against 2.8-3.0; in the reverse
+// order the handwritten one took 4.2 ms against Loom's 3.2.
+constexpr double warm_up_seconds = 0.1;
+constexpr int warm_up_runs = 200;
+// True once after each new bench::prepared instance.
+bool take_warm_up();
+
+// Times `body` (which must end with a finish) once per benchmark iteration, host clock,
+// after the warm-up when the instance is new.
 template <class F> void time_loop(benchmark::State& state, F&& body) {
+    if (take_warm_up()) {
+        const auto start = std::chrono::steady_clock::now();
+        for (int run = 0; run < warm_up_runs; ++run) {
+            body();
+            if (std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(warm_up_seconds)) break;
+        }
+    }
     for (auto _ : state) {
         const auto start = std::chrono::steady_clock::now();
         body();
