@@ -53,8 +53,8 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
-    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion_setting(options.fusion),
-                                                   contraction_setting(options.fp_contract));
+    const bool fusion = fusion_setting(options.fusion), fp_contract = contraction_setting(options.fp_contract);
+    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion, fp_contract);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
