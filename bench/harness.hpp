@@ -36,9 +36,9 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
 
 // The untimed runs before a prepared instance's first timed one: 0.1 s, or 200 runs when
 // those take less. Without them the first instance to work in new memory at 2^24 floats (a
-// working set near this machine's L3 size) ran up to 2x slower, whichever variant it was:
-// saxpy, Loom then handwritten, Loom's medians 4.2-6.2 ms against 2.8-3.0; in the reverse
-// order the handwritten one took 4.2 ms against Loom's 3.2.
+// working set near this machine's L3 size) often ran up to 2x slower, whichever variant it
+// was: saxpy, Loom first, Loom's medians 3.3-6.2 ms (five of seven runs above 4.2) against
+// 2.7-3.0 handwritten; handwritten first, 2.9-4.3 ms against Loom's 2.9-3.2 (bench/README.md).
 constexpr double warm_up_seconds = 0.1;
 constexpr int warm_up_runs = 200;
 // True once after each new bench::prepared instance.
