@@ -28,6 +28,14 @@ std::vector<float> random_floats(std::mt19937& rng, std::size_t n) {
     return v;
 }
 
+// A random generator with a fresh seed, printed; LOOM_CONTRACTION_SEED replays one.
+std::mt19937 seeded() {
+    const char* given = std::getenv("LOOM_CONTRACTION_SEED");
+    const unsigned seed = given ? unsigned(std::strtoul(given, nullptr, 10)) : std::random_device{}();
+    std::printf("contraction seed %u\n", seed);
+    return std::mt19937(seed);
+}
+
 // Two roundings, whatever the host compiler would contract on its own.
 float rounded_product(float a, float b) {
     volatile float p = a * b;
@@ -39,9 +47,7 @@ constexpr std::size_t n = 10000;
 } // namespace
 
 TEST_CASE("fp_contract rounds each statement's multiply-add once, as std::fma does") {
-    const unsigned seed = std::random_device{}();
-    std::printf("contraction seed %u\n", seed);
-    std::mt19937 rng(seed);
+    std::mt19937 rng = seeded();
     const auto hx = random_floats(rng, n), hy = random_floats(rng, n);
     const float a = 1.37f;
     for (bool fused : {true, false}) {
@@ -66,9 +72,7 @@ TEST_CASE("fp_contract rounds each statement's multiply-add once, as std::fma do
 }
 
 TEST_CASE("fp_contract never contracts across statements: fused equals unfused") {
-    const unsigned seed = std::random_device{}();
-    std::printf("contraction seed %u\n", seed);
-    std::mt19937 rng(seed);
+    std::mt19937 rng = seeded();
     const auto hx = random_floats(rng, n), hy = random_floats(rng, n);
     const float a = 0.71f, c0 = 1.25f, c1 = -0.375f;
     std::vector<std::vector<float>> across, chain_statements, chain_expression;
@@ -103,9 +107,7 @@ TEST_CASE("fp_contract never contracts across statements: fused equals unfused")
 }
 
 TEST_CASE("fp_contract applies to the expressions reductions and scans read") {
-    const unsigned seed = std::random_device{}();
-    std::printf("contraction seed %u\n", seed);
-    std::mt19937 rng(seed);
+    std::mt19937 rng = seeded();
     const auto hx = random_floats(rng, n), hy = random_floats(rng, n);
     const float a = 1.37f;
     loom::context& ctx = contracting(true);
