@@ -25,6 +25,11 @@ struct dialect {
     // A grid kernel's block over its 2-D launch, ending in "{": element i = loom_row * loom_w + loom_col
     // for loom_col < loom_w and loom_row < loom_h (both declared before it).
     const char* grid_loop_head;
+    // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
+    // the emitter bounds the elements of a group with them (emit.cpp, interior test). nullptr
+    // where the map has no use for them (CUDA: see dialect_cuda.cpp).
+    const char* local_id[2];
+    const char* local_size[2];
     const char* index_type;           // the type of i and n
     const char* signed_index_type;    // a 64-bit signed type, for stencil offsets
     const char* type_names[11];       // per dtype, in dtype order

@@ -38,6 +38,10 @@ const dialect cuda = {
     "    for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"
     " loom_col += (long long)blockDim.x * gridDim.x) {\n"
     "        const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
+    // No interior test (emit.cpp): it removes a gather per vector lane on CPU devices; on a
+    // GPU its effect is unmeasured, so CUDA kernels keep the single body.
+    {nullptr, nullptr},
+    {nullptr, nullptr},
     "unsigned long long",
     "long long",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",

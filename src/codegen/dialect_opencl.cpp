@@ -33,6 +33,8 @@ const dialect opencl = {
     "const long loom_col = get_global_id(0), loom_row = get_global_id(1);\n"
     "    if ((loom_col < loom_w) & (loom_row < loom_h)) {\n"
     "        const ulong i = (ulong)(loom_row * loom_w + loom_col);",
+    {"get_local_id(0)", "get_local_id(1)"},
+    {"get_local_size(0)", "get_local_size(1)"},
     "ulong",
     "long",
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},

@@ -26,11 +26,30 @@ std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_
     return live;
 }
 
+// How the body being emitted writes a neighbour read.
+enum class neighbour_form {
+    checked,  // each element tests its own neighbour against the border
+    interior, // the work-group's interior test passed: the read is element i + offset
+};
+
+// A read whose border the interior test can rule out for a whole work-group: a 1-D read, or
+// a 2-D read in a kernel launched on the 2-D range (whose coordinates are the launch's),
+// with offsets that are kernel arguments the test can name.
+bool group_testable(const ir::node& n, const ir::kernel& k) {
+    if (n.op != opcode::load_neighbour) return false;
+    if (n.arg[ir::grid_width] != ir::no_node && k.grid_width_param == ir::no_node) return false;
+    for (unsigned o : {ir::offset_i, ir::offset_j})
+        if (n.arg[o] != ir::no_node && k.body[n.arg[o]].op != opcode::scalar) return false;
+    return true;
+}
+
 // A stencil read. Offsets, grid width and boundary value are kernel arguments, so one
 // kernel serves every offset; the boundary policy is part of the source.
-std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k) {
+std::string neighbour_read(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k,
+                           neighbour_form form) {
     const std::string s = d.signed_index_type;
     const std::string p = "p" + std::to_string(n.slot);
+    const std::string element = "(" + s + ")" + index;
     const auto policy = boundary_policy(n.boundary);
     auto inside = [&](const std::string& j, const std::string& size) { // j clamped or wrapped into [0, size)
         if (policy == boundary_policy::clamp)
@@ -44,8 +63,13 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     const std::string fallback =
         n.arg[ir::boundary_value] != ir::no_node ? value(n.arg[ir::boundary_value]) : std::string();
     const std::string di = value(n.arg[ir::offset_i]);
+    if (form == neighbour_form::interior && group_testable(n, k)) {
+        if (n.arg[ir::grid_width] == ir::no_node) return p + "[" + element + " + " + di + "]";
+        return p + "[" + element + " + " + value(n.arg[ir::offset_j]) + " * " + value(n.arg[ir::grid_width]) + " + " +
+               di + "]";
+    }
     if (n.arg[ir::grid_width] == ir::no_node) { // 1-D
-        const std::string j = "((" + s + ")" + index + " + " + di + ")", size = "((" + s + ")n)";
+        const std::string j = "(" + element + " + " + di + ")", size = "((" + s + ")n)";
         if (policy == boundary_policy::constant) return "(" + in_range(j, size) + " ? " + p + "[" + j + "] : " + fallback + ")";
         return p + "[" + inside(j, size) + "]";
     }
@@ -62,7 +86,7 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
             const std::string j = "(" + at + " + ((" + offset + ") % " + size + " + " + size + ") % " + size + ")";
             return "(" + j + " >= " + size + " ? " + j + " - " + size + " : " + j + ")";
         };
-        const std::string interior = p + "[(" + s + ")" + index + " + " + dj + " * " + w + " + " + di + "]";
+        const std::string interior = p + "[" + element + " + " + dj + " * " + w + " + " + di + "]";
         std::string border = fallback;
         if (policy == boundary_policy::clamp) border = p + "[" + inside(y, "loom_h") + " * " + w + " + " + inside(x, w) + "]";
         if (policy == boundary_policy::wrap)
@@ -84,13 +108,14 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     return p + "[" + inside(y, h) + " * " + w + " + " + inside(x, w) + "]";
 }
 
-std::string expression(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k) {
+std::string expression(const ir::node& n, const dialect& d, const std::string& index, const ir::kernel& k,
+                       neighbour_form form) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
     const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
-    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index, k);
+    if (n.op == opcode::load_neighbour) return neighbour_read(n, d, index, k, form);
     switch (n.op) {
     case opcode::load: return "p" + std::to_string(n.slot) + "[" + index + "]";
     case opcode::load_first: return "p" + std::to_string(n.slot) + "[0]";
@@ -119,6 +144,64 @@ std::string expression(const ir::node& n, const dialect& d, const std::string& i
     if (op.arity > 1) call += ", " + b;
     if (op.arity > 2) call += ", " + c;
     return call + ")";
+}
+
+std::string values(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, const std::string& indent,
+                   const std::string& index, neighbour_form form) {
+    std::string s;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        if (!live[i]) continue;
+        const ir::node& n = k.body[i];
+        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index, k, form) + ";\n";
+    }
+    return s;
+}
+
+// The interior test of a map kernel: true when every testable neighbour read of every
+// element of this work-group lands inside the vector (1-D) or the grid (2-D), so that the
+// group may read element i + offset with no border select. The offsets are kernel
+// arguments, the same for the whole group, so the test is uniform: a CPU device branches
+// once per group and vectorises the interior body with contiguous loads, where the select
+// costs every element a masked gather. `bounds` receives the declarations the test reads
+// (the group's first and last column, row and element). "" when no read can be tested.
+std::string interior_test(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, std::string& bounds) {
+    if (!d.local_id[0]) return "";
+    const std::string s = d.signed_index_type;
+    const bool grid_launch = k.grid_width_param != ir::no_node;
+    std::string test;
+    bool reads_1d = false;
+    auto both = [&](const std::string& clause) { test += (test.empty() ? "" : " & ") + clause; };
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        const ir::node& n = k.body[i];
+        if (!live[i] || !group_testable(n, k)) continue;
+        const std::string di = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
+        if (n.arg[ir::grid_width] == ir::no_node) {
+            reads_1d = true;
+            both("(loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)");
+            continue;
+        }
+        const std::string dj = "p" + std::to_string(k.body[n.arg[ir::offset_j]].slot);
+        both("(loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj + " >= 0) & (loom_r1 + " +
+             dj + " < loom_h)");
+    }
+    if (test.empty()) return "";
+    // The last of `size` items from `first`, or the one before `end`, whichever comes first.
+    auto last = [&](const std::string& first, const char* size, const std::string& end) {
+        const std::string past = first + " + (" + s + ")" + size;
+        return "(" + past + " < " + end + " ? " + past + " : " + end + ") - 1";
+    };
+    const std::string in = "        const " + s + " ";
+    if (!grid_launch) {
+        bounds = in + "loom_i0 = (" + s + ")i - (" + s + ")" + d.local_id[0] + ";\n";
+        bounds += in + "loom_i1 = " + last("loom_i0", d.local_size[0], "(" + s + ")n") + ";\n";
+        return test;
+    }
+    bounds = in + "loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" + s + ")" +
+             d.local_id[1] + ";\n";
+    bounds += in + "loom_c1 = " + last("loom_c0", d.local_size[0], "loom_w") + ", loom_r1 = " +
+              last("loom_r0", d.local_size[1], "loom_h") + ";\n";
+    if (reads_1d) bounds += in + "loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;\n";
+    return test;
 }
 
 } // namespace
@@ -169,14 +252,7 @@ std::string emit_guard(const ir::kernel& k) {
 
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
                         const std::string& indent, const std::string& index) {
-    std::string s;
-    const std::vector<bool> live = live_nodes(k, roots);
-    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
-        if (!live[i]) continue;
-        const ir::node& n = k.body[i];
-        s += indent + type_name(d, n.type) + " " + value(i) + " = " + expression(n, d, index, k) + ";\n";
-    }
-    return s;
+    return values(k, d, live_nodes(k, roots), indent, index, neighbour_form::checked);
 }
 
 std::string emit(const ir::kernel& k, const dialect& d) {
@@ -195,8 +271,18 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     } else {
         s += "    " + std::string(d.loop_head) + "\n";
     }
-    s += emit_values(k, d, roots, "        ");
-    s += emit_stores(k, "        ");
+    const std::vector<bool> live = live_nodes(k, roots);
+    std::string bounds;
+    const std::string test = interior_test(k, d, live, bounds);
+    if (test.empty()) {
+        s += values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
+    } else { // two bodies, as a handwritten stencil takes its border apart
+        s += bounds + "        if (" + test + ") {\n";
+        s += values(k, d, live, "            ", "i", neighbour_form::interior) + emit_stores(k, "            ");
+        s += "        } else {\n";
+        s += values(k, d, live, "            ", "i", neighbour_form::checked) + emit_stores(k, "            ");
+        s += "        }\n";
+    }
     s += "    }\n}\n";
     return s;
 }

@@ -31,6 +31,18 @@ public:
         n.arg[2] = c;
         return body_.add(n);
     }
+    // A clamped read of buffer p at offset di (and dj on a grid width w): operands are scalar nodes.
+    std::uint32_t neighbour(std::uint32_t p, std::uint32_t di, std::uint32_t dj = loom::ir::no_node,
+                            std::uint32_t w = loom::ir::no_node) {
+        loom::ir::node n{opcode::load_neighbour, k_.params[p].type};
+        n.slot = p;
+        n.arg[loom::ir::offset_i] = di;
+        n.arg[loom::ir::offset_j] = dj;
+        n.arg[loom::ir::grid_width] = w;
+        return body_.add(n);
+    }
+    // Launch the kernel on the 2-D range of rows as wide as scalar parameter p.
+    void grid_launch(std::uint32_t p) { k_.grid_width_param = p; }
     void store(std::uint32_t p, std::uint32_t value) {
         k_.params[p].written = true;
         k_.stores.push_back({p, value});
