@@ -25,10 +25,12 @@ struct workload {
     const char* opencl;
 };
 
-// Two forms each, both tuned over the work-group size, the faster one timed. 1-D: "select"
-// clamps every index; "branch" takes the edges apart, so the interior's loads are contiguous
-// (what a vectorising compiler needs). 2-D: "flat" is a 1-D range that splits the index with
-// % and /; "range2d" is a 2-D range (no division), rows along dimension 0.
+// Three forms each, all tuned over the work-group size, the fastest one timed. 1-D: "clamped"
+// clamps every index; "interior" takes the edges apart per element; "grouped" takes them apart
+// per work-group (one test for the whole group, as Loom's kernels do), so an interior group's
+// loads are contiguous, which is what a vectorising compiler needs. 2-D: "flat" is a 1-D range
+// that splits the index with % and /; "range2d" is a 2-D range (no division), rows along
+// dimension 0, its edges taken apart per element; "grouped2d" is range2d with the per-group test.
 const char* source_1d = R"(#pragma OPENCL FP_CONTRACT OFF
 __kernel void clamped(__global const float* restrict x, __global float* restrict y, float c, uint n) {
     const uint i = get_global_id(0);
@@ -41,6 +43,17 @@ __kernel void clamped(__global const float* restrict x, __global float* restrict
 __kernel void interior(__global const float* restrict x, __global float* restrict y, float c, uint n) {
     const uint i = get_global_id(0);
     if (i > 0 && i + 1 < n) {
+        const float m = x[i];
+        y[i] = m + c * (x[i - 1] - 2.0f * m + x[i + 1]);
+    } else if (i < n) {
+        const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
+        y[i] = m + c * (l - 2.0f * m + r);
+    }
+}
+
+__kernel void grouped(__global const float* restrict x, __global float* restrict y, float c, uint n) {
+    const uint i = get_global_id(0), first = i - get_local_id(0);
+    if (first > 0 && first + get_local_size(0) < n) { // every element of the group has both neighbours
         const float m = x[i];
         y[i] = m + c * (x[i - 1] - 2.0f * m + x[i + 1]);
     } else if (i < n) {
@@ -76,6 +89,22 @@ __kernel void range2d(__global const float* restrict u, __global float* restrict
             w = u[x == 0 ? i : i - 1];
             e = u[x + 1 < nx ? i + 1 : i];
         }
+        v[i] = m + c * (w + e + s + nn - 4.0f * m);
+    }
+}
+
+__kernel void grouped2d(__global const float* restrict u, __global float* restrict v, float c, uint nx, uint n) {
+    const uint x = get_global_id(0), y = get_global_id(1), ny = n / nx;
+    const uint x0 = x - get_local_id(0), y0 = y - get_local_id(1); // the group's first column and row
+    if (x0 > 0 && x0 + get_local_size(0) < nx && y0 > 0 && y0 + get_local_size(1) < ny) {
+        const uint i = y * nx + x;
+        const float m = u[i];
+        v[i] = m + c * (u[i - 1] + u[i + 1] + u[i - nx] + u[i + nx] - 4.0f * m);
+    } else if (x < nx && y < ny) {
+        const uint i = y * nx + x;
+        const float m = u[i];
+        const float w = u[x == 0 ? i : i - 1], e = u[x + 1 < nx ? i + 1 : i];
+        const float s = u[y == 0 ? i : i - nx], nn = u[y + 1 < ny ? i + nx : i];
         v[i] = m + c * (w + e + s + nn - 4.0f * m);
     }
 }
@@ -214,7 +243,9 @@ struct opencl_instance {
 std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer& x, const cl::Buffer& y) {
     std::vector<launch> out;
     using bench::ocl::round_up;
-    for (const char* name : w.two_d ? std::vector<const char*>{"flat", "range2d"} : std::vector<const char*>{"clamped", "interior"}) {
+    const auto forms = w.two_d ? std::vector<const char*>{"flat", "range2d", "grouped2d"}
+                               : std::vector<const char*>{"clamped", "interior", "grouped"};
+    for (const char* name : forms) {
         cl::Kernel k = bench::ocl::kernel(w.opencl, name);
         cl_uint a = 0;
         k.setArg(a++, x);
@@ -223,7 +254,7 @@ std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer&
         if (w.two_d) k.setArg(a++, cl_uint(width(n)));
         k.setArg(a++, cl_uint(n));
         const std::string form = name;
-        if (form == "range2d") {
+        if (form == "range2d" || form == "grouped2d") {
             const std::size_t nx = width(n), ny = n / nx;
             out.push_back({k, cl::NDRange(nx, ny), cl::NullRange, form + ":NULL"});
             for (auto [gx, gy] : {std::pair<std::size_t, std::size_t>{16, 16}, {64, 1}, {256, 1}, {1024, 1}, {64, 4}})

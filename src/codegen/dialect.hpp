@@ -20,11 +20,16 @@ struct dialect {
     const char* kernel_prefix;        // e.g. "__kernel void" or extern "C" __global__ void
     const char* global_prefix;        // qualifier before a buffer parameter's element type
     const char* restrict_keyword;     // spelled after the '*'
-    const char* loop_head;            // a map's per-element block over i < n, ending in "{" (see skeleton/geometry.cpp)
+    // A map's per-element block (see skeleton/geometry.cpp), in two parts: `item` declares
+    // element i, and `item_exists` is the condition under which it is one of the n elements;
+    // or `item` is itself a loop over the elements, ending in "{", and `item_exists` is nullptr.
+    const char* item;
+    const char* item_exists;
+    // The same for a grid kernel on its 2-D launch: element i = loom_row * loom_w + loom_col,
+    // for loom_col < loom_w and loom_row < loom_h (loom_w and loom_h are declared before it).
+    const char* grid_item;
+    const char* grid_item_exists;
     const char* stride_loop_head;     // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
-    // A grid kernel's block over its 2-D launch, ending in "{": element i = loom_row * loom_w + loom_col
-    // for loom_col < loom_w and loom_row < loom_h (both declared before it).
-    const char* grid_loop_head;
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
     // the emitter bounds the elements of a group with them (emit.cpp, interior test). nullptr
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).

@@ -31,13 +31,15 @@ const dialect cuda = {
     "__restrict__ ",
     "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
-    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
-    " i += (unsigned long long)blockDim.x * gridDim.x) {",
+    nullptr,
     "for (long long loom_row = blockIdx.y * (long long)blockDim.y + threadIdx.y; loom_row < loom_h;"
     " loom_row += (long long)blockDim.y * gridDim.y)\n"
     "    for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"
     " loom_col += (long long)blockDim.x * gridDim.x) {\n"
     "        const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
+    nullptr,
+    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
+    " i += (unsigned long long)blockDim.x * gridDim.x) {",
     // No interior test (emit.cpp): it removes a gather per vector lane on CPU devices; on a
     // GPU its effect is unmeasured, so CUDA kernels keep the single body.
     {nullptr, nullptr},

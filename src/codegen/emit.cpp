@@ -157,20 +157,20 @@ std::string values(const ir::kernel& k, const dialect& d, const std::vector<bool
     return s;
 }
 
-// The interior test of a map kernel: true when every testable neighbour read of every
-// element of this work-group lands inside the vector (1-D) or the grid (2-D), so that the
-// group may read element i + offset with no border select. The offsets are kernel
-// arguments, the same for the whole group, so the test is uniform: a CPU device branches
-// once per group and vectorises the interior body with contiguous loads, where the select
-// costs every element a masked gather. `bounds` receives the declarations the test reads
-// (the group's first and last column, row and element). "" when no read can be tested.
+// The interior test of a map kernel: true when this work-group lies wholly inside the n
+// elements (or the grid) and every testable neighbour read of each of its elements lands
+// inside the vector (or the grid), so that the group may read element i + offset with no
+// border select and no per-element bounds test. The offsets are kernel arguments, the same
+// for the whole group, so the test is uniform: a CPU device branches once per group and
+// vectorises the interior body with contiguous loads, where the select costs every element
+// a masked gather. `bounds` receives the declarations the test reads (the group's first and
+// last element, column and row). "" when no read can be tested or the dialect has no groups.
 std::string interior_test(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, std::string& bounds) {
     if (!d.local_id[0]) return "";
     const std::string s = d.signed_index_type;
-    const bool grid_launch = k.grid_width_param != ir::no_node;
     std::string test;
     bool reads_1d = false;
-    auto both = [&](const std::string& clause) { test += (test.empty() ? "" : " & ") + clause; };
+    auto both = [&](const std::string& clause) { test += " & " + clause; };
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
         if (!live[i] || !group_testable(n, k)) continue;
@@ -185,23 +185,19 @@ std::string interior_test(const ir::kernel& k, const dialect& d, const std::vect
              dj + " < loom_h)");
     }
     if (test.empty()) return "";
-    // The last of `size` items from `first`, or the one before `end`, whichever comes first.
-    auto last = [&](const std::string& first, const char* size, const std::string& end) {
-        const std::string past = first + " + (" + s + ")" + size;
-        return "(" + past + " < " + end + " ? " + past + " : " + end + ") - 1";
-    };
-    const std::string in = "        const " + s + " ";
-    if (!grid_launch) {
-        bounds = in + "loom_i0 = (" + s + ")i - (" + s + ")" + d.local_id[0] + ";\n";
-        bounds += in + "loom_i1 = " + last("loom_i0", d.local_size[0], "(" + s + ")n") + ";\n";
-        return test;
+    const std::string in = "    const " + s + " ";
+    auto last = [&](const std::string& first, const char* size) { return first + " + (" + s + ")" + size + " - 1"; };
+    if (k.grid_width_param == ir::no_node) {
+        bounds = in + "loom_i0 = (" + s + ")i - (" + s + ")" + d.local_id[0] + ", loom_i1 = " +
+                 last("loom_i0", d.local_size[0]) + ";\n";
+        return "(loom_i1 < (" + s + ")n)" + test;
     }
     bounds = in + "loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" + s + ")" +
              d.local_id[1] + ";\n";
-    bounds += in + "loom_c1 = " + last("loom_c0", d.local_size[0], "loom_w") + ", loom_r1 = " +
-              last("loom_r0", d.local_size[1], "loom_h") + ";\n";
+    bounds += in + "loom_c1 = " + last("loom_c0", d.local_size[0]) + ", loom_r1 = " + last("loom_r0", d.local_size[1]) +
+              ";\n";
     if (reads_1d) bounds += in + "loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;\n";
-    return test;
+    return "(loom_c1 < loom_w) & (loom_r1 < loom_h)" + test;
 }
 
 } // namespace
@@ -263,25 +259,26 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += " ";
     s += kernel_name;
     s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k);
-    if (k.grid_width_param != ir::no_node) {
+    const bool grid = k.grid_width_param != ir::no_node;
+    if (grid) {
         const std::string sl = d.signed_index_type;
         s += "    const " + sl + " loom_w = p" + std::to_string(k.grid_width_param) + ";\n";
         s += "    const " + sl + " loom_h = (" + sl + ")n / loom_w;\n";
-        s += "    " + std::string(d.grid_loop_head) + "\n";
-    } else {
-        s += "    " + std::string(d.loop_head) + "\n";
     }
+    s += "    " + std::string(grid ? d.grid_item : d.item) + "\n";
+    const char* exists = grid ? d.grid_item_exists : d.item_exists;
     const std::vector<bool> live = live_nodes(k, roots);
+    const std::string body = values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
     std::string bounds;
-    const std::string test = interior_test(k, d, live, bounds);
-    if (test.empty()) {
-        s += values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
+    const std::string test = exists ? interior_test(k, d, live, bounds) : "";
+    if (!exists) { // the item is a loop over the elements
+        s += body;
+    } else if (test.empty()) {
+        s += "    if (" + std::string(exists) + ") {\n" + body;
     } else { // two bodies, as a handwritten stencil takes its border apart
-        s += bounds + "        if (" + test + ") {\n";
-        s += values(k, d, live, "            ", "i", neighbour_form::interior) + emit_stores(k, "            ");
-        s += "        } else {\n";
-        s += values(k, d, live, "            ", "i", neighbour_form::checked) + emit_stores(k, "            ");
-        s += "        }\n";
+        s += bounds + "    if (" + test + ") {\n";
+        s += values(k, d, live, "        ", "i", neighbour_form::interior) + emit_stores(k, "        ");
+        s += "    } else if (" + std::string(exists) + ") {\n" + body;
     }
     s += "    }\n}\n";
     return s;

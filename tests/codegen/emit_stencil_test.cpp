@@ -1,6 +1,6 @@
 // Stencil kernels in the emitted text: an OpenCL map with neighbour reads tests once per
-// work-group whether every read stays inside, and then reads element i + offset; the
-// per-element border form is the other branch. Values are checked against the host in
+// work-group whether the group and every read of it stay inside, and then reads element
+// i + offset; the per-element bounds test and border form are the other branch. Values are checked against the host in
 // tests/expr/stencil_interior_test.cpp; this checks which form each read takes.
 #include "codegen_support.hpp"
 
@@ -35,8 +35,11 @@ loom::ir::kernel grid_and_shift() {
 
 TEST_CASE("an OpenCL 1-D stencil tests its work-group once and reads i + offset inside") {
     const std::string s = emit(shift_sum(), opencl_dialect());
-    CHECK(contains(s, "const long loom_i0 = (long)i - (long)get_local_id(0);"));
-    CHECK(contains(s, "if ((loom_i0 + p2 >= 0) & (loom_i1 + p2 < (long)n)) {"));
+    CHECK(contains(s, "const long loom_i0 = (long)i - (long)get_local_id(0), loom_i1 = loom_i0 + "
+                      "(long)get_local_size(0) - 1;"));
+    // The whole group is inside the vector, and so are its neighbours; else each element tests itself.
+    CHECK(contains(s, "if ((loom_i1 < (long)n) & (loom_i0 + p2 >= 0) & (loom_i1 + p2 < (long)n)) {"));
+    CHECK(contains(s, "} else if (i < n) {"));
     CHECK(occurrences(s, "p1[i] = ") == 2); // one store per body
     CHECK(occurrences(s, "p0[(long)i + v") == 1); // the interior read
     CHECK(occurrences(s, " ? 0 : (") == 1);       // the clamped read, in the other body
@@ -46,7 +49,9 @@ TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D read
     const std::string s = emit(grid_and_shift(), opencl_dialect());
     CHECK(contains(s, "loom_c0 = loom_col - (long)get_local_id(0), loom_r0 = loom_row - (long)get_local_id(1);"));
     CHECK(contains(s, "loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;"));
-    CHECK(contains(s, "(loom_c0 + p2 >= 0) & (loom_c1 + p2 < loom_w) & (loom_r0 + p3 >= 0) & (loom_r1 + p3 < loom_h)"));
+    CHECK(contains(s, "if ((loom_c1 < loom_w) & (loom_r1 < loom_h) & (loom_c0 + p2 >= 0) & (loom_c1 + p2 < loom_w) & "
+                      "(loom_r0 + p3 >= 0) & (loom_r1 + p3 < loom_h)"));
+    CHECK(contains(s, "} else if ((loom_col < loom_w) & (loom_row < loom_h)) {"));
     CHECK(contains(s, "(loom_i0 + p5 >= 0) & (loom_i1 + p5 < (long)n)"));
     CHECK(occurrences(s, "p1[i] = ") == 2);
 }

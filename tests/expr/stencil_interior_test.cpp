@@ -1,9 +1,9 @@
 // Stencil kernels take a work-group's border apart (src/codegen/emit.cpp, interior test):
-// a group whose neighbours all lie inside reads element i + offset, the others clamp, wrap
-// or substitute per element. Offsets shorter than a group, longer than one, and outside the
-// data altogether put groups on both sides of the test, and the partial last groups of a
-// vector (1-D groups of 1024) or grid (64 x 4) bound it. Every element is compared with the
-// host, exactly.
+// a whole group whose neighbours all lie inside reads element i + offset, the others clamp,
+// wrap or substitute per element. Offsets shorter than a group, longer than one, and outside
+// the data altogether put groups on both sides of the test, as do the partial last groups of
+// a vector (1-D groups of 1024) or grid (64 x 4). Every element is compared with the host,
+// exactly.
 #include "support.hpp"
 
 using loom_test::ctx;
