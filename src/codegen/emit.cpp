@@ -170,18 +170,18 @@ std::string interior_test(const ir::kernel& k, const dialect& d, const std::vect
     const std::string s = d.signed_index_type;
     std::string test;
     bool reads_1d = false;
-    auto both = [&](const std::string& clause) { test += " & " + clause; };
+    auto require = [&](const std::string& clause) { test += " & " + clause; };
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
         if (!live[i] || !group_testable(n, k)) continue;
         const std::string di = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
         if (n.arg[ir::grid_width] == ir::no_node) {
             reads_1d = true;
-            both("(loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)");
+            require("(loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)");
             continue;
         }
         const std::string dj = "p" + std::to_string(k.body[n.arg[ir::offset_j]].slot);
-        both("(loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj + " >= 0) & (loom_r1 + " +
+        require("(loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj + " >= 0) & (loom_r1 + " +
              dj + " < loom_h)");
     }
     if (test.empty()) return "";
