@@ -1,7 +1,7 @@
 // Stencil kernels in the emitted text: an OpenCL map with neighbour reads tests once per
 // work-group whether the group and every read of it stay inside, and then reads element
 // i + offset; the per-element bounds test and border form are the other branch. Values are checked against the host in
-// tests/expr/stencil_interior_test.cpp; this checks which form each read takes.
+// tests/fusion/stencil_interior_test.cpp; this checks which form each read takes.
 #include "codegen_support.hpp"
 
 using namespace loom_codegen_test;

@@ -4,39 +4,15 @@
 // the data altogether put groups on both sides of the test, as do the partial last groups of
 // a vector (1-D groups of 1024) or grid (64 x 4). Every element is compared with the host,
 // exactly.
-#include "support.hpp"
+#include <doctest/doctest.h>
 
-using loom_test::ctx;
+#include "stencil_host.hpp"
+
+using namespace stencil_host;
 
 namespace {
 
-enum class policy { clamp, wrap, constant };
 constexpr float outside = 7.5f;
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t stream) {
-    return loom_test::random_values<float>(n, -1.0f, 1.0f, stream);
-}
-
-// Element k of v under the policy, for any k.
-float host_read(const std::vector<float>& v, long k, policy p) {
-    const long n = long(v.size());
-    if (k >= 0 && k < n) return v[std::size_t(k)];
-    if (p == policy::clamp) return v[std::size_t(k < 0 ? 0 : n - 1)];
-    if (p == policy::wrap) return v[std::size_t((k % n + n) % n)];
-    return outside;
-}
-
-// (x, y) of an nx-wide grid over v under the policy, per dimension.
-float host_grid_read(const std::vector<float>& v, long nx, long x, long y, policy p) {
-    const long ny = long(v.size()) / nx;
-    if (x >= 0 && x < nx && y >= 0 && y < ny) return v[std::size_t(y * nx + x)];
-    if (p == policy::constant) return outside;
-    auto fix = [&](long k, long size) {
-        if (p == policy::clamp) return k < 0 ? 0 : (k >= size ? size - 1 : k);
-        return (k % size + size) % size;
-    };
-    return v[std::size_t(fix(y, ny) * nx + fix(x, nx))];
-}
 
 // f(host policy, its name, Loom's policy) for each policy; Loom's are distinct types.
 template <class F> void for_each_policy(F f) {
@@ -60,7 +36,7 @@ TEST_CASE("1-D reads equal the host in interior and border work-groups, for near
             const auto hy = y.to_host();
             std::size_t wrong = 0;
             for (long i = 0; i < n; ++i)
-                wrong += hy[std::size_t(i)] != host_read(hx, i + k, p) * 2.0f - host_read(hx, i - k / 2, p);
+                wrong += hy[std::size_t(i)] != host_at(hx, i + k, p, outside) * 2.0f - host_at(hx, i - k / 2, p, outside);
             CHECK(wrong == 0);
         }
     });
@@ -85,7 +61,7 @@ TEST_CASE("2-D reads equal the host in interior and border work-groups, for near
             for (long y = 0; y < ny; ++y)
                 for (long x = 0; x < nx; ++x)
                     wrong += hv[std::size_t(y * nx + x)] !=
-                             host_grid_read(hu, nx, x + dx, y + dy, p) - 0.5f * host_grid_read(hu, nx, x - dy, y + dx, p);
+                             host_grid(hu, nx, ny, x + dx, y + dy, p, outside) - 0.5f * host_grid(hu, nx, ny, x - dy, y + dx, p, outside);
             CHECK(wrong == 0);
         }
     });
@@ -107,7 +83,7 @@ TEST_CASE("a 2-D launch whose kernel also reads along the vector bounds both rea
             std::size_t wrong = 0;
             for (long i = 0; i < n; ++i)
                 wrong += ho[std::size_t(i)] !=
-                         host_grid_read(hu, nx, i % nx + 1, i / nx - 1, policy::clamp) + host_read(hw, i + k, p);
+                         host_grid(hu, nx, ny, i % nx + 1, i / nx - 1, policy::clamp, 0) + host_at(hw, i + k, p, outside);
             CHECK(wrong == 0);
         }
     });
