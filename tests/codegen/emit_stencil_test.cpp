@@ -54,6 +54,13 @@ TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D read
     CHECK(contains(s, "} else if ((loom_col < loom_w) & (loom_row < loom_h)) {"));
     CHECK(contains(s, "(loom_i0 + p5 >= 0) & (loom_i1 + p5 < (long)n)"));
     CHECK(occurrences(s, "p1[i] = ") == 2);
+    CAPTURE(s);
+    // Both reads at i + offset in the interior body only. In the border body the grid read is
+    // one load at its clamped row and column, with no select between two loads (which
+    // became a masked load and a masked gather).
+    CHECK(occurrences(s, "p0[(long)i + v") == 2);
+    CHECK(occurrences(s, "p0[((loom_row + v") == 1);
+    CHECK_FALSE(contains(s, "< loom_h) ? p0["));
 }
 
 TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-element form") {

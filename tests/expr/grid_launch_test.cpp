@@ -32,14 +32,18 @@ float wrapped(const std::vector<float>& v, long nx, long x, long y) {
 TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows do not tile") {
     loom::backend::geometry g;
     CHECK(loom::skeleton::grid_geometry(2049, 2049u * 2047, g));
-    CHECK(g.group_size == 64);
-    CHECK(g.group_rows == 4);
-    CHECK(g.global_items == 2112); // 2049 rounded up to the group
+    CHECK(g.group_size == 32);
+    CHECK(g.group_rows == 8);
+    CHECK(g.global_items == 2080); // 2049 rounded up to the group
     CHECK(g.rows == 2048);
     CHECK(loom::skeleton::grid_geometry(37, 37 * 23, g));
-    CHECK(g.group_size == 16);
-    CHECK(g.global_items == 48);
+    CHECK(g.group_size == 32);
+    CHECK(g.global_items == 64);
     CHECK(g.rows == 24);
+    CHECK(loom::skeleton::grid_geometry(20, 20 * 33, g)); // narrower than a group of 32
+    CHECK(g.group_size == 16);
+    CHECK(g.global_items == 32);
+    CHECK(g.rows == 40);
     CHECK_FALSE(loom::skeleton::grid_geometry(8, 8 * 100, g));   // too narrow for a vector
     CHECK_FALSE(loom::skeleton::grid_geometry(64, 64 * 10 + 1, g)); // not whole rows
 }
