@@ -543,8 +543,10 @@ struct loom_instance {
     vectors v, tmp;
 };
 
-void run_loom(benchmark::State& state, const workload& w, loom_form form, bool fused, const std::string& variant,
-              bool fp_contract = false) {
+// The prepared instance's run (the form's statements and a finish), or an empty function after
+// reporting why the instance failed its check.
+std::function<void()> loom_run(benchmark::State& state, const workload& w, loom_form form, bool fused,
+                               const std::string& variant, bool fp_contract = false) {
     const std::size_t n = std::size_t(state.range(0));
     auto& p = bench::prepared<loom_instance>(instance_key(w, variant, n), [&] {
         auto p = std::make_unique<loom_instance>();
@@ -571,13 +573,20 @@ void run_loom(benchmark::State& state, const workload& w, loom_form form, bool f
     });
     if (!p.error.empty()) {
         state.SkipWithError(p.error.c_str());
-        return;
+        return {};
     }
-    bench::time_loop(state, [&] {
-        form(p.v, p.tmp, w.s, *p.ctx);
-        p.ctx->finish();
-    });
-    bench::set_bytes(state, w.bytes_per_element * double(n));
+    return [pp = &p, form, s = &w.s] {
+        form(pp->v, pp->tmp, *s, *pp->ctx);
+        pp->ctx->finish();
+    };
+}
+
+void run_loom(benchmark::State& state, const workload& w, loom_form form, bool fused, const std::string& variant,
+              bool fp_contract = false) {
+    const std::function<void()> run = loom_run(state, w, form, fused, variant, fp_contract);
+    if (!run) return;
+    bench::time_loop(state, run);
+    bench::set_bytes(state, w.bytes_per_element * double(state.range(0)));
 }
 
 struct opencl_instance {
@@ -587,7 +596,8 @@ struct opencl_instance {
     bench::ocl::tuning tuning;
 };
 
-void run_handwritten(benchmark::State& state, const workload& w) {
+// The tuned kernel's run (launch and finish), as loom_run.
+std::function<void()> handwritten_run(benchmark::State& state, const workload& w) {
     const std::size_t n = std::size_t(state.range(0));
     auto& env = bench::ocl::env();
     auto& p = bench::prepared<opencl_instance>(instance_key(w, "handwritten", n), [&] {
@@ -620,16 +630,29 @@ void run_handwritten(benchmark::State& state, const workload& w) {
     });
     if (!p.error.empty()) {
         state.SkipWithError(p.error.c_str());
-        return;
+        return {};
     }
-    const std::size_t group = p.tuning.best;
-    bench::time_loop(state, [&] {
-        bench::ocl::enqueue(p.kernel, n, group);
-        env.queue.finish();
-    });
     state.SetLabel(p.tuning.summary);
-    state.counters["wg"] = double(group);
-    bench::set_bytes(state, w.bytes_per_element * double(n));
+    state.counters["wg"] = double(p.tuning.best);
+    return [kernel = p.kernel, n, group = p.tuning.best, &env] {
+        bench::ocl::enqueue(kernel, n, group);
+        env.queue.finish();
+    };
+}
+
+void run_handwritten(benchmark::State& state, const workload& w) {
+    const std::function<void()> run = handwritten_run(state, w);
+    if (!run) return;
+    bench::time_loop(state, run);
+    bench::set_bytes(state, w.bytes_per_element * double(state.range(0)));
+}
+
+// Loom's one expression and the tuned kernel, run by run (bench::time_interleaved).
+void run_interleaved(benchmark::State& state, const workload& w) {
+    const std::function<void()> hand = handwritten_run(state, w), loom = loom_run(state, w, w.expr, true, "loom_expr");
+    if (!hand || !loom) return;
+    bench::time_interleaved(state, loom, hand);
+    bench::set_bytes(state, w.bytes_per_element * double(state.range(0)));
 }
 
 // The device copy bandwidth: clEnqueueCopyBuffer, the reference line of the throughput plots.
@@ -719,6 +742,7 @@ void register_all() {
             bench::add(w.name + "/loom_unfused",
                        [p](benchmark::State& s) { run_loom(s, *p, p->unfused, false, "loom_unfused"); }, n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        if (w.expr) bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
         if (w.name == "copy") bench::add("copy/copybuffer", [p](benchmark::State& s) { run_copybuffer(s, *p); }, n);
         if (w.boost_compute) bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }

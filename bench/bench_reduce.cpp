@@ -118,10 +118,9 @@ struct loom_instance {
     std::function<float()> once;
 };
 
-void run_loom(benchmark::State& state, const workload& w, bool fused) {
-    const std::size_t n = std::size_t(state.range(0));
+loom_instance& loom_prepared(const workload& w, bool fused, std::size_t n) {
     const std::string variant = fused ? "loom_expr" : "loom_unfused";
-    auto& p = bench::prepared<loom_instance>(key(w, variant, n), [&] {
+    return bench::prepared<loom_instance>(key(w, variant, n), [&] {
         auto p = std::make_unique<loom_instance>();
         try {
             loom::context& ctx = bench::loom_context(fused);
@@ -152,7 +151,11 @@ void run_loom(benchmark::State& state, const workload& w, bool fused) {
         if (!p->error.empty()) p->error = key(w, variant, n) + ": " + p->error;
         return p;
     });
-    time_value(state, p, w, n);
+}
+
+void run_loom(benchmark::State& state, const workload& w, bool fused) {
+    const std::size_t n = std::size_t(state.range(0));
+    time_value(state, loom_prepared(w, fused, n), w, n);
 }
 
 // ---- handwritten two-stage reduction -------------------------------------------------------
@@ -262,9 +265,8 @@ float run_config(opencl_instance& p, const config& c, std::size_t n) {
     return result;
 }
 
-void run_handwritten(benchmark::State& state, const workload& w) {
-    const std::size_t n = std::size_t(state.range(0));
-    auto& p = bench::prepared<opencl_instance>(key(w, "handwritten", n), [&] {
+opencl_instance& handwritten_prepared(const workload& w, std::size_t n) {
+    return bench::prepared<opencl_instance>(key(w, "handwritten", n), [&] {
         auto p = std::make_unique<opencl_instance>();
         try {
             const std::string source = reduction_source(w);
@@ -304,8 +306,22 @@ void run_handwritten(benchmark::State& state, const workload& w) {
         }
         return p;
     });
+}
+
+void run_handwritten(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    opencl_instance& p = handwritten_prepared(w, n);
     time_value(state, p, w, n);
     if (p.error.empty()) state.SetLabel(p.tuning.summary.substr(p.tuning.summary.rfind("->")));
+}
+
+// Loom and the tuned two-stage reduction, run by run (bench::time_interleaved).
+void run_interleaved(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    opencl_instance& hand = handwritten_prepared(w, n); // the tuned instance registered just before
+    if (!bench::time_interleaved_instances(state, loom_prepared(w, true, n), hand)) return;
+    state.SetLabel(hand.tuning.summary.substr(hand.tuning.summary.rfind("->")));
+    bench::set_bytes(state, w.bytes_per_element * double(n));
 }
 
 // ---- Boost.Compute -------------------------------------------------------------------------
@@ -356,6 +372,7 @@ void register_all() {
         if (w.k == kind::dot)
             bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, false); }, n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
         bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }

@@ -81,9 +81,8 @@ struct loom_instance {
     std::function<void()> once;
 };
 
-void run_loom(benchmark::State& state, const workload& w) {
-    const std::size_t n = std::size_t(state.range(0));
-    auto& p = bench::prepared<loom_instance>(key(w, "loom_expr", n), [&] {
+loom_instance& loom_prepared(const workload& w, std::size_t n) {
+    return bench::prepared<loom_instance>(key(w, "loom_expr", n), [&] {
         auto p = std::make_unique<loom_instance>();
         try {
             loom::context& ctx = bench::loom_context(true);
@@ -102,7 +101,11 @@ void run_loom(benchmark::State& state, const workload& w) {
         if (!p->error.empty()) p->error = key(w, "loom_expr", n) + ": " + p->error;
         return p;
     });
-    time_instance(state, p, n);
+}
+
+void run_loom(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    time_instance(state, loom_prepared(w, n), n);
 }
 
 // ---- handwritten ---------------------------------------------------------------------------
@@ -192,9 +195,8 @@ void run_config(opencl_instance& p, const config& c, std::size_t n, bool exclusi
     env.queue.finish();
 }
 
-void run_handwritten(benchmark::State& state, const workload& w) {
-    const std::size_t n = std::size_t(state.range(0));
-    auto& p = bench::prepared<opencl_instance>(key(w, "handwritten", n), [&] {
+opencl_instance& handwritten_prepared(const workload& w, std::size_t n) {
+    return bench::prepared<opencl_instance>(key(w, "handwritten", n), [&] {
         auto p = std::make_unique<opencl_instance>();
         try {
             p->totals_kernel = bench::ocl::kernel(scan_source, "chunk_totals");
@@ -232,8 +234,22 @@ void run_handwritten(benchmark::State& state, const workload& w) {
         }
         return p;
     });
+}
+
+void run_handwritten(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    opencl_instance& p = handwritten_prepared(w, n);
     time_instance(state, p, n);
     if (p.error.empty()) state.SetLabel(p.tuning.summary.substr(p.tuning.summary.rfind("->")));
+}
+
+// Loom and the tuned three-pass scan, run by run (bench::time_interleaved).
+void run_interleaved(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    opencl_instance& hand = handwritten_prepared(w, n); // the tuned instance registered just before
+    if (!bench::time_interleaved_instances(state, loom_prepared(w, n), hand)) return;
+    state.SetLabel(hand.tuning.summary.substr(hand.tuning.summary.rfind("->")));
+    bench::set_bytes(state, 8.0 * double(n));
 }
 
 // ---- Boost.Compute -------------------------------------------------------------------------
@@ -273,6 +289,7 @@ void register_all() {
         const workload* p = &w;
         bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
         bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }

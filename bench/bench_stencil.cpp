@@ -191,7 +191,9 @@ void loom_step(const workload& w, form f, loom::context& ctx, loom::vector<float
     }
 }
 
-void run_loom(benchmark::State& state, const workload& w, form f, const std::string& variant) {
+// The prepared instance's run (one step and a finish), or an empty function after reporting
+// why the instance failed its check.
+std::function<void()> loom_run(benchmark::State& state, const workload& w, form f, const std::string& variant) {
     const std::size_t n = std::size_t(state.range(0));
     auto& p = bench::prepared<loom_instance>(key(w, variant, n), [&] {
         auto p = std::make_unique<loom_instance>();
@@ -219,10 +221,16 @@ void run_loom(benchmark::State& state, const workload& w, form f, const std::str
     });
     if (!p.error.empty()) {
         state.SkipWithError(p.error.c_str());
-        return;
+        return {};
     }
-    bench::time_loop(state, [&] { p.once(); });
-    bench::set_bytes(state, 8.0 * double(n));
+    return p.once;
+}
+
+void run_loom(benchmark::State& state, const workload& w, form f, const std::string& variant) {
+    const std::function<void()> run = loom_run(state, w, f, variant);
+    if (!run) return;
+    bench::time_loop(state, run);
+    bench::set_bytes(state, 8.0 * double(state.range(0)));
 }
 
 // ---- handwritten ---------------------------------------------------------------------------
@@ -270,7 +278,8 @@ std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer&
     return out;
 }
 
-void run_handwritten(benchmark::State& state, const workload& w) {
+// The tuned kernel's run (launch and finish), as loom_run.
+std::function<void()> handwritten_run(benchmark::State& state, const workload& w) {
     const std::size_t n = std::size_t(state.range(0));
     auto& env = bench::ocl::env();
     auto& p = bench::prepared<opencl_instance>(key(w, "handwritten", n), [&] {
@@ -302,15 +311,29 @@ void run_handwritten(benchmark::State& state, const workload& w) {
     });
     if (!p.error.empty()) {
         state.SkipWithError(p.error.c_str());
-        return;
+        return {};
     }
-    const launch& l = p.launches[p.tuning.best];
-    bench::time_loop(state, [&] {
-        env.queue.enqueueNDRangeKernel(l.kernel, cl::NullRange, l.global, l.local);
+    const launch* l = &p.launches[p.tuning.best];
+    state.SetLabel("-> " + l->name);
+    return [l, &env] {
+        env.queue.enqueueNDRangeKernel(l->kernel, cl::NullRange, l->global, l->local);
         env.queue.finish();
-    });
-    state.SetLabel("-> " + l.name);
-    bench::set_bytes(state, 8.0 * double(n));
+    };
+}
+
+void run_handwritten(benchmark::State& state, const workload& w) {
+    const std::function<void()> run = handwritten_run(state, w);
+    if (!run) return;
+    bench::time_loop(state, run);
+    bench::set_bytes(state, 8.0 * double(state.range(0)));
+}
+
+// Loom's one expression and the tuned kernel, run by run (bench::time_interleaved).
+void run_interleaved(benchmark::State& state, const workload& w) {
+    const std::function<void()> hand = handwritten_run(state, w), loom = loom_run(state, w, form::expr, "loom_expr");
+    if (!hand || !loom) return;
+    bench::time_interleaved(state, loom, hand);
+    bench::set_bytes(state, 8.0 * double(state.range(0)));
 }
 
 void register_all() {
@@ -324,6 +347,7 @@ void register_all() {
         bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, form::unfused, "loom_unfused"); },
                    n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
     }
 }
 

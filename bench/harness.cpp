@@ -76,14 +76,22 @@ bool warm_up_due = false; // set for each new prepared instance, cleared by its 
 }
 
 std::shared_ptr<void>& prepared_slot(const std::string& key) {
-    static std::string current;
-    static std::shared_ptr<void> state;
-    if (key != current) {
-        state.reset(); // free the previous instance's memory before the next one allocates
-        current = key;
-        warm_up_due = true;
-    }
-    return state;
+    struct entry {
+        std::string key;
+        std::shared_ptr<void> state;
+    };
+    static entry kept[2];
+    static int latest = 0;
+    for (int e = 0; e < 2; ++e)
+        if (kept[e].key == key && kept[e].state) {
+            latest = e;
+            return kept[e].state;
+        }
+    latest = 1 - latest; // the older of the two
+    kept[latest].state.reset(); // free its memory before the next instance allocates
+    kept[latest].key = key;
+    warm_up_due = true;
+    return kept[latest].state;
 }
 
 bool take_warm_up() {

@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -44,26 +45,69 @@ constexpr int warm_up_runs = 200;
 // True once after each new bench::prepared instance.
 bool take_warm_up();
 
-// Times `body` (which must end with a finish) once per benchmark iteration, host clock,
-// after the warm-up when the instance is new.
-template <class F> void time_loop(benchmark::State& state, F&& body) {
-    if (take_warm_up()) {
-        const auto start = std::chrono::steady_clock::now();
-        for (int run = 0; run < warm_up_runs; ++run) {
-            body();
-            if (std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(warm_up_seconds)) break;
-        }
-    }
-    for (auto _ : state) {
-        const auto start = std::chrono::steady_clock::now();
+// Runs `body` untimed for warm_up_seconds, or warm_up_runs times when those take less.
+template <class F> void warm_up(F&& body) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int run = 0; run < warm_up_runs; ++run) {
         body();
-        state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(warm_up_seconds)) break;
     }
 }
 
+template <class F> double seconds_of(F&& body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Times `body` (which must end with a finish) once per benchmark iteration, host clock,
+// after the warm-up when the instance is new.
+template <class F> void time_loop(benchmark::State& state, F&& body) {
+    if (take_warm_up()) warm_up(body);
+    for (auto _ : state) state.SetIterationTime(seconds_of(body));
+}
+
+// Times Loom's `loom` and the handwritten `handwritten` (each ending with a finish) run by run,
+// alternately: L H L H ..., so every run follows one of the other. Variants timed one after
+// the other meet the machine at different moments, and on this shared host a kernel's time
+// moved by up to 2x between runs of the same code (bench/README.md); run by run, both meet
+// the same moments. It also takes the last-level cache out of the comparison: timed alone,
+// a variant whose working set fits beside the other tenants' data (2^24 floats: 64 MiB a
+// vector, L3 260 MiB) is re-read from L3, sometimes, and interleaved neither is. The manual
+// time is Loom's. Counters, per repetition: `ratio` (Loom's time / the handwritten time,
+// over the same iterations) and `handwritten_us` (its mean run). Both are warmed up first.
+template <class A, class B> void time_interleaved(benchmark::State& state, A&& loom, B&& handwritten) {
+    take_warm_up(); // the pair warms both up whether or not its instances are new
+    warm_up(loom);
+    warm_up(handwritten);
+    double loom_total = 0, handwritten_total = 0;
+    for (auto _ : state) {
+        const double l = seconds_of(loom);
+        handwritten_total += seconds_of(handwritten);
+        loom_total += l;
+        state.SetIterationTime(l);
+    }
+    if (handwritten_total > 0) state.counters["ratio"] = loom_total / handwritten_total;
+    state.counters["handwritten_us"] = handwritten_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
+}
+
+// time_interleaved over two prepared instances, each with an `error` and a `once()` that runs
+// it to completion; false (and the benchmark skipped) when either failed its check.
+template <class L, class H> bool time_interleaved_instances(benchmark::State& state, L& loom, H& handwritten) {
+    for (const std::string* error : {&handwritten.error, &loom.error})
+        if (!error->empty()) {
+            state.SkipWithError(error->c_str());
+            return false;
+        }
+    time_interleaved(state, [&] { loom.once(); }, [&] { handwritten.once(); });
+    return true;
+}
+
 // One benchmark instance's prepared state (buffers, tuning, the check's verdict), kept across
-// the calls Google Benchmark makes for the repetitions of that instance and freed when the
-// next instance starts: uploads, tuning and checks run once per instance, not per repetition.
+// the calls Google Benchmark makes for the repetitions of that instance. The two instances
+// used last are kept, so that an interleaved benchmark holds Loom's and the handwritten one at
+// once (registered right after the handwritten one, it finds that tuned instance still there);
+// an older one is freed before the next one allocates.
 std::shared_ptr<void>& prepared_slot(const std::string& key);
 template <class T, class Make> T& prepared(const std::string& key, Make&& make) {
     std::shared_ptr<void>& slot = prepared_slot(key);

@@ -75,20 +75,28 @@ environment& env() {
     return e;
 }
 
-cl::Kernel build_uncached(const std::string& source, const std::string& name) {
+namespace {
+cl::Program build(const std::string& source) {
     environment& e = env();
     cl::Program program(e.context, source);
     if (program.build({e.device}, build_options) != CL_SUCCESS)
         throw std::runtime_error("bench: a handwritten kernel failed to build:\n" +
                                  program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(e.device) + "\n" + source);
-    return cl::Kernel(program, name.c_str());
+    return program;
+}
+} // namespace
+
+cl::Kernel build_uncached(const std::string& source, const std::string& name) {
+    return cl::Kernel(build(source), name.c_str());
 }
 
 cl::Kernel kernel(const std::string& source, const std::string& name) {
-    static std::map<std::pair<std::string, std::string>, cl::Kernel> built;
-    auto it = built.find({source, name});
-    if (it == built.end()) it = built.emplace(std::make_pair(source, name), build_uncached(source, name)).first;
-    return it->second;
+    static std::map<std::string, cl::Program> built;
+    auto it = built.find(source);
+    if (it == built.end()) it = built.emplace(source, build(source)).first;
+    // A new kernel object each time: instances set their arguments once, and two of them may be
+    // alive together (bench::prepared keeps two); a shared object would carry the last one's.
+    return cl::Kernel(it->second, name.c_str());
 }
 
 cl::Buffer upload(const float* host, std::size_t n) {

@@ -26,7 +26,8 @@ struct environment {
 // in a context and in-order queue of its own.
 environment& env();
 
-// The kernel `name` of `source`, built once per process with Loom's options (-cl-std=CL1.2).
+// A new object for the kernel `name` of `source`, whose program is built once per process with
+// Loom's options (-cl-std=CL1.2).
 cl::Kernel kernel(const std::string& source, const std::string& name);
 // Builds a fresh program every call (for first-call latency): build + create kernel.
 cl::Kernel build_uncached(const std::string& source, const std::string& name);

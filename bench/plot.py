@@ -31,6 +31,7 @@ STYLE = {
     "handwritten": ("black", "x", "handwritten OpenCL (tuned wg)"),
     "boost_compute": ("tab:green", "^", "Boost.Compute"),
     "copybuffer": ("tab:gray", "+", "clEnqueueCopyBuffer"),
+    "interleaved": ("tab:orange", "*", "Loom, one expression, run by run with handwritten"),
 }
 UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
@@ -60,6 +61,8 @@ def load(results):
             r = recs.setdefault(key, {})
             agg = b["aggregate_name"]
             r[agg] = b["real_time"] * UNIT[b.get("time_unit", "ns")]
+            if agg in ("min", "max") and "ratio" in b:
+                r["ratio_" + agg] = b["ratio"]
             if agg == "median":
                 skip = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "family_index",
                         "per_family_instance_index", "repetitions", "threads", "iterations", "real_time",
@@ -146,6 +149,9 @@ def plot_times(recs, name, device, out):
 
 
 def ratio(recs, w, v, n, base="handwritten"):
+    """Median time ratio v / base; for `interleaved`, the median of its repetitions' own ratios."""
+    if v == "interleaved" and base == "handwritten":
+        return recs.get((w, v, n), {}).get("ratio")
     a, b = recs.get((w, v, n)), recs.get((w, base, n))
     if a and b and "median" in a and "median" in b and b["median"] > 0:
         return a["median"] / b["median"]
@@ -160,7 +166,7 @@ def plot_ratios(recs, name, device, out):
     fig, axes = grid(len(ws))
     for ax, w in zip(axes, ws):
         for v in variants_of(recs, w):
-            if v == "handwritten" or (v not in LOOM_VARIANTS and v != "boost_compute"):
+            if v == "handwritten" or (v not in LOOM_VARIANTS and v not in ("boost_compute", "interleaved")):
                 continue
             pts = [(n, ratio(recs, w, v, n)) for (ww, vv, n) in sorted(recs) if ww == w and vv == v]
             pts = [p for p in pts if p[1] is not None]
@@ -300,11 +306,34 @@ def med(recs, w, v, n):
     return r.get("median") if r else None
 
 
+def interleaved_cell(recs, w, n):
+    r = recs.get((w, "interleaved", n))
+    if not r or r.get("ratio") is None:
+        return "-"
+    spread = f" ({fmt(r['ratio_min'])}-{fmt(r['ratio_max'])})" if "ratio_min" in r and "ratio_max" in r else ""
+    return fmt(r["ratio"]) + spread
+
+
+def inverse_cell(recs, w, n):
+    """interleaved_cell for targets written handwritten / Loom."""
+    r = recs.get((w, "interleaved", n))
+    if not r or not r.get("ratio"):
+        return "-"
+    spread = (f" ({fmt(1 / r['ratio_max'])}-{fmt(1 / r['ratio_min'])})"
+              if r.get("ratio_min") and r.get("ratio_max") else "")
+    return fmt(1 / r["ratio"]) + spread
+
+
 def elementwise_tables(recs, copy_peak):
     out = []
     ws = workloads_of(recs)
     sizes = sorted({n for (_, _, n) in recs})
     shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 0 or n == sizes[-1]] if sizes else []
+    rows = [[w] + [interleaved_cell(recs, w, n) for n in shown] for w in ws if "interleaved" in variants_of(recs, w)]
+    if rows:
+        out.append("**Loom, one expression / tuned handwritten OpenCL, run by run** (`interleaved`: the two alternate "
+                   "run by run; median of the 10 repetitions' ratios, their min-max in parentheses; 1.00 = parity, "
+                   "< 1 = faster)\n\n" + table(["workload"] + [log2_label(n) for n in shown], rows))
     for v, title in (("loom_expr", "Loom, one expression"),
                      ("loom_contract", "Loom, one expression with fp_contract on"),
                      ("loom_stmts", "Loom, separate statements fused"),
@@ -315,7 +344,8 @@ def elementwise_tables(recs, copy_peak):
                 continue
             rows.append([w] + [fmt(ratio(recs, w, v, n)) for n in shown])
         if rows:
-            out.append(f"**{title} / tuned handwritten OpenCL** (median time ratio; 1.00 = parity, < 1 = faster)\n\n" +
+            out.append(f"**{title} / tuned handwritten OpenCL** (median time ratio, each variant timed on its own; "
+                       "1.00 = parity, < 1 = faster)\n\n" +
                        table(["workload"] + [log2_label(n) for n in shown], rows))
     rows = []
     for w in ws:
@@ -333,12 +363,17 @@ def elementwise_tables(recs, copy_peak):
                 r = recs.get((w, v, top))
                 g = gbps(r) if r else None
                 row.append("-" if g is None else f"{g:.1f} ({g / copy_peak:.0%})" if copy_peak else f"{g:.1f}")
+            iv = recs.get((w, "interleaved", top))
+            for g in ((gbps(iv), iv["bytes"] / (iv["handwritten_us"] * 1e-6) / 1e9)
+                      if iv and iv.get("handwritten_us") and gbps(iv) else (None, None)):
+                row.append("-" if g is None else f"{g:.1f} ({g / copy_peak:.0%})" if copy_peak else f"{g:.1f}")
             hw = recs.get((w, "handwritten", top))
             row.append(hw.get("label", "").split("->")[-1].strip() if hw else "-")
             rows.append(row)
         out.append(f"**Effective GB/s at n = {log2_label(top)}** (least bytes moved / median time; in parentheses the "
                    f"fraction of the peak measured copy bandwidth, {fmt(copy_peak, 1)} GB/s)\n\n" +
-                   table(["workload", "Loom expr", "Loom fp_contract", "Loom stmts", "handwritten", "Boost.Compute", "tuned wg"], rows))
+                   table(["workload", "Loom expr", "Loom fp_contract", "Loom stmts", "handwritten", "Boost.Compute",
+                          "Loom expr, run by run", "handwritten, run by run", "tuned wg"], rows))
     return out
 
 
@@ -426,6 +461,9 @@ def issue_targets(programs, results):
 
     r = ratio(ew, "saxpy", "loom_expr", n24)
     add("2", "saxpy 2^24: Loom / best handwritten", fmt(r), "<= 1.05", None if r is None else r <= 1.05)
+    r = ratio(ew, "saxpy", "interleaved", n24)
+    add("2", "saxpy 2^24: Loom / best handwritten, run by run (interleaved)", interleaved_cell(ew, "saxpy", n24),
+        "<= 1.05", None if r is None else r <= 1.05)
     lo, hw = med(dp, "dispatch_sync", "loom", 1024), med(dp, "dispatch_sync", "handwritten", 1024)
     r = lo / hw if lo and hw else None
     add("2", f"dispatch, 1 cached statement + finish, n=1024: Loom {fmt_us(lo)} / handwritten {fmt_us(hw)}", fmt(r),
@@ -463,6 +501,9 @@ def issue_targets(programs, results):
     r = hw / lo if lo and hw else None
     add("5", f"dot 2^24: handwritten two-stage / Loom (Loom {fmt_us(lo)}, handwritten {fmt_us(hw)})", fmt(r), ">= 0.9",
         None if r is None else r >= 0.9)
+    r = ratio(rd, "dot", "interleaved", n24)
+    add("5", "dot 2^24: handwritten / Loom, run by run (interleaved)", inverse_cell(rd, "dot", n24), ">= 0.9",
+        None if r is None else 1 / r >= 0.9)
     r = bc / lo if lo and bc else None
     add("5", f"dot 2^24: Boost.Compute inner_product / Loom (Boost.Compute {fmt_us(bc)})", fmt(r), "> 1",
         None if r is None else r > 1)
@@ -472,6 +513,9 @@ def issue_targets(programs, results):
         r = hw / lo if lo and hw else None
         add("5", f"{w} 2^24: handwritten / Loom (Loom {fmt_us(lo)}, handwritten {fmt_us(hw)})", fmt(r),
             ">= 0.8" if w == "inclusive_scan" else "-", None if r is None or w != "inclusive_scan" else r >= 0.8)
+        r = ratio(sc, w, "interleaved", n24)
+        add("5", f"{w} 2^24: handwritten / Loom, run by run (interleaved)", inverse_cell(sc, w, n24),
+            ">= 0.8" if w == "inclusive_scan" else "-", None if r is None or w != "inclusive_scan" else 1 / r >= 0.8)
     lp = programs.get("bench_loop", {})
     dev, host = lp.get(("stencil_loop", "device_loop", 4096)), lp.get(("stencil_loop", "host_loop", 4096))
     if dev and host:
