@@ -372,7 +372,7 @@ void register_all() {
         if (w.k == kind::dot)
             bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, false); }, n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
+        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
         bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }

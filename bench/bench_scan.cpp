@@ -289,7 +289,7 @@ void register_all() {
         const workload* p = &w;
         bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
+        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
         bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }

@@ -347,7 +347,7 @@ void register_all() {
         bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, form::unfused, "loom_unfused"); },
                    n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add(w.name + "/interleaved", [p](benchmark::State& s) { run_interleaved(s, *p); }, n);
+        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 22);
     }
 }
 

@@ -71,6 +71,11 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
     return b;
 }
 
+benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
+                                                std::function<void(benchmark::State&)> fn, int hi) {
+    return add(workload + "/interleaved", std::move(fn), sizes(12, hi, 4), 0.01);
+}
+
 namespace {
 bool warm_up_due = false; // set for each new prepared instance, cleared by its first time_loop
 }

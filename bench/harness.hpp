@@ -35,6 +35,14 @@ std::vector<std::int64_t> sizes(int lo, int hi, int step = 2);
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn,
                                     const std::vector<std::int64_t>& args, double min_time = 0.02);
 
+// Registers `workload`/interleaved (bench::time_interleaved), registered right after the
+// workload's handwritten variant, at 2^12, 2^16, ... up to 2^hi (and 2^hi itself): the sizes
+// the summary tables show. Each repetition runs at least min_time of Loom's time and as
+// much of the handwritten kernel's, so min_time is half the usual: the pair costs what one
+// variant does.
+benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
+                                                std::function<void(benchmark::State&)> fn, int hi);
+
 // The untimed runs before a prepared instance's first timed one: 0.1 s, or 200 runs when
 // those take less. Without them the first instance to work in new memory at 2^24 floats (a
 // working set near this machine's L3 size) often ran up to 2x slower, whichever variant it

@@ -140,8 +140,19 @@ std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
 
 std::string group_name(std::size_t group) { return group ? std::to_string(group) : std::string("NULL"); }
 
+namespace {
+// The tunings of this process, by instance key: an instance made again (bench::prepared keeps
+// two, and an interleaved benchmark remakes the handwritten instance of every size but the
+// last) keeps the configuration its first tuning chose, with no second search.
+std::map<std::string, tuning>& tuned() {
+    static std::map<std::string, tuning> all;
+    return all;
+}
+} // namespace
+
 tuning tune(const std::string& what, const std::vector<std::size_t>& groups, const std::function<void(std::size_t)>& run,
             int reps) {
+    if (auto it = tuned().find(what); it != tuned().end()) return it->second;
     tuning t;
     t.best_seconds = std::numeric_limits<double>::infinity();
     t.summary = "wg";
@@ -164,11 +175,12 @@ tuning tune(const std::string& what, const std::vector<std::size_t>& groups, con
     }
     t.summary += " -> " + group_name(t.best);
     std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
-    return t;
+    return tuned()[what] = t;
 }
 
 tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
                     const std::function<void(std::size_t)>& run, int reps) {
+    if (auto it = tuned().find(what); it != tuned().end()) return it->second;
     tuning t;
     t.best_seconds = std::numeric_limits<double>::infinity();
     t.summary = "cfg";
@@ -191,7 +203,7 @@ tuning tune_configs(const std::string& what, const std::vector<std::string>& nam
     }
     t.summary += " -> " + names[t.best];
     std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
-    return t;
+    return tuned()[what] = t;
 }
 
 } // namespace bench::ocl

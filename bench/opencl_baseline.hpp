@@ -56,6 +56,7 @@ struct tuning {
 // Runs `run(group)` (enqueue + finish) for every candidate: one warm-up (PoCL compiles a
 // work-group function per local size at its first launch), then `reps` timed runs; the best
 // median wins. The summary is also printed to stderr, so the tuning is visible in every run.
+// Once per `what` in a process: asked again, both return the first tuning.
 tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
             const std::function<void(std::size_t)>& run, int reps = 3);
 
