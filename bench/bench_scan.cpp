@@ -245,8 +245,9 @@ void run_handwritten(benchmark::State& state, const workload& w) {
 
 // Loom and the tuned three-pass scan, run by run (bench::time_interleaved).
 void run_interleaved(benchmark::State& state, const workload& w) {
+    const bench::own_instances fresh; // both made anew for the pair
     const std::size_t n = std::size_t(state.range(0));
-    opencl_instance& hand = handwritten_prepared(w, n); // the tuned instance registered just before
+    opencl_instance& hand = handwritten_prepared(w, n);
     if (!bench::time_interleaved_instances(state, loom_prepared(w, n), hand)) return;
     state.SetLabel(hand.tuning.summary.substr(hand.tuning.summary.rfind("->")));
     bench::set_bytes(state, 8.0 * double(n));

@@ -80,7 +80,15 @@ namespace {
 bool warm_up_due = false; // set for each new prepared instance, cleared by its first time_loop
 }
 
-std::shared_ptr<void>& prepared_slot(const std::string& key) {
+namespace {
+const char* key_prefix = ""; // "pair:" while an own_instances is alive
+} // namespace
+
+own_instances::own_instances() { key_prefix = "pair:"; }
+own_instances::~own_instances() { key_prefix = ""; }
+
+std::shared_ptr<void>& prepared_slot(const std::string& instance) {
+    const std::string key = key_prefix + instance;
     struct entry {
         std::string key;
         std::shared_ptr<void> state;

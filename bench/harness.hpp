@@ -99,6 +99,20 @@ template <class A, class B> void time_interleaved(benchmark::State& state, A&& l
     state.counters["handwritten_us"] = handwritten_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
 }
 
+// While one is alive, bench::prepared files instances under keys of their own: an interleaved
+// benchmark makes both of its instances anew (the handwritten tuning is kept, see
+// ocl::tune), never one new and one older. At 2^24 floats an instance in newly allocated
+// memory ran up to 1.4x slower than one made earlier, whichever it was (copy, Loom's new
+// instance against the tuned handwritten one: 1.38, 1.00-1.57; bench/README.md), so a pair
+// of one of each measured the memory, not the kernels.
+class own_instances {
+public:
+    own_instances();
+    ~own_instances();
+    own_instances(const own_instances&) = delete;
+    own_instances& operator=(const own_instances&) = delete;
+};
+
 // time_interleaved over two prepared instances, each with an `error` and a `once()` that runs
 // it to completion; false (and the benchmark skipped) when either failed its check.
 template <class L, class H> bool time_interleaved_instances(benchmark::State& state, L& loom, H& handwritten) {
@@ -114,8 +128,7 @@ template <class L, class H> bool time_interleaved_instances(benchmark::State& st
 // One benchmark instance's prepared state (buffers, tuning, the check's verdict), kept across
 // the calls Google Benchmark makes for the repetitions of that instance. The two instances
 // used last are kept, so that an interleaved benchmark holds Loom's and the handwritten one at
-// once (registered right after the handwritten one, it finds that tuned instance still there);
-// an older one is freed before the next one allocates.
+// once; an older one is freed before the next one allocates.
 std::shared_ptr<void>& prepared_slot(const std::string& key);
 template <class T, class Make> T& prepared(const std::string& key, Make&& make) {
     std::shared_ptr<void>& slot = prepared_slot(key);
