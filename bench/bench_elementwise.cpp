@@ -651,6 +651,7 @@ void run_handwritten(benchmark::State& state, const workload& w) {
 
 // Loom's one expression and the tuned kernel, run by run (bench::time_interleaved).
 void run_interleaved(benchmark::State& state, const workload& w) {
+    const bench::own_instances fresh; // both made anew for the pair
     const std::function<void()> hand = handwritten_run(state, w), loom = loom_run(state, w, w.expr, true, "loom_expr");
     if (!hand || !loom) return;
     bench::time_interleaved(state, loom, hand);
