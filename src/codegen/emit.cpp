@@ -81,7 +81,7 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
         // work-groups of an interior-tested map (the others take the interior form above) and
         // in CUDA's single body. One load at the mapped index: a select between the
         // in-grid element i + dj * w + di and the mapped one became a masked load plus a
-        // masked gather per read, 3.7 ms against 2.9 ms for this form with every group on it
+        // masked gather per read: 3.6-3.7 ms against 2.9 ms for this form with every group on it
         // (2048 x 2048, clamped 5-point, PoCL; docs/skeleton-stencil.md).
         // A wrapped coordinate takes the offset modulo the size once (the same for every
         // element) and then one conditional subtraction: a `%` per element is a scalar

@@ -32,10 +32,11 @@ bool wants_grid_form(const backend::device_info& device) { return !device.gpu; }
 bool grid_geometry(std::uint64_t width, std::uint64_t items, backend::geometry& g) {
     if (width < 16 || items % width != 0) return false;
     // Groups of 32 x 8. An interior-tested stencil map runs its per-element form only in
-    // the groups at the border, and a narrower group puts fewer columns there: Loom's
-    // clamped 5-point kernel, 2048 x 2048, took 0.82-0.84 ms in 32 x 8 groups against
-    // 0.87-0.88 in 64 x 4 and 1.00 in 16 x 16; 1024 x 1024, 0.25-0.27 against 0.29-0.30
-    // (standalone driver, docs/skeleton-stencil.md). Rows narrower than 32 take 16.
+    // the groups at the border, and a narrower group puts fewer columns there. Loom's
+    // clamped 5-point kernel, medians of 30 runs in a standalone driver: 2048 x 2048,
+    // 0.84-0.87 ms in 32 x 8 groups against 0.90-0.91 in 64 x 4 and 1.04 in 16 x 16;
+    // 1024 x 1024, 0.27 against 0.30; 512 x 512, 0.11 against 0.13 (docs/skeleton-stencil.md).
+    // Rows narrower than 32 take 16.
     const std::uint32_t across = width >= 32 ? 32 : 16, down = 8;
     const std::uint64_t rows = items / width;
     g.group_size = across;
