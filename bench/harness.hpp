@@ -35,9 +35,9 @@ std::vector<std::int64_t> sizes(int lo, int hi, int step = 2);
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn,
                                     const std::vector<std::int64_t>& args, double min_time = 0.02);
 
-// Registers `workload`/interleaved (bench::time_interleaved), registered right after the
-// workload's handwritten variant, at 2^12, 2^16, ... up to 2^hi (and 2^hi itself): the sizes
-// the summary tables show. Each repetition runs at least min_time of Loom's time and as
+// Registers `workload`/interleaved (bench::time_interleaved), after the workload's
+// handwritten variant, whose tuning it reuses, at 2^12, 2^16, ... up to 2^hi (and 2^hi
+// itself): the sizes the summary tables show. Each repetition runs at least min_time of Loom's time and as
 // much of the handwritten kernel's, so min_time is half the usual: the pair costs what one
 // variant does.
 benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
@@ -79,9 +79,10 @@ template <class F> void time_loop(benchmark::State& state, F&& body) {
 // alternately: L H L H ..., so every run follows one of the other. Variants timed one after
 // the other meet the machine at different moments, and on this shared host a kernel's time
 // moved by up to 2x between runs of the same code (bench/README.md); run by run, both meet
-// the same moments. It also takes the last-level cache out of the comparison: timed alone,
-// a variant whose working set fits beside the other tenants' data (2^24 floats: 64 MiB a
-// vector, L3 260 MiB) is re-read from L3, sometimes, and interleaved neither is. The manual
+// the same moments. It was also meant to take the last-level cache out of the comparison
+// (timed alone, a variant whose vectors fit in the 260 MiB L3 beside the other tenants' data
+// is re-read from there, sometimes); at 2^24 with one or two vectors each it did not: the
+// handwritten kernel read at L3 speed and Loom's did not (bench/README.md, open). The manual
 // time is Loom's. Counters, per repetition: `ratio` (Loom's time / the handwritten time,
 // over the same iterations) and `handwritten_us` (its mean run). Both are warmed up first.
 template <class A, class B> void time_interleaved(benchmark::State& state, A&& loom, B&& handwritten) {
@@ -101,10 +102,10 @@ template <class A, class B> void time_interleaved(benchmark::State& state, A&& l
 
 // While one is alive, bench::prepared files instances under keys of their own: an interleaved
 // benchmark makes both of its instances anew (the handwritten tuning is kept, see
-// ocl::tune), never one new and one older. At 2^24 floats an instance in newly allocated
-// memory ran up to 1.4x slower than one made earlier, whichever it was (copy, Loom's new
-// instance against the tuned handwritten one: 1.38, 1.00-1.57; bench/README.md), so a pair
-// of one of each measured the memory, not the kernels.
+// ocl::tune), so neither works in older memory than the other (timed apart, an instance in
+// new memory at 2^24 ran slower: the saxpy study in bench/README.md). Against the tuned
+// handwritten instance kept from its own benchmark, the 2^24 pair ratios were the same
+// (copy 1.38 and saxpy 1.41, against 1.31 and 1.35 with both new).
 class own_instances {
 public:
     own_instances();

@@ -141,9 +141,9 @@ std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
 std::string group_name(std::size_t group) { return group ? std::to_string(group) : std::string("NULL"); }
 
 namespace {
-// The tunings of this process, by instance key: an instance made again (bench::prepared keeps
-// two, and an interleaved benchmark remakes the handwritten instance of every size but the
-// last) keeps the configuration its first tuning chose, with no second search.
+// The tunings of this process, by instance key: an instance made again (an interleaved
+// benchmark makes its handwritten instance anew) keeps the configuration its first tuning
+// chose, with no second search.
 std::map<std::string, tuning>& tuned() {
     static std::map<std::string, tuning> all;
     return all;
