@@ -79,16 +79,19 @@ template <class F> void time_loop(benchmark::State& state, F&& body) {
 // alternately: L H L H ..., so every run follows one of the other. Variants timed one after
 // the other meet the machine at different moments, and on this shared host a kernel's time
 // moved by up to 2x between runs of the same code (bench/README.md); run by run, both meet
-// the same moments. It was also meant to take the last-level cache out of the comparison
-// (timed alone, a variant whose vectors fit in the 260 MiB L3 beside the other tenants' data
-// is re-read from there, sometimes); at 2^24 with one or two vectors each it did not: the
-// handwritten kernel read at L3 speed and Loom's did not (bench/README.md, open). The manual
-// time is Loom's. Counters, per repetition: `ratio` (Loom's time / the handwritten time,
-// over the same iterations) and `handwritten_us` (its mean run). Both are warmed up first.
+// the same moments. The warm-up alternates too. Warmed up one after the other, the one warmed
+// last kept its vectors in L3 for the whole repetition wherever the pair's vectors together
+// came near its size (2^24 floats, two vectors each: 256 MiB, L3 260 MiB): copy 1.36 with the
+// handwritten kernel warmed last, 0.63 with Loom's, 1.01 alternating; the same held with the
+// handwritten kernel in both places (bench/README.md). The manual time is Loom's. Counters,
+// per repetition: `ratio` (Loom's time / the handwritten time, over the same iterations) and
+// `handwritten_us` (its mean run).
 template <class A, class B> void time_interleaved(benchmark::State& state, A&& loom, B&& handwritten) {
     take_warm_up(); // the pair warms both up whether or not its instances are new
-    warm_up(loom);
-    warm_up(handwritten);
+    warm_up([&] {
+        loom();
+        handwritten();
+    });
     double loom_total = 0, handwritten_total = 0;
     for (auto _ : state) {
         const double l = seconds_of(loom);
@@ -103,9 +106,7 @@ template <class A, class B> void time_interleaved(benchmark::State& state, A&& l
 // While one is alive, bench::prepared files instances under keys of their own: an interleaved
 // benchmark makes both of its instances anew (the handwritten tuning is kept, see
 // ocl::tune), so neither works in older memory than the other (timed apart, an instance in
-// new memory at 2^24 ran slower: the saxpy study in bench/README.md). Against the tuned
-// handwritten instance kept from its own benchmark, the 2^24 pair ratios were the same
-// (copy 1.38 and saxpy 1.41, against 1.31 and 1.35 with both new).
+// new memory at 2^24 ran slower: the saxpy study in bench/README.md).
 class own_instances {
 public:
     own_instances();
