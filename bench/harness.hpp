@@ -81,7 +81,7 @@ template <class F> void time_loop(benchmark::State& state, F&& body) {
 // moved by up to 2x between runs of the same code (bench/README.md); run by run, both meet
 // the same moments. The warm-up alternates too. Warmed up one after the other, the one warmed
 // last kept its vectors in L3 for the whole repetition wherever the pair's vectors together
-// came near its size (2^24 floats, two vectors each: 256 MiB, L3 260 MiB): copy 1.36 with the
+// came near its size (2^24 floats, two vectors each: 256 MiB, L3 260 MiB): copy 1.35 with the
 // handwritten kernel warmed last, 0.63 with Loom's, 1.01 alternating; the same held with the
 // handwritten kernel in both places (bench/README.md). The manual time is Loom's. Counters,
 // per repetition: `ratio` (Loom's time / the handwritten time, over the same iterations) and
