@@ -17,35 +17,49 @@ reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint6
     reduce_geometry g;
     g.group = skeleton_group_size(info);
     g.chunked = !info.gpu;
-    // On a CPU a group's work-items run one after another, each round of the tree is a
-    // barrier, and a work-item is worth its overhead at 64 elements: a small input gets a
-    // smaller group (4096 elements: 64 work-items; the 1000-step loop of bench_loop ran in
-    // 27.7 ms instead of 36.0 ms).
-    while (g.chunked && g.group > 16 && std::uint64_t(g.group) * 64 > n) g.group /= 2;
     // Enough groups to fill the device a few times over; no more, so pass 2 stays one
-    // group's work. On a CPU a work-item should have a few cache lines of its own (64
-    // elements), so a small input is one group and one pass: launches are what it costs.
+    // group's work.
     const std::uint64_t wanted = std::uint64_t(std::max(1u, info.compute_units)) * (info.gpu ? 8 : 4);
-    const std::uint64_t per_group = g.chunked ? std::uint64_t(g.group) * 64 : g.group;
-    const std::uint64_t needed = (n + per_group - 1) / per_group;
-    g.groups = std::max<std::uint64_t>(1, std::min(wanted, needed));
+    if (!g.chunked) {
+        g.groups = std::max<std::uint64_t>(1, std::min(wanted, (n + g.group - 1) / g.group));
+        return g;
+    }
+    // On a CPU a group's work-items run one after another and each round of its tree is a
+    // barrier: PoCL spent 10-20 us on a group of 256 whatever its input (one pass over 2^12
+    // floats: 4 groups of 256 10.7 us, 4 groups of 8 1.3 us; over 2^20: 8 groups of 256
+    // 84.3 us, 8 of 8 72.3 us). So a group is small, 8 to 64 work-items, each with at least
+    // 2048 elements when the input allows (its set-up and its step of the tree are then a
+    // few percent of its time). A second group, and with it pass 2 and a second launch,
+    // only once the input passes 2^16 elements: one group of a sum's pass 1 was as fast as
+    // eight up to 2^19 floats on the 2-core device (2^18: 26.7 against 28.0 us; 2^20: 144
+    // against 86), and 2^16 leaves room for input expressions dearer than a load.
+    constexpr std::uint64_t per_item = 2048, one_group = std::uint64_t(1) << 16;
+    g.groups = n <= one_group ? 1 : std::min(wanted, (n + one_group - 1) / one_group);
+    g.group = std::min(g.group, 64u);
+    while (g.group > 8 && g.groups * g.group * per_item > n) g.group /= 2;
     return g;
 }
 
 std::uint64_t reduce_chunk(const reduce_geometry& g, std::uint64_t n) {
     const std::uint64_t threads = g.groups * g.group;
-    return ((n + threads - 1) / threads + 7) & ~std::uint64_t(7);
+    return ((n + threads - 1) / threads + chunk_lanes - 1) & ~std::uint64_t(chunk_lanes - 1);
 }
 
 std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
     std::uint64_t log_group = 0;
     while ((1ull << log_group) < g.group) ++log_group;
     const std::uint64_t threads = g.groups * g.group;
-    // Chunked: a lane folds every eighth element of the chunk, lane 0 also the tail (< 8),
-    // then the lanes are folded in order, lane 0 first (seven more steps for it).
-    const std::uint64_t serial1 = g.chunked ? reduce_chunk(g, n) / 8 + 7 + 7 : (n + threads - 1) / threads;
+    // Chunked: a lane folds every 16th element of the chunk, lane 0 also the tail (< 16);
+    // then lane l takes lane l + 8 and the eight are folded in order, lane 0 first: eight
+    // more steps for it (reduce_kernel.cpp, chunked_fold).
+    auto chunked_serial = [](const reduce_geometry& pass, std::uint64_t items) {
+        return reduce_chunk(pass, items) / chunk_lanes + (chunk_lanes - 1) + 8;
+    };
+    const std::uint64_t serial1 = g.chunked ? chunked_serial(g, n) : (n + threads - 1) / threads;
     if (g.groups == 1) return serial1 + log_group;
-    const std::uint64_t serial2 = g.chunked ? reduce_chunk(g, g.groups) / 8 + 7 + 7 : (g.groups + g.group - 1) / g.group;
+    reduce_geometry pass2 = g; // one group over the partials
+    pass2.groups = 1;
+    const std::uint64_t serial2 = g.chunked ? chunked_serial(pass2, g.groups) : (g.groups + g.group - 1) / g.group;
     return serial1 + serial2 + 2 * log_group;
 }
 

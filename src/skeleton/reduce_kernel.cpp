@@ -6,12 +6,13 @@
 
 #include "codegen/emit.hpp"
 #include "loom/error.hpp"
+#include "skeleton/reduce.hpp"
 
 namespace loom::skeleton {
 
 namespace {
 
-constexpr int lanes = 8; // accumulators per work-item in the chunked layout
+constexpr int lanes = int(chunk_lanes), vector_lanes = 8;
 
 // The values computed per element: the accumulated ones, and what the statements fused
 // into the pass store (map-reduce fusion; each element is visited exactly once).
@@ -22,12 +23,13 @@ std::vector<std::uint32_t> element_roots(const input_kernel& in, const std::vect
     return roots;
 }
 
-// The per-work-item fold over a contiguous chunk: eight elements a step into eight
-// accumulators a<k>_<lane>, the tail into lane 0, then the lanes folded in order into
-// a<k>. In order, not as a tree: LLVM's SLP vectorizer (PoCL) recognises the in-order
-// fold as one horizontal reduction and keeps the eight lanes in one vector register;
-// with the tree it split them into 2-wide pieces built by element inserts, and a float
-// min or max of 2^24 elements took 2.0-3.0 ms instead of 1.55.
+// The per-work-item fold over a contiguous chunk: `lanes` elements a step into as many
+// accumulators a<k>_<lane>, the tail into lane 0; then lane l takes lane l + 8 (one vector
+// operation) and the eight are folded in order into a<k>. In order, not as a tree: LLVM's
+// SLP vectorizer (PoCL) recognises the in-order fold as one horizontal reduction and keeps
+// the eight lanes in one vector register; with the tree it split them into 2-wide pieces
+// built by element inserts, and a float min or max of 2^24 elements took 2.0-3.0 ms
+// instead of 1.55. reduce_depth counts this order.
 std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
                          const codegen::dialect& d, const codegen::skeleton_dialect& sd,
                          const std::function<std::string(std::size_t, const std::string&, const std::string&)>& call) {
@@ -44,7 +46,8 @@ std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>&
     std::string s;
     s += "    const " + index + " threads = (" + index + ")" + sd.group_count + " * " + w + ";\n";
     s += "    const " + index + " gid = (" + index + ")" + sd.group_id + " * " + w + " + " + sd.local_id + ";\n";
-    s += "    const " + index + " chunk = ((n + threads - 1) / threads + 7) & ~(" + index + ")7;\n";
+    const std::string mask = std::to_string(lanes - 1);
+    s += "    const " + index + " chunk = ((n + threads - 1) / threads + " + mask + ") & ~(" + index + ")" + mask + ";\n";
     s += "    " + index + " i = gid * chunk < n ? gid * chunk : n;\n";
     s += "    const " + index + " last = n - i < chunk ? n : i + chunk;\n";
     for (std::size_t k = 0; k < acc.size(); ++k)
@@ -52,12 +55,15 @@ std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>&
             const std::string t = codegen::type_name(d, acc[k].op->type);
             s += "    " + t + " " + lane(k, l) + " = id" + std::to_string(k) + ";\n";
         }
-    s += "    for (; i + 8 <= last; i += 8) {\n";
+    const std::string step = std::to_string(lanes);
+    s += "    for (; i + " + step + " <= last; i += " + step + ") {\n";
     for (int l = 0; l < lanes; ++l) s += fold_at("(i + " + std::to_string(l) + ")", l, "        ");
     s += "    }\n    for (; i < last; ++i) {\n" + fold_at("i", 0, "        ") + "    }\n";
     for (std::size_t k = 0; k < acc.size(); ++k) {
+        for (int l = vector_lanes; l < lanes; ++l)
+            s += "    " + lane(k, l % vector_lanes) + " = " + call(k, lane(k, l % vector_lanes), lane(k, l)) + ";\n";
         std::string folded = lane(k, 0);
-        for (int l = 1; l < lanes; ++l) folded = call(k, folded, lane(k, l));
+        for (int l = 1; l < vector_lanes; ++l) folded = call(k, folded, lane(k, l));
         s += "    a" + std::to_string(k) + " = " + folded + ";\n";
     }
     return s;

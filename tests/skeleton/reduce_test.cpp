@@ -93,6 +93,54 @@ TEST_CASE("float sum of random data stays within gamma_k * sum |x_i| of the exac
     }
 }
 
+TEST_CASE("CPU geometry: one group up to 2^16 elements, groups of 8 to 64, the GPU form unchanged") {
+    loom::backend::device_info cpu;
+    cpu.compute_units = 2;
+    cpu.max_work_group = 4096;
+    struct expected {
+        std::uint64_t n, groups;
+        unsigned group;
+    };
+    // 2^16 + 1 is two groups; a work-item gets at least 2048 elements where the input allows.
+    for (const expected& e : {expected{0, 1, 8}, {1000, 1, 8}, {1 << 16, 1, 32}, {(1 << 16) + 1, 2, 16},
+                              {1 << 18, 4, 32}, {1 << 20, 8, 64}, {std::uint64_t(1) << 26, 8, 64}}) {
+        CAPTURE(e.n);
+        const auto g = loom::skeleton::reduce_geometry_for(cpu, e.n);
+        CHECK(g.chunked);
+        CHECK(g.groups == e.groups);
+        CHECK(g.group == e.group);
+    }
+    cpu.max_work_group = 16; // the device's limit caps the group
+    CHECK(loom::skeleton::reduce_geometry_for(cpu, 1 << 20).group == 16);
+    loom::backend::device_info gpu = cpu;
+    gpu.gpu = true;
+    gpu.max_work_group = 1024;
+    gpu.compute_units = 132;
+    const auto g = loom::skeleton::reduce_geometry_for(gpu, 1 << 20);
+    CHECK(!g.chunked);
+    CHECK(g.group == 256);
+    CHECK(g.groups == 132 * 8);
+    CHECK(loom::skeleton::reduce_geometry_for(gpu, 1000).groups == 4);
+}
+
+TEST_CASE("integer sums at the geometry's boundaries fold every element exactly once") {
+    // Around one group's limit (2^16) and where the group size steps; odd sizes leave tails.
+    for (std::size_t n : {std::size_t(2047), std::size_t(65535), std::size_t(65536), std::size_t(65537),
+                          std::size_t(2 * 65536 + 9), std::size_t(3 * 65536 - 1), std::size_t(1 << 19) + 7}) {
+        CAPTURE(n);
+        const std::vector<std::int32_t> h = random_values<std::int32_t>(n, -1000, 1000, 11);
+        loom::vector<std::int32_t> x(ctx(), h);
+        std::int64_t ref = 0;
+        for (std::int32_t v : h) ref += v;
+        ctx().finish();
+        const auto before = ctx().statistics();
+        CHECK(loom::sum(x) == ref);
+        CHECK(loom::sum(loom::cast<std::int64_t>(x)) == ref);
+        const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
+        CHECK(ctx().statistics().kernels_launched - before.kernels_launched == (geo.groups == 1 ? 2u : 4u));
+    }
+}
+
 TEST_CASE("sum(x * y) is one pass: exactly two launches, no element-wise kernel, no temporary") {
     const std::size_t n = 100003;
     const std::vector<float> hx = random_values<float>(n, -1.0f, 1.0f, 1), hy = random_values<float>(n, -1.0f, 1.0f, 2);
