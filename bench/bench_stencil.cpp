@@ -328,10 +328,13 @@ void run_handwritten(benchmark::State& state, const workload& w) {
     bench::set_bytes(state, 8.0 * double(state.range(0)));
 }
 
-// Loom's one expression and the tuned kernel, run by run (bench::time_interleaved).
-void run_interleaved(benchmark::State& state, const workload& w) {
+// One of Loom's forms and the tuned kernel, run by run (bench::time_interleaved). The
+// statements form has a pair of its own: its kernel is the expression's, and timed apart
+// the two moved by up to 1.4x against each other between runs.
+void run_interleaved(benchmark::State& state, const workload& w, form f) {
     const bench::own_instances fresh; // both made anew for the pair
-    const std::function<void()> hand = handwritten_run(state, w), loom = loom_run(state, w, form::expr, "loom_expr");
+    const std::function<void()> hand = handwritten_run(state, w),
+                                loom = loom_run(state, w, f, f == form::expr ? "loom_expr" : "loom_stmts");
     if (!hand || !loom) return;
     bench::time_interleaved(state, loom, hand);
     bench::set_bytes(state, 8.0 * double(state.range(0)));
@@ -348,7 +351,9 @@ void register_all() {
         bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, form::unfused, "loom_unfused"); },
                    n);
         bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 22);
+        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p, form::expr); }, 22);
+        bench::add_interleaved(
+            w.name, [p](benchmark::State& s) { run_interleaved(s, *p, form::stmts); }, 22, "interleaved_stmts");
     }
 }
 

@@ -72,8 +72,9 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
 }
 
 benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
-                                                std::function<void(benchmark::State&)> fn, int hi) {
-    return add(workload + "/interleaved", std::move(fn), sizes(12, hi, 4), 0.01);
+                                                std::function<void(benchmark::State&)> fn, int hi,
+                                                const char* variant) {
+    return add(workload + "/" + variant, std::move(fn), sizes(12, hi, 4), 0.01);
 }
 
 namespace {

@@ -35,13 +35,15 @@ std::vector<std::int64_t> sizes(int lo, int hi, int step = 2);
 benchmark::internal::Benchmark* add(const std::string& name, std::function<void(benchmark::State&)> fn,
                                     const std::vector<std::int64_t>& args, double min_time = 0.02);
 
-// Registers `workload`/interleaved (bench::time_interleaved), after the workload's
-// handwritten variant, whose tuning it reuses, at 2^12, 2^16, ... up to 2^hi (and 2^hi
-// itself): the sizes the summary tables show. Each repetition runs at least min_time of Loom's time and as
-// much of the handwritten kernel's, so min_time is half the usual: the pair costs what one
-// variant does.
+// Registers `workload`/`variant` (bench::time_interleaved; "interleaved" pairs Loom's one
+// expression with the handwritten kernel, "interleaved_stmts" its statements form), after
+// the workload's handwritten variant, whose tuning it reuses, at 2^12, 2^16, ... up to 2^hi
+// (and 2^hi itself): the sizes the summary tables show. Each repetition runs at least
+// min_time of Loom's time and as much of the handwritten kernel's, so min_time is half the
+// usual: the pair costs what one variant does.
 benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
-                                                std::function<void(benchmark::State&)> fn, int hi);
+                                                std::function<void(benchmark::State&)> fn, int hi,
+                                                const char* variant = "interleaved");
 
 // The untimed runs before a prepared instance's first timed one: 0.1 s, or 200 runs when
 // those take less. Without them the first instance to work in new memory at 2^24 floats (a

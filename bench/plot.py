@@ -32,7 +32,9 @@ STYLE = {
     "boost_compute": ("tab:green", "^", "Boost.Compute"),
     "copybuffer": ("tab:gray", "+", "clEnqueueCopyBuffer"),
     "interleaved": ("tab:orange", "*", "Loom, one expression, run by run with handwritten"),
+    "interleaved_stmts": ("tab:brown", "P", "Loom, statements fused, run by run with handwritten"),
 }
+RUN_BY_RUN = ("interleaved", "interleaved_stmts")
 UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
@@ -149,8 +151,8 @@ def plot_times(recs, name, device, out):
 
 
 def ratio(recs, w, v, n, base="handwritten"):
-    """Median time ratio v / base; for `interleaved`, the median of its repetitions' own ratios."""
-    if v == "interleaved" and base == "handwritten":
+    """Median time ratio v / base; for a run-by-run pair, the median of its repetitions' own ratios."""
+    if v in RUN_BY_RUN and base == "handwritten":
         return recs.get((w, v, n), {}).get("ratio")
     a, b = recs.get((w, v, n)), recs.get((w, base, n))
     if a and b and "median" in a and "median" in b and b["median"] > 0:
@@ -166,7 +168,7 @@ def plot_ratios(recs, name, device, out):
     fig, axes = grid(len(ws))
     for ax, w in zip(axes, ws):
         for v in variants_of(recs, w):
-            if v == "handwritten" or (v not in LOOM_VARIANTS and v not in ("boost_compute", "interleaved")):
+            if v == "handwritten" or (v not in LOOM_VARIANTS and v != "boost_compute" and v not in RUN_BY_RUN):
                 continue
             pts = [(n, ratio(recs, w, v, n)) for (ww, vv, n) in sorted(recs) if ww == w and vv == v]
             pts = [p for p in pts if p[1] is not None]
@@ -306,8 +308,8 @@ def med(recs, w, v, n):
     return r.get("median") if r else None
 
 
-def interleaved_cell(recs, w, n):
-    r = recs.get((w, "interleaved", n))
+def interleaved_cell(recs, w, n, v="interleaved"):
+    r = recs.get((w, v, n))
     if not r or r.get("ratio") is None:
         return "-"
     spread = f" ({fmt(r['ratio_min'])}-{fmt(r['ratio_max'])})" if "ratio_min" in r and "ratio_max" in r else ""
@@ -329,11 +331,13 @@ def elementwise_tables(recs, copy_peak):
     ws = workloads_of(recs)
     sizes = sorted({n for (_, _, n) in recs})
     shown = [n for n in sizes if int(round(math.log2(n))) % 4 == 0 or n == sizes[-1]] if sizes else []
-    rows = [[w] + [interleaved_cell(recs, w, n) for n in shown] for w in ws if "interleaved" in variants_of(recs, w)]
+    rows = [[w + ("" if v == "interleaved" else ", statements")] + [interleaved_cell(recs, w, n, v) for n in shown]
+            for w in ws for v in RUN_BY_RUN if v in variants_of(recs, w)]
     if rows:
         out.append("**Loom, one expression / tuned handwritten OpenCL, run by run** (`interleaved`: the two alternate "
                    "run by run; median of the 10 repetitions' ratios, their min-max in parentheses; 1.00 = parity, "
-                   "< 1 = faster)\n\n" + table(["workload"] + [log2_label(n) for n in shown], rows))
+                   "< 1 = faster; rows marked statements pair Loom's separate statements fused, "
+                   "`interleaved_stmts`)\n\n" + table(["workload"] + [log2_label(n) for n in shown], rows))
     for v, title in (("loom_expr", "Loom, one expression"),
                      ("loom_contract", "Loom, one expression with fp_contract on"),
                      ("loom_stmts", "Loom, separate statements fused"),
