@@ -120,7 +120,22 @@ void set_bytes(benchmark::State& state, double bytes_per_run) {
         benchmark::Counter(bytes_per_run * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-int run(int argc, char** argv, void (*register_all)()) {
+bool describe_opencl() {
+    loom::context& ctx = loom_context(true);
+    ocl::environment& e = ocl::env();
+    if (e.name != ctx.device_name()) {
+        std::fprintf(stderr, "bench: Loom runs on '%s' but the handwritten baselines on '%s'; set LOOM_DEVICE\n",
+                     ctx.device_name().c_str(), e.name.c_str());
+        return false;
+    }
+    benchmark::AddCustomContext("device", ctx.device_name());
+    benchmark::AddCustomContext("driver", ctx.driver_version());
+    benchmark::AddCustomContext("opencl_platform", e.platform_name);
+    benchmark::AddCustomContext("compute_units", std::to_string(e.compute_units));
+    return true;
+}
+
+int run(int argc, char** argv, void (*register_all)(), describe_device describe) {
     std::vector<char*> args;
     for (int i = 0; i < argc; ++i) {
         if (std::strncmp(argv[i], "--max-log2=", 11) == 0) {
@@ -133,17 +148,7 @@ int run(int argc, char** argv, void (*register_all)()) {
     benchmark::Initialize(&count, args.data());
     if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
 
-    loom::context& ctx = loom_context(true);
-    ocl::environment& e = ocl::env();
-    if (e.name != ctx.device_name()) {
-        std::fprintf(stderr, "bench: Loom runs on '%s' but the handwritten baselines on '%s'; set LOOM_DEVICE\n",
-                     ctx.device_name().c_str(), e.name.c_str());
-        return 1;
-    }
-    benchmark::AddCustomContext("device", ctx.device_name());
-    benchmark::AddCustomContext("driver", ctx.driver_version());
-    benchmark::AddCustomContext("opencl_platform", e.platform_name);
-    benchmark::AddCustomContext("compute_units", std::to_string(e.compute_units));
+    if (!describe()) return 1;
     benchmark::AddCustomContext("compiler", LOOM_BENCH_COMPILER);
     benchmark::AddCustomContext("loom_version", LOOM_BENCH_VERSION);
     benchmark::AddCustomContext("max_log2", std::to_string(max_log2()));

@@ -143,9 +143,17 @@ template <class T, class Make> T& prepared(const std::string& key, Make&& make) 
 // Bytes a kernel must move at the least, per run: reported as "bytes" and "GB/s" counters.
 void set_bytes(benchmark::State& state, double bytes_per_run);
 
-// The main() of every bench program: strips --max-log2, calls `register_all`, adds the context
-// block (device, driver, compiler, Loom version), runs the benchmarks.
-int run(int argc, char** argv, void (*register_all)());
+// Adds a program's device lines to the JSON context block ("device", "driver", ...) and
+// checks that Loom and the handwritten baselines run on one device; false (after saying why
+// on stderr) when they do not, or when there is nothing to measure on.
+using describe_device = bool (*)();
+// The OpenCL suite's: Loom's OpenCL context and the baselines' OpenCL device must agree.
+bool describe_opencl();
+
+// The main() of every bench program: strips --max-log2, checks and describes the device,
+// adds the rest of the context block (compiler, Loom version, size cap), calls
+// `register_all`, runs the benchmarks. Exit status 1 when `describe` fails.
+int run(int argc, char** argv, void (*register_all)(), describe_device describe = describe_opencl);
 
 // ---- inputs and references -----------------------------------------------------------------
 

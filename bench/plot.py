@@ -30,7 +30,7 @@ STYLE = {
     "loom_unfused": ("tab:red", "v", "Loom, fusion off"),
     "handwritten": ("black", "x", "handwritten OpenCL (tuned wg)"),
     "boost_compute": ("tab:green", "^", "Boost.Compute"),
-    "copybuffer": ("tab:gray", "+", "clEnqueueCopyBuffer"),
+    "copybuffer": ("tab:gray", "+", "device-to-device copy (clEnqueueCopyBuffer; cudaMemcpyAsync in bench_cuda)"),
     "interleaved": ("tab:orange", "*", "Loom, one expression, run by run with handwritten"),
     "interleaved_stmts": ("tab:brown", "P", "Loom, statements fused, run by run with handwritten"),
 }
@@ -571,14 +571,22 @@ def main():
             md.append("### Dispatch (bench_dispatch)\n\n" + dispatch_table(recs))
             continue
         short = name.replace("bench_", "")
-        plot_times(recs, short, device, out)
-        plot_ratios(recs, short, device, out)
-        plot_throughput(recs, short, device, out, copy_per_n, copy_peak)
-        plot_fusion(recs, short, device, out)
+        own_device, own_copy, own_peak, heading = device, copy_per_n, copy_peak, f"### {short} ({name})"
+        if name == "bench_cuda":  # its own GPU, against its own device-to-device copy
+            c = contexts.get(name, {})
+            own_device = c.get("device", "?")
+            own_copy, own_peak = copy_bandwidth(recs)
+            heading = (f"### CUDA: Loom's CUDA backend / handwritten CUDA ({name}) on **{own_device}** "
+                       f"({c.get('cuda', '?')}; {c.get('compute_units', '?')} multiprocessors; run {c.get('date', '?')} "
+                       f"at commit {c.get('loom_commit', '?')})")
+        plot_times(recs, short, own_device, out)
+        plot_ratios(recs, short, own_device, out)
+        plot_throughput(recs, short, own_device, out, own_copy, own_peak)
+        plot_fusion(recs, short, own_device, out)
         if name == "bench_loop":
             md.append("### Device loop vs host loop (bench_loop)\n\n" + loop_table(recs))
         elif any(v == "handwritten" for (_, v, _) in recs):
-            md.append(f"### {short} ({name})\n\n" + "\n\n".join(elementwise_tables(recs, copy_peak)))
+            md.append(heading + "\n\n" + "\n\n".join(elementwise_tables(recs, own_peak)))
     if errors:
         md.append("### Errors\n\n" + "\n".join(f"- `{n}`: {m}" for n, m in errors))
     (results / "summary.md").write_text("\n\n".join(md) + "\n")

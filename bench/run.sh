@@ -10,6 +10,8 @@
 #   bench/run.sh --filter saxpy     # only benchmarks whose name matches (a regex)
 #   bench/run.sh --build-time       # also time `cmake --build` of a fresh tree with tests (-j2)
 #   bench/run.sh --geometry         # also the launch-geometry study (bench_geometry, about 4 min)
+#   bench/run.sh --cuda             # on a GPU machine: only bench_cuda (Loom's CUDA backend against
+#                                   # handwritten CUDA), built in build-bench-cuda with LOOM_WITH_CUDA=ON
 #   bench/run.sh --no-build --build-dir build-bench
 set -euo pipefail
 
@@ -21,6 +23,7 @@ build=1
 build_time=0
 plot=1
 geometry=0
+cuda=0
 while [ $# -gt 0 ]; do
     case $1 in
     --max-log2) max_log2=$2; shift 2 ;;
@@ -31,7 +34,8 @@ while [ $# -gt 0 ]; do
     --build-time) build_time=1; shift ;;
     --no-plot) plot=0; shift ;;
     --geometry) geometry=1; shift ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    --cuda) cuda=1; shift ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -40,9 +44,15 @@ results=$repo/bench/results
 mkdir -p "$results"
 programs=$(cd "$repo/bench" && ls bench_*.cpp | sed 's/\.cpp$//')
 [ $geometry = 1 ] || programs=$(echo "$programs" | grep -v '^bench_geometry$')
+with_cuda=OFF
+if [ $cuda = 1 ]; then
+    programs=bench_cuda
+    with_cuda=ON
+    [ "$build_dir" = "$repo/build-bench" ] && build_dir=$repo/build-bench-cuda
+fi
 
 if [ $build = 1 ]; then
-    cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=OFF -DLOOM_WITH_CUDA=OFF >/dev/null
+    cmake -S "$repo" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DLOOM_BUILD_TESTS=OFF -DLOOM_WITH_CUDA=$with_cuda >/dev/null
     # shellcheck disable=SC2086
     cmake --build "$build_dir" -j2 --target $programs
 fi
@@ -62,7 +72,7 @@ for p in $programs; do
     echo "== $p (sizes up to 2^$max_log2)"
     t0=$(date +%s)
     args=(--benchmark_out="$results/$p.json" --benchmark_out_format=json
-          --benchmark_context=loom_commit="$commit",command="bench/run.sh --max-log2 $max_log2")
+          --benchmark_context=loom_commit="$commit",command="bench/run.sh --max-log2 $max_log2$([ $cuda = 1 ] && echo " --cuda")")
     [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
     # stderr carries the work-group tuning of every handwritten baseline: kept next to the JSON.
     "$exe" "${args[@]}" 2> >(tee "$results/$p.log" >&2)

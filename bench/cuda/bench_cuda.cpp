@@ -1,0 +1,390 @@
+// Loom on its CUDA backend against handwritten CUDA kernels (kernels.cu) on one GPU: the
+// element-wise maps, dot and sum, the inclusive scan and the 2-D stencil, with cudaMemcpyAsync
+// device to device as the bandwidth reference. Variants: loom_expr (Loom's one expression),
+// handwritten (the kernel at its tuned geometry; CUB for the scan), interleaved (the two run by
+// run, bench::time_interleaved), and copy/copybuffer (the device-to-device copy). Host time
+// after a synchronize, as in the OpenCL suite; every variant is checked against a host
+// reference before it is timed. Built where nvcc and Loom's CUDA backend are; run by
+// `bench/run.sh --cuda` where a GPU is (bench/README.md). Without one it says why and stops.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "kernels.hpp"
+#include "opencl_baseline.hpp" // bench::ocl::tune_configs times any run function, not only OpenCL's
+
+namespace {
+
+namespace cb = cuda_baseline;
+
+enum class kind { map, reduce, scan, stencil };
+
+struct workload {
+    std::string name;
+    kind k;
+    cb::map_op op = cb::map_op::copy; // kind::map
+    bool dot = false;                  // kind::reduce: sum(x * y) rather than sum(x)
+    double bytes_per_element = 8;      // the least a run must move
+};
+
+const std::vector<workload>& workloads() {
+    static const std::vector<workload> all = {
+        {"copy", kind::map, cb::map_op::copy, false, 8},
+        {"scale", kind::map, cb::map_op::scale, false, 8},
+        {"saxpy", kind::map, cb::map_op::saxpy, false, 12},
+        {"triad", kind::map, cb::map_op::triad, false, 12},
+        {"chain8", kind::map, cb::map_op::chain8, false, 8},
+        {"issue4_chain4", kind::map, cb::map_op::issue4_chain4, false, 12},
+        {"dot", kind::reduce, cb::map_op::copy, true, 8},
+        {"sum", kind::reduce, cb::map_op::copy, false, 4},
+        {"inclusive_scan", kind::scan, cb::map_op::copy, false, 8},
+        {"stencil2d_5pt", kind::stencil, cb::map_op::copy, false, 8},
+    };
+    return all;
+}
+
+// The scalars of the OpenCL suite's workloads of the same names (bench_elementwise.cpp,
+// bench_stencil.cpp).
+const cb::map_scalars& scalars() {
+    static const cb::map_scalars s{2.5f, {0.75f, 1.25f, 0.5f, 1.5f, 0.875f, 1.125f, 0.625f, 1.375f}};
+    return s;
+}
+constexpr float stencil_c = 0.2f;
+
+const float* host_x(std::size_t n) { return bench::random_floats(1, 0.5f, 1.5f, n); }
+const float* host_y(std::size_t n) { return bench::random_floats(2, 0.5f, 1.5f, n); }
+std::size_t width(std::size_t n) { return std::size_t(std::llround(std::sqrt(double(n)))); } // sizes are 4^k
+
+std::string key(const workload& w, const std::string& variant, std::size_t n) {
+    return w.name + "/" + variant + "/" + std::to_string(n);
+}
+
+// ---- host references -----------------------------------------------------------------------
+
+float map_reference(cb::map_op op, float x, float y) {
+    const cb::map_scalars& s = scalars();
+    switch (op) {
+    case cb::map_op::copy: return x;
+    case cb::map_op::scale: return s.a * x;
+    case cb::map_op::saxpy: return s.a * x + y;
+    case cb::map_op::triad: return x + s.a * y;
+    case cb::map_op::chain8: {
+        float t = x;
+        for (float c : s.c) t = t * c + x;
+        return t;
+    }
+    case cb::map_op::issue4_chain4: {
+        const float t = s.a * x + y;
+        return t * t - x;
+    }
+    }
+    return 0;
+}
+
+// The expected output of a map, scan or stencil over the host inputs of size n.
+std::vector<float> reference(const workload& w, std::size_t n) {
+    const float *x = host_x(n), *y = host_y(n);
+    std::vector<float> out(n);
+    if (w.k == kind::map) {
+        for (std::size_t i = 0; i < n; ++i) out[i] = map_reference(w.op, x[i], y[i]);
+    } else if (w.k == kind::scan) {
+        double running = 0;
+        for (std::size_t i = 0; i < n; ++i) out[i] = float(running += x[i]);
+    } else {
+        const std::size_t nx = width(n), ny = n / nx;
+        for (std::size_t j = 0; j < ny; ++j)
+            for (std::size_t i = 0; i < nx; ++i) {
+                const std::size_t k = j * nx + i;
+                const float m = x[k], west = x[i == 0 ? k : k - 1], east = x[i + 1 < nx ? k + 1 : k];
+                const float south = x[j == 0 ? k : k - nx], north = x[j + 1 < ny ? k + nx : k];
+                out[k] = m + stencil_c * (west + east + south + north - 4.0f * m);
+            }
+    }
+    return out;
+}
+
+// Empty when `got` is the workload's output over the host inputs. Contraction (nvcc's
+// default) and the scan's order of additions round differently from the host.
+std::string check_output(const workload& w, std::size_t n, const std::vector<float>& got) {
+    const bench::tolerance tol{w.k == kind::scan ? 2e-3 : 1e-5, w.k == kind::scan ? 0.0 : 1e-6};
+    return bench::compare(got.data(), reference(w, n).data(), n, tol);
+}
+
+std::string check_value(const workload& w, std::size_t n, float got) {
+    const float *x = host_x(n), *y = host_y(n);
+    double exact = 0, magnitude = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = w.dot ? double(x[i]) * y[i] : double(x[i]);
+        exact += v;
+        magnitude += std::fabs(v);
+    }
+    if (std::fabs(double(got) - exact) <= 1e-4 * magnitude + 1e-6) return "";
+    return "result " + std::to_string(got) + ", the host says " + std::to_string(exact);
+}
+
+// ---- Loom ----------------------------------------------------------------------------------
+
+loom::context& cuda_context() {
+    static loom::context ctx(loom::context_options{"cuda", "", 1, 0});
+    return ctx;
+}
+
+struct loom_instance {
+    std::string error;
+    std::unique_ptr<loom::vector<float>> x, y, z;
+    float value = 0; // a reduction's result, kept so that the call is not optimised away
+    std::function<void()> once;
+};
+
+void loom_map(cb::map_op op, loom::vector<float>& x, loom::vector<float>& y, loom::vector<float>& z) {
+    const float a = scalars().a;
+    const float* c = scalars().c;
+    switch (op) {
+    case cb::map_op::copy: z = x; break;
+    case cb::map_op::scale: z = a * x; break;
+    case cb::map_op::saxpy: y = a * x + y; break;
+    case cb::map_op::triad: z = x + a * y; break;
+    case cb::map_op::chain8:
+        z = (((((((x * c[0] + x) * c[1] + x) * c[2] + x) * c[3] + x) * c[4] + x) * c[5] + x) * c[6] + x) * c[7] + x;
+        break;
+    case cb::map_op::issue4_chain4: z = (a * x + y) * (a * x + y) - x; break;
+    }
+}
+
+loom_instance& loom_prepared(const workload& w, std::size_t n) {
+    return bench::prepared<loom_instance>(key(w, "loom_expr", n), [&] {
+        auto p = std::make_unique<loom_instance>();
+        try {
+            loom::context& ctx = cuda_context();
+            p->x = std::make_unique<loom::vector<float>>(ctx, host_x(n), host_x(n) + n);
+            p->y = std::make_unique<loom::vector<float>>(ctx, host_y(n), host_y(n) + n);
+            p->z = std::make_unique<loom::vector<float>>(ctx, n);
+            loom::copy(bench::poison(n), *p->z);
+            loom::vector<float>&x = *p->x, &y = *p->y, &z = *p->z;
+            const std::size_t nx = width(n);
+            switch (w.k) {
+            case kind::map: p->once = [&x, &y, &z, op = w.op] { loom_map(op, x, y, z); }; break;
+            case kind::reduce: {
+                loom_instance* raw = p.get();
+                if (w.dot) p->once = [&x, &y, raw] { raw->value = loom::sum(x * y); };
+                else p->once = [&x, raw] { raw->value = loom::sum(x); };
+                p->once();
+                p->error = check_value(w, n, p->value);
+                break;
+            }
+            case kind::scan: p->once = [&x, &z] { loom::inclusive_scan(x, z); }; break;
+            case kind::stencil:
+                p->once = [&x, &z, nx, n] {
+                    auto g = loom::grid(x, nx, n / nx);
+                    z = x + stencil_c * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) +
+                                         loom::at(g, 0, 1) - 4.0f * x);
+                };
+                break;
+            }
+            if (w.k != kind::reduce) {
+                p->once();
+                p->error = check_output(w, n, (w.op == cb::map_op::saxpy && w.k == kind::map ? y : z).to_host());
+            }
+            auto run = p->once;
+            p->once = [run, &ctx] {
+                run();
+                ctx.finish();
+            };
+        } catch (const std::exception& e) {
+            p->error = e.what();
+        }
+        if (!p->error.empty()) p->error = key(w, "loom_expr", n) + ": " + p->error;
+        return p;
+    });
+}
+
+// ---- handwritten ---------------------------------------------------------------------------
+
+struct cuda_instance {
+    std::string error;
+    std::unique_ptr<cb::buffer> x, y, z, partials, result;
+    std::unique_ptr<cb::inclusive_scan> scan;
+    std::string label; // the tuned geometry
+    std::function<void()> once;
+};
+
+// The geometries tuned for a workload at size n, each a run of the kernel (not synchronized).
+struct config {
+    std::string name;
+    std::function<void()> run;
+};
+
+std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) {
+    std::vector<config> out;
+    const unsigned count = unsigned(n);
+    float *x = p.x->data(), *y = p.y->data(), *z = p.z->data();
+    switch (w.k) {
+    case kind::map:
+        for (int block : {128, 256, 512, 1024})
+            out.push_back({std::to_string(block), [=, op = w.op] { cb::map(op, x, y, z, scalars(), count, block); }});
+        break;
+    case kind::reduce: {
+        const int sms = cb::multiprocessors();
+        for (int block : {256, 512, 1024})
+            for (int per_sm : {2, 4, 8}) {
+                // No more blocks than the float4 loads need.
+                const long long needed = (n / 4 + block - 1) / block;
+                const int blocks = int(std::max<long long>(1, std::min<long long>(sms * per_sm, needed)));
+                float *partials = p.partials->data(), *result = p.result->data();
+                const float* second = w.dot ? y : nullptr;
+                out.push_back({std::to_string(blocks) + "x" + std::to_string(block),
+                               [=] { cb::reduce(x, second, count, blocks, block, partials, result); }});
+            }
+        break;
+    }
+    case kind::scan: out.push_back({"cub", [x, z, s = p.scan.get()] { s->run(x, z); }}); break;
+    case kind::stencil: {
+        const unsigned nx = unsigned(width(n)), ny = unsigned(n / width(n));
+        for (auto [bx, by] : {std::pair<int, int>{32, 8}, {32, 4}, {64, 4}, {128, 2}, {16, 16}, {256, 1}})
+            out.push_back({std::to_string(bx) + "x" + std::to_string(by),
+                           [=] { cb::stencil2d(x, z, stencil_c, nx, ny, bx, by); }});
+        break;
+    }
+    }
+    return out;
+}
+
+cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
+    return bench::prepared<cuda_instance>(key(w, "handwritten", n), [&] {
+        auto p = std::make_unique<cuda_instance>();
+        try {
+            p->x = std::make_unique<cb::buffer>(n);
+            p->y = std::make_unique<cb::buffer>(n);
+            p->z = std::make_unique<cb::buffer>(n);
+            p->partials = std::make_unique<cb::buffer>(8 * std::size_t(cb::multiprocessors()));
+            p->result = std::make_unique<cb::buffer>(1);
+            if (w.k == kind::scan) p->scan = std::make_unique<cb::inclusive_scan>(unsigned(n));
+            p->x->upload(host_x(n));
+            const std::vector<config> all = configs(w, n, *p);
+            std::vector<std::string> names;
+            for (const config& c : all) { // every geometry is checked, on fresh inputs and a poisoned output
+                names.push_back(c.name);
+                p->y->upload(host_y(n));
+                p->z->fill_nan();
+                p->result->fill_nan();
+                c.run();
+                cb::synchronize();
+                const std::string e =
+                    w.k == kind::reduce
+                        ? check_value(w, n, p->result->download()[0])
+                        : check_output(w, n, (w.k == kind::map && w.op == cb::map_op::saxpy ? p->y : p->z)->download());
+                if (!e.empty()) throw std::runtime_error(c.name + ": " + e);
+            }
+            const bench::ocl::tuning t = bench::ocl::tune_configs(key(w, "handwritten", n), names, [&all](std::size_t k) {
+                all[k].run();
+                cb::synchronize();
+            });
+            p->label = "-> " + names[t.best];
+            p->once = [run = all[t.best].run] {
+                run();
+                cb::synchronize();
+            };
+        } catch (const std::exception& e) {
+            p->error = key(w, "handwritten", n) + ": " + e.what();
+        }
+        return p;
+    });
+}
+
+// ---- the variants --------------------------------------------------------------------------
+
+template <class Instance> bool usable(benchmark::State& state, const Instance& p) {
+    if (p.error.empty()) return true;
+    state.SkipWithError(p.error.c_str());
+    return false;
+}
+
+void run_loom(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    loom_instance& p = loom_prepared(w, n);
+    if (!usable(state, p)) return;
+    bench::time_loop(state, p.once);
+    bench::set_bytes(state, w.bytes_per_element * double(n));
+}
+
+void run_handwritten(benchmark::State& state, const workload& w) {
+    const std::size_t n = std::size_t(state.range(0));
+    cuda_instance& p = handwritten_prepared(w, n);
+    if (!usable(state, p)) return;
+    state.SetLabel(p.label);
+    bench::time_loop(state, p.once);
+    bench::set_bytes(state, w.bytes_per_element * double(n));
+}
+
+void run_interleaved(benchmark::State& state, const workload& w) {
+    const bench::own_instances fresh; // both made anew for the pair
+    const std::size_t n = std::size_t(state.range(0));
+    cuda_instance& hand = handwritten_prepared(w, n);
+    if (!bench::time_interleaved_instances(state, loom_prepared(w, n), hand)) return;
+    state.SetLabel(hand.label);
+    bench::set_bytes(state, w.bytes_per_element * double(n));
+}
+
+// The device's copy bandwidth: cudaMemcpyAsync device to device, the reference line.
+void run_copybuffer(benchmark::State& state) {
+    const std::size_t n = std::size_t(state.range(0));
+    cb::buffer from(n), to(n);
+    from.upload(host_x(n));
+    to.fill_nan();
+    cb::device_copy(from.data(), to.data(), n);
+    cb::synchronize();
+    const std::string e = bench::compare(to.download().data(), host_x(n), n, {});
+    if (!e.empty()) {
+        state.SkipWithError(("copy/copybuffer: " + e).c_str());
+        return;
+    }
+    bench::time_loop(state, [&] {
+        cb::device_copy(from.data(), to.data(), n);
+        cb::synchronize();
+    });
+    bench::set_bytes(state, 8.0 * double(n));
+}
+
+bool describe_cuda() {
+    const std::string problem = cb::device_problem();
+    if (!problem.empty()) {
+        std::fprintf(stderr, "bench_cuda: no GPU to measure on (%s)\n", problem.c_str());
+        return false;
+    }
+    try {
+        loom::context& ctx = cuda_context();
+        if (ctx.device_name() != cb::device_name()) {
+            std::fprintf(stderr, "bench_cuda: Loom runs on '%s' but the handwritten kernels on '%s'; set LOOM_DEVICE\n",
+                         ctx.device_name().c_str(), cb::device_name().c_str());
+            return false;
+        }
+        benchmark::AddCustomContext("device", ctx.device_name());
+        benchmark::AddCustomContext("driver", ctx.driver_version());
+        benchmark::AddCustomContext("cuda", cb::versions());
+        benchmark::AddCustomContext("compute_units", std::to_string(cb::multiprocessors()));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_cuda: %s\n", e.what());
+        return false;
+    }
+    return true;
+}
+
+void register_all() {
+    const std::vector<std::int64_t> n = bench::sizes(10, 26);
+    for (const workload& w : workloads()) {
+        const workload* p = &w;
+        bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
+        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 26);
+        if (w.name == "copy") bench::add("copy/copybuffer", [](benchmark::State& s) { run_copybuffer(s); }, n);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return bench::run(argc, argv, register_all, describe_cuda); }

@@ -1,0 +1,199 @@
+// The handwritten CUDA baselines of bench_cuda; see kernels.hpp. nvcc's defaults apply
+// (contraction on), as for any user's kernel: the host references compare within 1e-5.
+#include "kernels.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace cuda_baseline {
+
+namespace {
+
+void check(cudaError_t status, const char* what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+
+unsigned blocks_for(unsigned n, int block) { return (n + unsigned(block) - 1) / unsigned(block); }
+
+template <map_op Op>
+__global__ void map_kernel(const float* __restrict__ x, float* y, float* z, map_scalars s, unsigned n) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const float xi = x[i];
+    if constexpr (Op == map_op::copy) z[i] = xi;
+    if constexpr (Op == map_op::scale) z[i] = s.a * xi;
+    if constexpr (Op == map_op::saxpy) y[i] = s.a * xi + y[i];
+    if constexpr (Op == map_op::triad) z[i] = xi + s.a * y[i];
+    if constexpr (Op == map_op::chain8) {
+        float t = xi;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) t = t * s.c[k] + xi;
+        z[i] = t;
+    }
+    if constexpr (Op == map_op::issue4_chain4) {
+        const float t = s.a * xi + y[i];
+        z[i] = t * t - xi;
+    }
+}
+
+__device__ float warp_sum(float a) {
+    for (int offset = 16; offset > 0; offset >>= 1) a += __shfl_down_sync(0xffffffffu, a, offset);
+    return a;
+}
+
+// The block's sum, in thread 0 (blockDim.x a multiple of 32, at most 1024).
+__device__ float block_sum(float a) {
+    __shared__ float warps[32];
+    a = warp_sum(a);
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) warps[warp] = a;
+    __syncthreads();
+    a = threadIdx.x < blockDim.x / 32 ? warps[lane] : 0.0f;
+    return warp == 0 ? warp_sum(a) : a;
+}
+
+template <bool Dot>
+__global__ void reduce_partials(const float* __restrict__ x, const float* __restrict__ y, unsigned n,
+                                float* __restrict__ partials) {
+    const unsigned stride = gridDim.x * blockDim.x, first = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned quads = n / 4;
+    const float4* x4 = reinterpret_cast<const float4*>(x); // cudaMalloc'd: 256-byte aligned
+    const float4* y4 = reinterpret_cast<const float4*>(y);
+    float a = 0.0f;
+    for (unsigned i = first; i < quads; i += stride) {
+        const float4 u = x4[i];
+        if constexpr (Dot) {
+            const float4 v = y4[i];
+            a += (u.x * v.x + u.y * v.y) + (u.z * v.z + u.w * v.w);
+        } else {
+            a += (u.x + u.y) + (u.z + u.w);
+        }
+    }
+    for (unsigned i = quads * 4 + first; i < n; i += stride) a += Dot ? x[i] * y[i] : x[i];
+    a = block_sum(a);
+    if (threadIdx.x == 0) partials[blockIdx.x] = a;
+}
+
+__global__ void reduce_final(const float* __restrict__ partials, unsigned count, float* __restrict__ result) {
+    float a = 0.0f;
+    for (unsigned i = threadIdx.x; i < count; i += blockDim.x) a += partials[i];
+    a = block_sum(a);
+    if (threadIdx.x == 0) result[0] = a;
+}
+
+__global__ void stencil2d_kernel(const float* __restrict__ u, float* __restrict__ v, float c, unsigned nx,
+                                 unsigned ny) {
+    const unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const std::size_t i = std::size_t(y) * nx + x;
+    const float m = u[i];
+    const float west = u[x == 0 ? i : i - 1], east = u[x + 1 < nx ? i + 1 : i];
+    const float south = u[y == 0 ? i : i - nx], north = u[y + 1 < ny ? i + nx : i];
+    v[i] = m + c * (west + east + south + north - 4.0f * m);
+}
+
+} // namespace
+
+std::string device_problem() {
+    int count = 0;
+    const cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+    if (count == 0) return "cudaGetDeviceCount: no CUDA device";
+    return "";
+}
+
+std::string device_name() {
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties");
+    return p.name;
+}
+
+std::string versions() {
+    int runtime = 0, driver = 0;
+    check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
+    check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    auto text = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    return "runtime " + text(runtime) + ", driver " + text(driver);
+}
+
+int multiprocessors() {
+    int count = 0;
+    check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, 0), "cudaDeviceGetAttribute");
+    return count;
+}
+
+void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
+buffer::buffer(std::size_t n) : size_(n) {
+    check(cudaMalloc(reinterpret_cast<void**>(&data_), std::max<std::size_t>(n, 1) * sizeof(float)), "cudaMalloc");
+}
+
+buffer::~buffer() { cudaFree(data_); }
+
+void buffer::upload(const float* host) {
+    check(cudaMemcpy(data_, host, size_ * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy to the device");
+}
+
+std::vector<float> buffer::download() const {
+    std::vector<float> host(size_);
+    check(cudaMemcpy(host.data(), data_, size_ * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy to the host");
+    return host;
+}
+
+void buffer::fill_nan() { check(cudaMemset(data_, 0xff, size_ * sizeof(float)), "cudaMemset"); }
+
+void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block) {
+    const unsigned grid = blocks_for(n, block);
+    if (grid == 0) return;
+    switch (op) {
+    case map_op::copy: map_kernel<map_op::copy><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::scale: map_kernel<map_op::scale><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::saxpy: map_kernel<map_op::saxpy><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::triad: map_kernel<map_op::triad><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::chain8: map_kernel<map_op::chain8><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::issue4_chain4: map_kernel<map_op::issue4_chain4><<<grid, block>>>(x, y, z, s, n); break;
+    }
+    check(cudaGetLastError(), "launching the map kernel");
+}
+
+float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials,
+             float* result) {
+    if (y_or_null) reduce_partials<true><<<blocks, block>>>(x, y_or_null, n, partials);
+    else reduce_partials<false><<<blocks, block>>>(x, x, n, partials);
+    check(cudaGetLastError(), "launching the reduction's first stage");
+    reduce_final<<<1, 256>>>(partials, unsigned(blocks), result);
+    check(cudaGetLastError(), "launching the reduction's second stage");
+    float value = 0;
+    check(cudaMemcpy(&value, result, sizeof value, cudaMemcpyDeviceToHost), "reading the reduction's result");
+    return value;
+}
+
+inclusive_scan::inclusive_scan(unsigned n) : n_(n) {
+    check(cub::DeviceScan::InclusiveSum(nullptr, bytes_, static_cast<const float*>(nullptr),
+                                        static_cast<float*>(nullptr), n),
+          "sizing CUB's scan storage");
+    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's scan storage)");
+}
+
+inclusive_scan::~inclusive_scan() { cudaFree(temporary_); }
+
+void inclusive_scan::run(const float* x, float* y) const {
+    std::size_t bytes = bytes_;
+    check(cub::DeviceScan::InclusiveSum(temporary_, bytes, x, y, n_), "CUB's inclusive scan");
+}
+
+void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by) {
+    const dim3 block(bx, by), grid(blocks_for(nx, bx), blocks_for(ny, by));
+    stencil2d_kernel<<<grid, block>>>(u, v, c, nx, ny);
+    check(cudaGetLastError(), "launching the stencil kernel");
+}
+
+void device_copy(const float* from, float* to, std::size_t n) {
+    check(cudaMemcpyAsync(to, from, n * sizeof(float), cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+}
+
+} // namespace cuda_baseline

@@ -1,0 +1,81 @@
+// The handwritten CUDA baselines of bench_cuda: the kernels a CUDA programmer would write for
+// each workload (CUB's scan for the scan), each launched with the geometry bench_cuda tunes.
+// Plain C++ entry points, so that the benchmark program, which includes Loom, Boost.Proto and
+// Google Benchmark, is compiled by the host compiler and only kernels.cu by nvcc. Every call
+// throws std::runtime_error with the CUDA runtime's words when the runtime reports an error.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cuda_baseline {
+
+// Empty when device 0 is usable; otherwise why not, in the runtime's words.
+std::string device_problem();
+std::string device_name();
+std::string versions(); // "runtime 13.0, driver 13.0"
+int multiprocessors();
+
+// Waits for all work on the device; throws on an error of an earlier launch.
+void synchronize();
+
+// A device array of floats (cudaMalloc), freed with the object.
+class buffer {
+public:
+    explicit buffer(std::size_t n);
+    ~buffer();
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+
+    float* data() const { return data_; }
+    std::size_t size() const { return size_; }
+    void upload(const float* host);
+    std::vector<float> download() const;
+    void fill_nan(); // every byte 0xff: a quiet NaN in every element, to poison an output
+
+private:
+    float* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// The element-wise workloads, one element a thread:
+//   copy z = x; scale z = a x; saxpy y = a x + y; triad z = x + a y;
+//   chain8 t = x, then t = t c[k] + x for k = 0..7, z = t; issue4_chain4 z = (a x + y)^2 - x.
+enum class map_op { copy, scale, saxpy, triad, chain8, issue4_chain4 };
+struct map_scalars {
+    float a = 0;
+    float c[8] = {};
+};
+void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block);
+
+// sum(x), or dot(x, y) = sum(x * y): `blocks` blocks of `block` threads fold float4 loads over
+// a grid-stride loop, reduce with warp shuffles and write one partial each (into `partials`,
+// at least `blocks` long); one block then folds the partials into `result[0]`. Returns that
+// value, read back to the host (as Loom's loom::sum does).
+float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials,
+             float* result);
+
+// CUB's DeviceScan::InclusiveSum, with its temporary storage allocated once for n elements.
+class inclusive_scan {
+public:
+    explicit inclusive_scan(unsigned n);
+    ~inclusive_scan();
+    inclusive_scan(const inclusive_scan&) = delete;
+    inclusive_scan& operator=(const inclusive_scan&) = delete;
+    void run(const float* x, float* y) const;
+
+private:
+    unsigned n_;
+    void* temporary_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// v = u + c (u[W] + u[E] + u[S] + u[N] - 4 u) on an nx by ny grid, rows contiguous, reads
+// clamped at the edges; blocks of bx by by threads.
+void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by);
+
+// cudaMemcpyAsync device to device: the copy-bandwidth reference.
+void device_copy(const float* from, float* to, std::size_t n);
+
+} // namespace cuda_baseline
