@@ -45,9 +45,11 @@ mkdir -p "$results"
 programs=$(cd "$repo/bench" && ls bench_*.cpp | sed 's/\.cpp$//')
 [ $geometry = 1 ] || programs=$(echo "$programs" | grep -v '^bench_geometry$')
 with_cuda=OFF
+run_command="bench/run.sh --max-log2 $max_log2"
 if [ $cuda = 1 ]; then
     programs=bench_cuda
     with_cuda=ON
+    run_command="$run_command --cuda"
     [ "$build_dir" = "$repo/build-bench" ] && build_dir=$repo/build-bench-cuda
 fi
 
@@ -72,7 +74,7 @@ for p in $programs; do
     echo "== $p (sizes up to 2^$max_log2)"
     t0=$(date +%s)
     args=(--benchmark_out="$results/$p.json" --benchmark_out_format=json
-          --benchmark_context=loom_commit="$commit",command="bench/run.sh --max-log2 $max_log2$([ $cuda = 1 ] && echo " --cuda")")
+          --benchmark_context=loom_commit="$commit",command="$run_command")
     [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
     # stderr carries the work-group tuning of every handwritten baseline: kept next to the JSON.
     "$exe" "${args[@]}" 2> >(tee "$results/$p.log" >&2)
