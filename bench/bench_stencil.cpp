@@ -121,22 +121,12 @@ std::size_t width(std::size_t n) { return std::size_t(std::llround(std::sqrt(dou
 
 std::vector<float> reference(const workload& w, std::size_t n) {
     const float* x = host_x(n);
+    if (w.two_d) return bench::stencil2d_reference(x, width(n), n / width(n), c);
     std::vector<float> y(n);
-    if (!w.two_d) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
-            y[i] = m + c * (l - 2.0f * m + r);
-        }
-        return y;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
+        y[i] = m + c * (l - 2.0f * m + r);
     }
-    const std::size_t nx = width(n), ny = n / nx;
-    for (std::size_t j = 0; j < ny; ++j)
-        for (std::size_t i = 0; i < nx; ++i) {
-            const std::size_t k = j * nx + i;
-            const float m = x[k], we = x[i == 0 ? k : k - 1], e = x[i + 1 < nx ? k + 1 : k];
-            const float s = x[j == 0 ? k : k - nx], no = x[j + 1 < ny ? k + nx : k];
-            y[k] = m + c * (we + e + s + no - 4.0f * m);
-        }
     return y;
 }
 

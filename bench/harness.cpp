@@ -220,6 +220,18 @@ const std::vector<float>& poison(std::size_t n) {
     return nan;
 }
 
+std::vector<float> stencil2d_reference(const float* u, std::size_t nx, std::size_t ny, float c) {
+    std::vector<float> out(nx * ny);
+    for (std::size_t j = 0; j < ny; ++j)
+        for (std::size_t i = 0; i < nx; ++i) {
+            const std::size_t k = j * nx + i;
+            const float m = u[k], west = u[i == 0 ? k : k - 1], east = u[i + 1 < nx ? k + 1 : k];
+            const float south = u[j == 0 ? k : k - nx], north = u[j + 1 < ny ? k + nx : k];
+            out[k] = m + c * (west + east + south + north - 4.0f * m);
+        }
+    return out;
+}
+
 loom::context& loom_context(bool fused, bool fp_contract) {
     static loom::context on(loom::context_options{"opencl", "", 1, 0});
     static loom::context off(loom::context_options{"opencl", "", 0, 0});

@@ -176,6 +176,11 @@ std::string compare(const float* got, const float* want, std::size_t n, toleranc
 // A host vector of exactly n quiet NaNs, to poison outputs before a check.
 const std::vector<float>& poison(std::size_t n);
 
+// The 2-D 5-point diffusion step on an nx by ny grid (rows contiguous), reads clamped at the
+// edges, in the order every variant writes it: out = u + c (W + E + S + N - 4 u), S the row
+// before, N the row after.
+std::vector<float> stencil2d_reference(const float* u, std::size_t nx, std::size_t ny, float c);
+
 // ---- Loom ------------------------------------------------------------------------------------
 
 // One context per setting on the OpenCL backend, made once per process: fusion on or off

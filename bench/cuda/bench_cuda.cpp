@@ -89,21 +89,13 @@ float map_reference(cb::map_op op, float x, float y) {
 // The expected output of a map, scan or stencil over the host inputs of size n.
 std::vector<float> reference(const workload& w, std::size_t n) {
     const float *x = host_x(n), *y = host_y(n);
+    if (w.k == kind::stencil) return bench::stencil2d_reference(x, width(n), n / width(n), stencil_c);
     std::vector<float> out(n);
     if (w.k == kind::map) {
         for (std::size_t i = 0; i < n; ++i) out[i] = map_reference(w.op, x[i], y[i]);
-    } else if (w.k == kind::scan) {
+    } else { // the inclusive scan
         double running = 0;
         for (std::size_t i = 0; i < n; ++i) out[i] = float(running += x[i]);
-    } else {
-        const std::size_t nx = width(n), ny = n / nx;
-        for (std::size_t j = 0; j < ny; ++j)
-            for (std::size_t i = 0; i < nx; ++i) {
-                const std::size_t k = j * nx + i;
-                const float m = x[k], west = x[i == 0 ? k : k - 1], east = x[i + 1 < nx ? k + 1 : k];
-                const float south = x[j == 0 ? k : k - nx], north = x[j + 1 < ny ? k + nx : k];
-                out[k] = m + stencil_c * (west + east + south + north - 4.0f * m);
-            }
     }
     return out;
 }
