@@ -93,7 +93,7 @@ TEST_CASE("float sum of random data stays within gamma_k * sum |x_i| of the exac
     }
 }
 
-TEST_CASE("CPU geometry: one group up to 2^16 elements, groups of 8 to 64, the GPU form unchanged") {
+TEST_CASE("CPU geometry: one group up to 2^14 elements, groups of 8 to 64, the GPU form unchanged") {
     loom::backend::device_info cpu;
     cpu.compute_units = 2;
     cpu.max_work_group = 4096;
@@ -101,9 +101,9 @@ TEST_CASE("CPU geometry: one group up to 2^16 elements, groups of 8 to 64, the G
         std::uint64_t n, groups;
         unsigned group;
     };
-    // 2^16 + 1 is two groups; a work-item gets at least 2048 elements where the input allows.
-    for (const expected& e : {expected{0, 1, 8}, {1000, 1, 8}, {1 << 16, 1, 32}, {(1 << 16) + 1, 2, 16},
-                              {1 << 18, 4, 32}, {1 << 20, 8, 64}, {std::uint64_t(1) << 26, 8, 64}}) {
+    // 2^14 + 1 is two groups; a work-item gets at least 2048 elements where the input allows.
+    for (const expected& e : {expected{0, 1, 8}, {1000, 1, 8}, {1 << 14, 1, 8}, {(1 << 14) + 1, 2, 8},
+                              {1 << 16, 4, 8}, {1 << 18, 8, 16}, {1 << 20, 8, 64}, {std::uint64_t(1) << 26, 8, 64}}) {
         CAPTURE(e.n);
         const auto g = loom::skeleton::reduce_geometry_for(cpu, e.n);
         CHECK(g.chunked);
@@ -124,9 +124,9 @@ TEST_CASE("CPU geometry: one group up to 2^16 elements, groups of 8 to 64, the G
 }
 
 TEST_CASE("integer sums at the geometry's boundaries fold every element exactly once") {
-    // Around one group's limit (2^16) and where the group size steps; odd sizes leave tails.
-    for (std::size_t n : {std::size_t(2047), std::size_t(65535), std::size_t(65536), std::size_t(65537),
-                          std::size_t(2 * 65536 + 9), std::size_t(3 * 65536 - 1), std::size_t(1 << 19) + 7}) {
+    // Around one group's limit (2^14) and where the group size steps; odd sizes leave tails.
+    for (std::size_t n : {std::size_t(2047), std::size_t(16383), std::size_t(16384), std::size_t(16385),
+                          std::size_t(65537), std::size_t(3 * 65536 - 1), std::size_t(1 << 19) + 7}) {
         CAPTURE(n);
         const std::vector<std::int32_t> h = random_values<std::int32_t>(n, -1000, 1000, 11);
         loom::vector<std::int32_t> x(ctx(), h);
