@@ -2,7 +2,7 @@
 # Runs Loom's whole benchmark suite: builds the bench programs, runs every bench/bench_*.cpp
 # program (Google Benchmark JSON into bench/results/), then bench/plot.py (PNGs into docs/bench/,
 # the summary tables into bench/results/summary.md). On the 2-core PoCL machine the programs took
-# 615 s (10.3 min) at commit 9726ff0, plus the build; bench_geometry (a launch-geometry study,
+# 669 s (11.2 min) at commit 77c45fe, plus the build; bench_geometry (a launch-geometry study,
 # 240 s) runs only with --geometry. Run it on an otherwise quiet machine.
 #
 #   bench/run.sh                    # the full suite, sizes up to 2^26
