@@ -28,7 +28,7 @@ STYLE = {
     "loom_contract": ("tab:purple", "D", "Loom, one expression, fp_contract on"),
     "loom_stmts": ("tab:cyan", "s", "Loom, statements fused"),
     "loom_unfused": ("tab:red", "v", "Loom, fusion off"),
-    "handwritten": ("black", "x", "handwritten OpenCL (tuned wg)"),
+    "handwritten": ("black", "x", "handwritten (tuned geometry)"),
     "boost_compute": ("tab:green", "^", "Boost.Compute"),
     "copybuffer": ("tab:gray", "+", "device-to-device copy (clEnqueueCopyBuffer; cudaMemcpyAsync in bench_cuda)"),
     "interleaved": ("tab:orange", "*", "Loom, one expression, run by run with handwritten"),
@@ -160,7 +160,7 @@ def ratio(recs, w, v, n, base="handwritten"):
     return None
 
 
-def plot_ratios(recs, name, device, out):
+def plot_ratios(recs, name, device, out, baseline="OpenCL"):
     ws = [w for w in workloads_of(recs) if "handwritten" in variants_of(recs, w)
           and any(v in LOOM_VARIANTS or v == "boost_compute" for v in variants_of(recs, w))]
     if not ws:
@@ -184,7 +184,7 @@ def plot_ratios(recs, name, device, out):
         ax.set_ylabel("time / tuned handwritten")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6)
-    finish(fig, f"{name}: ratio to the tuned handwritten OpenCL kernel on {device} (1 = parity, below = faster)",
+    finish(fig, f"{name}: ratio to the tuned handwritten {baseline} kernel on {device} (1 = parity, below = faster)",
            out / f"{name}_ratio.png")
 
 
@@ -326,7 +326,7 @@ def inverse_cell(recs, w, n):
     return fmt(1 / r["ratio"]) + spread
 
 
-def elementwise_tables(recs, copy_peak):
+def elementwise_tables(recs, copy_peak, baseline="OpenCL"):
     out = []
     ws = workloads_of(recs)
     sizes = sorted({n for (_, _, n) in recs})
@@ -334,7 +334,7 @@ def elementwise_tables(recs, copy_peak):
     rows = [[w + ("" if v == "interleaved" else ", statements")] + [interleaved_cell(recs, w, n, v) for n in shown]
             for w in ws for v in RUN_BY_RUN if v in variants_of(recs, w)]
     if rows:
-        out.append("**Loom, one expression / tuned handwritten OpenCL, run by run** (`interleaved`: the two alternate "
+        out.append(f"**Loom, one expression / tuned handwritten {baseline}, run by run** (`interleaved`: the two alternate "
                    "run by run; median of the 10 repetitions' ratios, their min-max in parentheses; 1.00 = parity, "
                    "< 1 = faster; rows marked statements pair Loom's separate statements fused, "
                    "`interleaved_stmts`)\n\n" + table(["workload"] + [log2_label(n) for n in shown], rows))
@@ -348,7 +348,7 @@ def elementwise_tables(recs, copy_peak):
                 continue
             rows.append([w] + [fmt(ratio(recs, w, v, n)) for n in shown])
         if rows:
-            out.append(f"**{title} / tuned handwritten OpenCL** (median time ratio, each variant timed on its own; "
+            out.append(f"**{title} / tuned handwritten {baseline}** (median time ratio, each variant timed on its own; "
                        "1.00 = parity, < 1 = faster)\n\n" +
                        table(["workload"] + [log2_label(n) for n in shown], rows))
     rows = []
@@ -572,21 +572,23 @@ def main():
             continue
         short = name.replace("bench_", "")
         own_device, own_copy, own_peak, heading = device, copy_per_n, copy_peak, f"### {short} ({name})"
+        baseline = "OpenCL"
         if name == "bench_cuda":  # its own GPU, against its own device-to-device copy
             c = contexts.get(name, {})
             own_device = c.get("device", "?")
             own_copy, own_peak = copy_bandwidth(recs)
+            baseline = "CUDA"
             heading = (f"### CUDA: Loom's CUDA backend / handwritten CUDA ({name}) on **{own_device}** "
                        f"({c.get('cuda', '?')}; {c.get('compute_units', '?')} multiprocessors; run {c.get('date', '?')} "
                        f"at commit {c.get('loom_commit', '?')})")
         plot_times(recs, short, own_device, out)
-        plot_ratios(recs, short, own_device, out)
+        plot_ratios(recs, short, own_device, out, baseline)
         plot_throughput(recs, short, own_device, out, own_copy, own_peak)
         plot_fusion(recs, short, own_device, out)
         if name == "bench_loop":
             md.append("### Device loop vs host loop (bench_loop)\n\n" + loop_table(recs))
         elif any(v == "handwritten" for (_, v, _) in recs):
-            md.append(heading + "\n\n" + "\n\n".join(elementwise_tables(recs, own_peak)))
+            md.append(heading + "\n\n" + "\n\n".join(elementwise_tables(recs, own_peak, baseline)))
     if errors:
         md.append("### Errors\n\n" + "\n".join(f"- `{n}`: {m}" for n, m in errors))
     (results / "summary.md").write_text("\n\n".join(md) + "\n")
