@@ -595,7 +595,7 @@ struct opencl_instance {
     std::string error;
     cl::Kernel kernel;
     std::vector<cl::Buffer> buffers;
-    bench::ocl::tuning tuning;
+    bench::tuning tuning;
 };
 
 // The tuned kernel's run (launch and finish), as loom_run.

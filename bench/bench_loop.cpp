@@ -242,7 +242,7 @@ void run_handwritten(benchmark::State& state, bool on_device) {
             // One group: the tuning is over its size (a power of two, at most 256: the local array).
             std::vector<std::size_t> groups;
             for (std::size_t g = 16; g <= 256 && g <= bench::ocl::env().max_work_group; g *= 2) groups.push_back(g);
-            const bench::ocl::tuning t = bench::ocl::tune(name, groups, [&](std::size_t g) {
+            const bench::tuning t = bench::ocl::tune(name, groups, [&](std::size_t g) {
                 h->group = g;
                 handwritten_loop(*h, on_device);
             });

@@ -153,7 +153,7 @@ struct opencl_instance {
     std::string error;
     cl::Kernel kernel;
     cl::Buffer count;
-    bench::ocl::tuning tuning;
+    bench::tuning tuning;
 };
 
 void run_handwritten(benchmark::State& state) {

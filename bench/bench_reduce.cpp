@@ -248,7 +248,7 @@ struct opencl_instance {
     cl::Kernel stride, chunk, finish;
     cl::Buffer x, y, partial, result;
     std::vector<config> configs;
-    bench::ocl::tuning tuning;
+    bench::tuning tuning;
     std::function<float()> once;
 };
 
@@ -297,7 +297,7 @@ opencl_instance& handwritten_prepared(const workload& w, std::size_t n) {
             }
             if (!wrong.empty()) throw std::runtime_error(wrong);
             opencl_instance* raw = p.get();
-            p->tuning = bench::ocl::tune_configs(key(w, "handwritten", n), names,
+            p->tuning = bench::tune_configs(key(w, "handwritten", n), names,
                                                  [raw, n](std::size_t k) { run_config(*raw, raw->configs[k], n); });
             const config best = p->configs[p->tuning.best];
             p->once = [raw, best, n] { return run_config(*raw, best, n); };

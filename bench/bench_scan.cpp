@@ -174,7 +174,7 @@ struct opencl_instance {
     cl::Kernel totals_kernel, scan_totals, chunks;
     cl::Buffer x, y, totals;
     std::vector<config> configs;
-    bench::ocl::tuning tuning;
+    bench::tuning tuning;
     std::function<void()> once;
 };
 
@@ -224,7 +224,7 @@ opencl_instance& handwritten_prepared(const workload& w, std::size_t n) {
             }
             opencl_instance* raw = p.get();
             const bool exclusive = w.exclusive;
-            p->tuning = bench::ocl::tune_configs(key(w, "handwritten", n), names, [raw, n, exclusive](std::size_t k) {
+            p->tuning = bench::tune_configs(key(w, "handwritten", n), names, [raw, n, exclusive](std::size_t k) {
                 run_config(*raw, raw->configs[k], n, exclusive);
             });
             const config best = p->configs[p->tuning.best];

@@ -235,7 +235,7 @@ struct opencl_instance {
     std::string error;
     cl::Buffer x, y;
     std::vector<launch> launches;
-    bench::ocl::tuning tuning;
+    bench::tuning tuning;
 };
 
 std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer& x, const cl::Buffer& y) {
@@ -289,7 +289,7 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
                 if (!e.empty()) throw std::runtime_error(l.name + ": " + e);
             }
             opencl_instance* raw = p.get();
-            p->tuning = bench::ocl::tune_configs(key(w, "handwritten", n), names, [raw, &env](std::size_t k) {
+            p->tuning = bench::tune_configs(key(w, "handwritten", n), names, [raw, &env](std::size_t k) {
                 const launch& l = raw->launches[k];
                 env.queue.enqueueNDRangeKernel(l.kernel, cl::NullRange, l.global, l.local);
                 env.queue.finish();

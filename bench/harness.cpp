@@ -158,6 +158,32 @@ int run(int argc, char** argv, void (*register_all)(), describe_device describe)
     return 0;
 }
 
+tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
+                    const std::function<void(std::size_t)>& run, int reps, const char* kind) {
+    static std::map<std::string, tuning> tuned;
+    if (auto it = tuned.find(what); it != tuned.end()) return it->second;
+    tuning t;
+    t.best_seconds = std::numeric_limits<double>::infinity();
+    t.summary = kind;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        run(k); // warm-up
+        std::vector<double> times;
+        for (int r = 0; r < reps; ++r) times.push_back(seconds_of([&] { run(k); }));
+        std::sort(times.begin(), times.end());
+        const double m = times[times.size() / 2];
+        char text[96];
+        std::snprintf(text, sizeof text, " %s %.3gus", names[k].c_str(), m * 1e6);
+        t.summary += text;
+        if (m < t.best_seconds) {
+            t.best_seconds = m;
+            t.best = k;
+        }
+    }
+    t.summary += " -> " + names[t.best];
+    std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
+    return tuned[what] = t;
+}
+
 const float* random_floats(unsigned seed, float lo, float hi, std::size_t n) {
     static std::mutex lock;
     static std::map<std::tuple<unsigned, float, float>, std::unique_ptr<std::vector<float>>> pools;

@@ -155,6 +155,22 @@ bool describe_opencl();
 // `register_all`, runs the benchmarks. Exit status 1 when `describe` fails.
 int run(int argc, char** argv, void (*register_all)(), describe_device describe = describe_opencl);
 
+// ---- tuning the handwritten baselines ------------------------------------------------------
+
+struct tuning {
+    std::size_t best = 0; // the winner's index (ocl::tune: its work-group size)
+    double best_seconds = 0;
+    std::string summary; // "cfg chunk:2x1 37.7us chunk:2x8 40.3us ... -> chunk:8x8"
+};
+
+// Runs `run(k)` (ending with a finish) for every named configuration of a baseline: one
+// warm-up (PoCL compiles a work-group function per local size at its first launch), then
+// `reps` timed runs, host time; the best median wins. The summary is printed to stderr, so
+// the tuning is visible in every run's log. Once per `what` in a process: asked again, it
+// returns the first tuning (an interleaved benchmark makes its handwritten instance anew).
+tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
+                    const std::function<void(std::size_t)>& run, int reps = 3, const char* kind = "cfg");
+
 // ---- inputs and references -----------------------------------------------------------------
 
 // At least n random floats in [lo, hi), the same for every caller asking with the same seed:

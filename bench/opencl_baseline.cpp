@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -61,11 +60,6 @@ environment make_environment() {
 
 void check(cl_int status, const char* what) {
     if (status != CL_SUCCESS) throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 } // namespace
@@ -140,70 +134,13 @@ std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
 
 std::string group_name(std::size_t group) { return group ? std::to_string(group) : std::string("NULL"); }
 
-namespace {
-// The tunings of this process, by instance key: an instance made again (an interleaved
-// benchmark makes its handwritten instance anew) keeps the configuration its first tuning
-// chose, with no second search.
-std::map<std::string, tuning>& tuned() {
-    static std::map<std::string, tuning> all;
-    return all;
-}
-} // namespace
-
 tuning tune(const std::string& what, const std::vector<std::size_t>& groups, const std::function<void(std::size_t)>& run,
             int reps) {
-    if (auto it = tuned().find(what); it != tuned().end()) return it->second;
-    tuning t;
-    t.best_seconds = std::numeric_limits<double>::infinity();
-    t.summary = "wg";
-    for (std::size_t g : groups) {
-        run(g); // warm-up: PoCL specialises the work-group function per local size
-        std::vector<double> times;
-        for (int r = 0; r < reps; ++r) {
-            const auto start = std::chrono::steady_clock::now();
-            run(g);
-            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        }
-        const double m = median(times);
-        char text[64];
-        std::snprintf(text, sizeof text, " %s %.3gus", group_name(g).c_str(), m * 1e6);
-        t.summary += text;
-        if (m < t.best_seconds) {
-            t.best_seconds = m;
-            t.best = g;
-        }
-    }
-    t.summary += " -> " + group_name(t.best);
-    std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
-    return tuned()[what] = t;
-}
-
-tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
-                    const std::function<void(std::size_t)>& run, int reps) {
-    if (auto it = tuned().find(what); it != tuned().end()) return it->second;
-    tuning t;
-    t.best_seconds = std::numeric_limits<double>::infinity();
-    t.summary = "cfg";
-    for (std::size_t k = 0; k < names.size(); ++k) {
-        run(k); // warm-up
-        std::vector<double> times;
-        for (int r = 0; r < reps; ++r) {
-            const auto start = std::chrono::steady_clock::now();
-            run(k);
-            times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-        }
-        const double m = median(times);
-        char text[96];
-        std::snprintf(text, sizeof text, " %s %.3gus", names[k].c_str(), m * 1e6);
-        t.summary += text;
-        if (m < t.best_seconds) {
-            t.best_seconds = m;
-            t.best = k;
-        }
-    }
-    t.summary += " -> " + names[t.best];
-    std::fprintf(stderr, "tuning %s: %s\n", what.c_str(), t.summary.c_str());
-    return tuned()[what] = t;
+    std::vector<std::string> names;
+    for (std::size_t g : groups) names.push_back(group_name(g));
+    tuning t = tune_configs(what, names, [&](std::size_t k) { run(groups[k]); }, reps, "wg");
+    t.best = groups[t.best];
+    return t;
 }
 
 } // namespace bench::ocl

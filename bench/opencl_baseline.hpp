@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "harness.hpp" // bench::tuning, bench::tune_configs
+
 namespace bench::ocl {
 
 struct environment {
@@ -47,24 +49,11 @@ void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group);
 // 1024, 4096, as far as the kernel allows.
 std::vector<std::size_t> candidate_groups(const cl::Kernel& k);
 
-struct tuning {
-    std::size_t best = 0;   // 0: the runtime's choice
-    double best_seconds = 0;
-    std::string summary;    // "wg NULL 1.20ms, 16 3.4ms, ... -> 256"
-};
-
-// Runs `run(group)` (enqueue + finish) for every candidate: one warm-up (PoCL compiles a
-// work-group function per local size at its first launch), then `reps` timed runs; the best
-// median wins. The summary is also printed to stderr, so the tuning is visible in every run.
-// Once per `what` in a process: asked again, both return the first tuning.
+// bench::tune_configs over work-group sizes: `run(group)` enqueues and finishes; `best` is the
+// winning group (0: the runtime's choice), the summary "wg NULL 1.20ms 16 3.4ms ... -> 256".
 tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
             const std::function<void(std::size_t)>& run, int reps = 3);
 
 std::string group_name(std::size_t group); // "NULL" or the number
-
-// The same tuning over named configurations (a kernel form with its geometry, for baselines
-// with more than one knob): `run(k)` runs configuration k; best is the index of the winner.
-tuning tune_configs(const std::string& what, const std::vector<std::string>& names,
-                    const std::function<void(std::size_t)>& run, int reps = 3);
 
 } // namespace bench::ocl

@@ -16,7 +16,6 @@
 
 #include "harness.hpp"
 #include "kernels.hpp"
-#include "opencl_baseline.hpp" // bench::ocl::tune_configs times any run function, not only OpenCL's
 
 namespace {
 
@@ -272,7 +271,7 @@ cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
                         : check_output(w, n, (w.k == kind::map && w.op == cb::map_op::saxpy ? p->y : p->z)->download());
                 if (!e.empty()) throw std::runtime_error(c.name + ": " + e);
             }
-            const bench::ocl::tuning t = bench::ocl::tune_configs(key(w, "handwritten", n), names, [&all](std::size_t k) {
+            const bench::tuning t = bench::tune_configs(key(w, "handwritten", n), names, [&all](std::size_t k) {
                 all[k].run();
                 cb::synchronize();
             });
