@@ -19,6 +19,10 @@ struct context_options {
     // LOOM_FP_CONTRACT ("on"/"1" or "off"/"0"; default off). Never across statements, so
     // fused and unfused results stay equal either way (docs/fusion.md).
     int fp_contract = -1;
+    // 1: the device times every kernel it runs (OpenCL profiling events, CUDA events) and
+    // statistics() sums the times; 0: no timing; -1: LOOM_PROFILE ("on"/"1" or "off"/"0";
+    // default off). Timing costs an event per launch, so it is off unless asked for.
+    int profiling = -1;
 };
 
 // Counters a program or test can read to see what the runtime did.
@@ -31,6 +35,11 @@ struct context_statistics {
     std::uint64_t disk_hits = 0;        // kernels loaded from the disk cache
     std::uint64_t kernels_launched = 0;
     std::uint64_t host_syncs = 0;       // waits of the host for the device: reads, blocking writes, finishes
+    // With profiling on: the device launches whose run has finished by the time statistics()
+    // is called (after a finish, every one), and their device time, start to end, summed.
+    // A batch of loop iterations run by one launch (docs/skeleton-loop.md) is one launch.
+    std::uint64_t kernels_timed = 0;
+    std::uint64_t kernel_ns = 0;
 };
 
 class context {

@@ -56,6 +56,12 @@ struct kernel_arg {
     std::size_t size = 0;
 };
 
+// The device's own time for the launches it has finished (profiling on): backend/kernel_clock.hpp.
+struct kernel_timing {
+    std::uint64_t launches = 0;
+    std::uint64_t ns = 0;
+};
+
 struct build_result {
     std::unique_ptr<kernel> compiled;
     std::vector<unsigned char> binary; // what the disk cache stores
@@ -92,10 +98,16 @@ public:
     // Enqueues the kernel with these arguments; does not wait.
     virtual void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) = 0;
     virtual void finish() = 0;
+
+    // With profiling on (open_device): the launches finished so far and their device time,
+    // without waiting for the rest. Zero when profiling is off.
+    virtual kernel_timing timing() = 0;
 };
 
 // Chooses a device from LOOM_BACKEND (opencl | cuda | auto) and LOOM_DEVICE (index or
-// name substring). Throws loom::error saying what was found and how to fix it.
-std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter);
+// name substring). Throws loom::error saying what was found and how to fix it. With
+// `profiling`, the device times every launch (device::timing).
+std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter,
+                                    bool profiling = false);
 
 } // namespace loom::backend

@@ -9,11 +9,11 @@
 
 namespace loom::backend {
 
-std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter) {
-    if (backend == "opencl") return open_opencl_device(device_filter);
+std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter, bool profiling) {
+    if (backend == "opencl") return open_opencl_device(device_filter, profiling);
     if (backend == "cuda") {
 #ifdef LOOM_HAVE_CUDA
-        return open_cuda_device(device_filter);
+        return open_cuda_device(device_filter, profiling);
 #else
         throw error("loom: LOOM_BACKEND=cuda, but this Loom was built without CUDA support; rebuild with the CUDA "
                     "toolkit installed (LOOM_WITH_CUDA=ON), or use LOOM_BACKEND=opencl");
@@ -23,15 +23,15 @@ std::unique_ptr<device> open_device(const std::string& backend, const std::strin
         throw error("loom: LOOM_BACKEND=" + backend + " is not a backend; use opencl, cuda or auto");
 #ifdef LOOM_HAVE_CUDA
     if (cuda_device_present()) {
-        if (device_filter.empty()) return open_cuda_device(device_filter);
+        if (device_filter.empty()) return open_cuda_device(device_filter, profiling);
         try {
-            return open_cuda_device(device_filter);
+            return open_cuda_device(device_filter, profiling);
         } catch (const error&) {
             // The filter names no CUDA device; it may name an OpenCL one.
         }
     }
 #endif
-    return open_opencl_device(device_filter);
+    return open_opencl_device(device_filter, profiling);
 }
 
 } // namespace loom::backend

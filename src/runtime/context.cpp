@@ -24,15 +24,27 @@ bool fusion_setting(int given) {
     return !(v && std::string(v) == "0");
 }
 
-bool contraction_setting(int given) {
+// An option given in context_options (0 or 1), else the environment's on/1 or off/0 (default
+// off). `choices` tells the user what each value does when the variable holds anything else.
+bool on_off_setting(int given, const char* variable, const char* what, const char* choices) {
     if (given >= 0) return given != 0;
-    const char* v = std::getenv("LOOM_FP_CONTRACT");
+    const char* v = std::getenv(variable);
     const std::string value = v ? v : "";
     if (value.empty() || value == "0" || value == "off") return false;
     if (value == "1" || value == "on") return true;
-    throw error("LOOM_FP_CONTRACT='" + value +
-                "' is not a contraction setting: use on (or 1) to let a * b + c become one fused multiply-add, "
-                "or off (or 0, the default) for results equal to the host's");
+    throw error(std::string(variable) + "='" + value + "' is not " + what + ": " + choices);
+}
+
+bool contraction_setting(int given) {
+    return on_off_setting(given, "LOOM_FP_CONTRACT", "a contraction setting",
+                          "use on (or 1) to let a * b + c become one fused multiply-add, or off (or 0, the default) "
+                          "for results equal to the host's");
+}
+
+bool profiling_setting(int given) {
+    return on_off_setting(given, "LOOM_PROFILE", "a profiling setting",
+                          "use on (or 1) to time every kernel on the device (context::statistics().kernel_ns), or "
+                          "off (or 0, the default)");
 }
 
 // Every live context, for loom::finish().
@@ -54,7 +66,9 @@ context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
     const bool fusion = fusion_setting(options.fusion), fp_contract = contraction_setting(options.fp_contract);
-    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device), fusion, fp_contract);
+    const bool profiling = profiling_setting(options.profiling);
+    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device, profiling), fusion,
+                                                   fp_contract);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
@@ -73,6 +87,9 @@ context_statistics context::statistics() const {
     // Every compile goes through the program cache, whichever skeleton asked for it.
     s.kernels_compiled = impl_->programs().stats().compiled;
     s.disk_hits = impl_->programs().stats().disk_hits;
+    const backend::kernel_timing timed = impl_->device().timing();
+    s.kernels_timed = timed.launches;
+    s.kernel_ns = timed.ns;
     return s;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cuda/driver_api.hpp"
+#include "backend/kernel_clock.hpp"
 #include "backend/cuda/nvrtc_compile.hpp"
 #include "codegen/emit.hpp"
 #include "support/log.hpp"
@@ -165,6 +166,64 @@ struct cuda_kernel final : kernel {
 
 CUdeviceptr device_pointer(const memory& m) { return static_cast<const cuda_memory&>(m).ptr; }
 
+// ---- profiling --------------------------------------------------------------------------
+
+// A launch between two events on the stream.
+struct timed_launch {
+    CUevent start = nullptr, end = nullptr;
+};
+
+// How kernel_clock reads a timed launch, and the pool its events come back to (an event
+// pair per launch, created once and reused). Callers hold the context current.
+class launch_events {
+public:
+    explicit launch_events(const cuda_context& c) : ctx_(c) {
+        if (!c.api.event_elapsed_ms)
+            throw error("loom: profiling on CUDA needs cuEventElapsedTime, which " + c.api.library +
+                        " does not have; update the NVIDIA driver, or turn profiling off (LOOM_PROFILE=off)");
+    }
+    ~launch_events() {
+        for (timed_launch& t : pool_) release(t);
+    }
+    launch_events(const launch_events&) = delete;
+    launch_events& operator=(const launch_events&) = delete;
+
+    timed_launch take() {
+        if (!pool_.empty()) {
+            timed_launch t = pool_.back();
+            pool_.pop_back();
+            return t;
+        }
+        timed_launch t;
+        ctx_.check(ctx_.api.cuEventCreate(&t.start, CU_EVENT_DEFAULT), "creating a timing event");
+        const CUresult r = ctx_.api.cuEventCreate(&t.end, CU_EVENT_DEFAULT);
+        if (r != CUDA_SUCCESS) {
+            ctx_.api.cuEventDestroy(t.start);
+            ctx_.check(r, "creating a timing event");
+        }
+        return t;
+    }
+    void release(timed_launch& t) {
+        ctx_.api.cuEventDestroy(t.start);
+        ctx_.api.cuEventDestroy(t.end);
+    }
+
+    // kernel_clock's questions. A failed query counts as finished with no time: the
+    // failure itself reaches the user through the next synchronising call.
+    bool finished(timed_launch& t) { return ctx_.api.cuEventQuery(t.end) != CUDA_ERROR_NOT_READY; }
+    std::uint64_t elapsed_ns(timed_launch& t) {
+        float ms = 0;
+        if (ctx_.api.event_elapsed_ms(&ms, t.start, t.end) != CUDA_SUCCESS || !(ms > 0)) return 0;
+        return std::uint64_t(double(ms) * 1e6);
+    }
+    void wait(timed_launch& t) { ctx_.api.cuEventSynchronize(t.end); }
+    void retire(timed_launch& t) { pool_.push_back(t); }
+
+private:
+    const cuda_context& ctx_;
+    std::vector<timed_launch> pool_;
+};
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
@@ -180,7 +239,7 @@ std::string device_name(const driver_api& api, CUdevice dev) {
 
 class cuda_device final : public device {
 public:
-    cuda_device(const driver_api& api, CUdevice dev, const std::string& version)
+    cuda_device(const driver_api& api, CUdevice dev, const std::string& version, bool profiling)
         : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))) {
         int major = 0, minor = 0, units = 1, threads = 1024;
         ctx_->check(api_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
@@ -215,11 +274,18 @@ public:
 
         context_scope scope(*ctx_);
         ctx_->check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
+        if (profiling) {
+            events_ = std::make_unique<launch_events>(*ctx_);
+            clock_ = std::make_unique<kernel_clock<timed_launch, launch_events>>(*events_);
+        }
     }
 
     ~cuda_device() override {
         quiet_context_scope scope(*ctx_);
         if (stream_) api_.cuStreamSynchronize(stream_);
+        if (clock_) clock_->drop_pending([&](timed_launch& t) { events_->release(t); });
+        clock_.reset();
+        events_.reset();
         for (staging_buffer& s : staging_) {
             if (s.done) api_.cuEventDestroy(s.done);
             if (s.host) api_.cuMemFreeHost(s.host);
@@ -367,14 +433,34 @@ public:
         const unsigned grid_rows =
             g.rows ? unsigned(std::min<std::uint64_t>((g.rows + block_rows - 1) / block_rows, 65535u)) : 1u;
         context_scope scope(*ctx_);
-        ctx_->check(api_.cuLaunchKernel(static_cast<cuda_kernel&>(k).entry, grid, grid_rows, 1, block, block_rows, 1,
-                                        0, stream_, params_.data(), nullptr),
-                    "launching a kernel");
+        CUfunction entry = static_cast<cuda_kernel&>(k).entry;
+        if (!clock_) {
+            ctx_->check(api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_,
+                                            params_.data(), nullptr),
+                        "launching a kernel");
+            return;
+        }
+        timed_launch t = events_->take();
+        CUresult r = api_.cuEventRecord(t.start, stream_);
+        if (r == CUDA_SUCCESS)
+            r = api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_, params_.data(), nullptr);
+        if (r == CUDA_SUCCESS) r = api_.cuEventRecord(t.end, stream_);
+        if (r != CUDA_SUCCESS) {
+            events_->retire(t); // back to the pool, untimed
+            ctx_->check(r, "launching a kernel");
+        }
+        clock_->launched(t);
     }
 
     void finish() override {
         context_scope scope(*ctx_);
         ctx_->check(api_.cuStreamSynchronize(stream_), "waiting for the device");
+    }
+
+    kernel_timing timing() override {
+        if (!clock_) return {};
+        context_scope scope(*ctx_);
+        return clock_->collect();
     }
 
 private:
@@ -468,11 +554,13 @@ private:
     bool staging_tried_ = false;
     bool staging_ok_ = false;
     std::vector<void*> params_; // reused by every launch
+    std::unique_ptr<launch_events> events_;                                // profiling on
+    std::unique_ptr<kernel_clock<timed_launch, launch_events>> clock_; // profiling on
 };
 
 } // namespace
 
-std::unique_ptr<device> open_cuda_device(const std::string& filter) {
+std::unique_ptr<device> open_cuda_device(const std::string& filter, bool profiling) {
     const driver_state& d = driver();
     if (!d.api)
         throw error("loom: LOOM_BACKEND=cuda, but " + d.problem + ". " + d.remedy +
@@ -483,12 +571,12 @@ std::unique_ptr<device> open_cuda_device(const std::string& filter) {
         const CUresult r = api.cuDeviceGet(&devices[std::size_t(i)], i);
         if (r != CUDA_SUCCESS) fail(api, r, "listing devices", "CUDA device " + std::to_string(i));
     }
-    if (filter.empty()) return std::make_unique<cuda_device>(api, devices.front(), d.version);
+    if (filter.empty()) return std::make_unique<cuda_device>(api, devices.front(), d.version, profiling);
     const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
     for (std::size_t i = 0; i < devices.size(); ++i) {
         const bool match = numeric ? filter.size() < 10 && std::stoul(filter) == i
                                    : lower(device_name(api, devices[i])).find(lower(filter)) != std::string::npos;
-        if (match) return std::make_unique<cuda_device>(api, devices[i], d.version);
+        if (match) return std::make_unique<cuda_device>(api, devices[i], d.version, profiling);
     }
     std::string names;
     for (std::size_t i = 0; i < devices.size(); ++i)

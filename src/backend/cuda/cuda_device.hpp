@@ -18,7 +18,8 @@ inline constexpr std::size_t cuda_staging_chunk = std::size_t(4) << 20;
 // Opens the CUDA device LOOM_DEVICE names (an index or a name substring; empty: device 0).
 // Throws loom::error saying what is missing: the driver library libcuda.so.1, or any
 // device behind a loaded driver, or a device matching the filter (listing those found).
-std::unique_ptr<device> open_cuda_device(const std::string& filter);
+// `profiling`: every launch between two events, timed (device::timing).
+std::unique_ptr<device> open_cuda_device(const std::string& filter, bool profiling = false);
 
 // True when libcuda.so.1 loads, initialises and reports at least one device. Never throws;
 // the answer is computed once per process.

@@ -34,6 +34,9 @@ std::unique_ptr<driver_api> open_driver(const std::string& library, std::string&
 #define LOOM_CUDA_RESOLVE(f) api->f = reinterpret_cast<decltype(api->f)>(resolve(LOOM_CUDA_SYMBOL(f)));
     LOOM_CUDA_DRIVER_FUNCTIONS(LOOM_CUDA_RESOLVE)
 #undef LOOM_CUDA_RESOLVE
+    for (const char* name : {"cuEventElapsedTime_v2", "cuEventElapsedTime"})
+        if (!api->event_elapsed_ms)
+            api->event_elapsed_ms = reinterpret_cast<decltype(api->event_elapsed_ms)>(dlsym(handle, name));
     if (missing) {
         problem = "the NVIDIA driver library " + library + " has no function " + missing +
                   ": the driver is older than this Loom needs";

@@ -37,6 +37,7 @@ inline constexpr const char* driver_library = "libcuda.so.1";
     X(cuEventDestroy)                                                                                                  \
     X(cuEventRecord)                                                                                                   \
     X(cuEventSynchronize)                                                                                              \
+    X(cuEventQuery)                                                                                                    \
     X(cuMemGetInfo)                                                                                                    \
     X(cuMemAlloc)                                                                                                      \
     X(cuMemFree)                                                                                                       \
@@ -55,6 +56,10 @@ struct driver_api {
 #define LOOM_CUDA_DECLARE(f) decltype(&::f) f = nullptr;
     LOOM_CUDA_DRIVER_FUNCTIONS(LOOM_CUDA_DECLARE)
 #undef LOOM_CUDA_DECLARE
+    // Only profiling needs it, and CUDA 13's cuda.h names cuEventElapsedTime_v2, which
+    // drivers before 12.8 lack: the newer symbol where there is one, else the first (the
+    // two take the same arguments); null when neither, and profiling then says so.
+    CUresult (*event_elapsed_ms)(float* ms, CUevent start, CUevent end) = nullptr;
     std::string library; // the file it was opened from
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/kernel_clock.hpp"
 #include "backend/opencl/opencl_errors.hpp"
 #include "codegen/emit.hpp"
 
@@ -35,6 +36,26 @@ bool usable_binary(const std::vector<unsigned char>& binary) {
     return std::search(binary.begin(), binary.end(), pocl_bitcode.begin(), pocl_bitcode.end()) != binary.end();
 }
 
+// How kernel_clock reads an OpenCL profiling event. An event whose command failed (a
+// negative status), or that cannot be asked, counts as finished with no time: the failure
+// itself was reported by the call that waited for it.
+struct event_reader {
+    bool finished(cl::Event& e) {
+        cl_int status = CL_QUEUED;
+        if (e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) != CL_SUCCESS) return true;
+        return status == CL_COMPLETE || status < 0;
+    }
+    std::uint64_t elapsed_ns(cl::Event& e) {
+        cl_ulong start = 0, end = 0;
+        if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+            e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS)
+            return 0;
+        return end > start ? end - start : 0;
+    }
+    void wait(cl::Event& e) { e.wait(); }
+    void retire(cl::Event&) {}
+};
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
@@ -42,7 +63,10 @@ std::string lower(std::string s) {
 
 class opencl_device final : public device {
 public:
-    opencl_device(cl::Platform platform, cl::Device dev) : device_(dev), context_(dev), queue_(context_, dev) {
+    opencl_device(cl::Platform platform, cl::Device dev, bool profiling)
+        : device_(dev), context_(dev),
+          queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None) {
+        if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, event_reader>>(reader_);
         info_.backend = "opencl";
         info_.name = dev.getInfo<CL_DEVICE_NAME>();
         info_.vendor = dev.getInfo<CL_DEVICE_VENDOR>();
@@ -124,18 +148,22 @@ public:
                                                  : entry.setArg(a, args[a].size, args[a].value);
             check(status, "setting a kernel argument");
         }
+        cl::Event* done = clock_ ? &event_ : nullptr; // no event at all unless profiling
         if (g.rows) {
             check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items, g.rows),
-                                              cl::NDRange(g.group_size, g.group_rows)),
+                                              cl::NDRange(g.group_size, g.group_rows), nullptr, done),
                   "launching a kernel");
-            return;
+        } else {
+            const cl::NDRange local = g.group_size ? cl::NDRange(g.group_size) : cl::NullRange;
+            check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items), local, nullptr, done),
+                  "launching a kernel");
         }
-        const cl::NDRange local = g.group_size ? cl::NDRange(g.group_size) : cl::NullRange;
-        check(queue_.enqueueNDRangeKernel(entry, cl::NullRange, cl::NDRange(g.global_items), local),
-              "launching a kernel");
+        if (clock_) clock_->launched(std::move(event_));
     }
 
     void finish() override { check(queue_.finish(), "waiting for the device"); }
+
+    kernel_timing timing() override { return clock_ ? clock_->collect() : kernel_timing{}; }
 
 private:
     static const cl::Buffer& as(const memory& m) { return static_cast<const opencl_memory&>(m).buffer; }
@@ -146,11 +174,14 @@ private:
     cl::CommandQueue queue_;
     device_info info_;
     std::size_t max_alloc_ = 0;
+    event_reader reader_;
+    std::unique_ptr<kernel_clock<cl::Event, event_reader>> clock_; // profiling on
+    cl::Event event_;                                              // the launch being enqueued
 };
 
 } // namespace
 
-std::unique_ptr<device> open_opencl_device(const std::string& filter) {
+std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profiling) {
     std::vector<cl::Platform> platforms;
     cl::Platform::get(&platforms); // fails with CL_PLATFORM_NOT_FOUND_KHR when there are none
     std::string found;
@@ -179,7 +210,7 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter) {
         for (std::size_t i = 0; i < all.size(); ++i) {
             const std::string name = all[i].device.getInfo<CL_DEVICE_NAME>();
             if ((index_ok && index == i) || (!numeric && lower(name).find(lower(filter)) != std::string::npos))
-                return std::make_unique<opencl_device>(all[i].platform, all[i].device);
+                return std::make_unique<opencl_device>(all[i].platform, all[i].device, profiling);
         }
         std::string names;
         for (std::size_t i = 0; i < all.size(); ++i)
@@ -187,8 +218,8 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter) {
         throw error("loom: LOOM_DEVICE=" + filter + " matches no OpenCL device. Devices found:" + names);
     }
     for (candidate& c : all)
-        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return std::make_unique<opencl_device>(c.platform, c.device);
-    return std::make_unique<opencl_device>(all.front().platform, all.front().device);
+        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return std::make_unique<opencl_device>(c.platform, c.device, profiling);
+    return std::make_unique<opencl_device>(all.front().platform, all.front().device, profiling);
 }
 
 } // namespace loom::backend

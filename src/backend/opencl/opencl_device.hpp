@@ -9,7 +9,8 @@
 
 namespace loom::backend {
 
-// Throws loom::error listing the platforms found when none matches.
-std::unique_ptr<device> open_opencl_device(const std::string& device_filter);
+// Throws loom::error listing the platforms found when none matches. `profiling`: a queue
+// with profiling events, each launch timed (device::timing).
+std::unique_ptr<device> open_opencl_device(const std::string& device_filter, bool profiling = false);
 
 } // namespace loom::backend
