@@ -158,6 +158,29 @@ TEST_CASE("cuda_build_caches_a_cubin_that_loads_again_and_ptx_loads_too") {
     CHECK_FALSE(dev->load({}, "cubin"));
 }
 
+TEST_CASE("cuda_profiling_times_each_launch_between_its_events") {
+    auto timed = loom::backend::open_cuda_device("", true);
+    auto built = timed->build(saxpy_source);
+    REQUIRE(built.compiled);
+    CHECK(timed->timing().launches == 0);
+    const std::size_t n = std::size_t(1) << 22;
+    std::vector<float> x(n, 0.5f), y(n, 2.0f);
+    const std::vector<float> expected = host_saxpy(x, y, 3.0f);
+    CHECK(run_saxpy(*timed, *built.compiled, x, y, 3.0f) == expected); // ends with a read: the launch has run
+    const loom::backend::kernel_timing t = timed->timing();
+    CHECK(t.launches == 1);
+    CHECK(t.ns > 0);
+    // Twice more, and the pooled events serve again.
+    run_saxpy(*timed, *built.compiled, x, y, 3.0f);
+    run_saxpy(*timed, *built.compiled, x, y, 3.0f);
+    CHECK(timed->timing().launches == 3);
+    auto untimed = loom::backend::open_cuda_device("");
+    auto plain = untimed->build(saxpy_source);
+    REQUIRE(plain.compiled);
+    CHECK(run_saxpy(*untimed, *plain.compiled, x, y, 3.0f) == expected);
+    CHECK(untimed->timing().launches == 0); // profiling off: no events, nothing timed
+}
+
 TEST_CASE("cuda_build_failure_carries_the_nvrtc_log") {
     auto dev = loom::backend::open_cuda_device("");
     try {
