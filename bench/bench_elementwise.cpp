@@ -679,7 +679,8 @@ void run_copybuffer(benchmark::State& state, const workload& w) {
         return;
     }
     bench::time_loop(state, [&] {
-        env.queue.enqueueCopyBuffer(p.buffers[0], p.buffers[1], 0, 0, n * sizeof(float));
+        env.queue.enqueueCopyBuffer(p.buffers[0], p.buffers[1], 0, 0, n * sizeof(float), nullptr,
+                                    bench::ocl::timing_event());
         env.queue.finish();
     });
     bench::set_bytes(state, w.bytes_per_element * double(n));

@@ -83,7 +83,7 @@ void run_geometry(benchmark::State& state, const form& f, const kernel_body& b, 
     if (group == capped) global = std::min<std::size_t>(global, std::size_t(env.compute_units) * 2048);
     const std::size_t local = group == capped ? 256 : group;
     auto launch = [&](const cl::Kernel& k) {
-        env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), local ? cl::NDRange(local) : cl::NullRange);
+        bench::ocl::launch(k, cl::NDRange(global), local ? cl::NDRange(local) : cl::NullRange);
         env.queue.finish();
     };
     auto& p = bench::prepared<instance>(key + "/" + std::to_string(n), [&] {

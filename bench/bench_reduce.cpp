@@ -257,9 +257,9 @@ float run_config(opencl_instance& p, const config& c, std::size_t n) {
     cl::Kernel& k = c.chunk ? p.chunk : p.stride;
     k.setArg(3, cl::Local(c.group * sizeof(float)));
     if (c.chunk) k.setArg(5, cl_uint((n + c.groups * c.group * 8 - 1) / (c.groups * c.group * 8) * 8));
-    env.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(c.groups * c.group), cl::NDRange(c.group));
+    bench::ocl::launch(k, cl::NDRange(c.groups * c.group), cl::NDRange(c.group));
     p.finish.setArg(2, cl_uint(c.groups));
-    env.queue.enqueueNDRangeKernel(p.finish, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    bench::ocl::launch(p.finish, cl::NDRange(1), cl::NDRange(1));
     float result = 0;
     env.queue.enqueueReadBuffer(p.result, CL_TRUE, 0, sizeof result, &result);
     return result;

@@ -185,13 +185,13 @@ void run_config(opencl_instance& p, const config& c, std::size_t n, bool exclusi
     const std::size_t global = bench::ocl::round_up(items, c.group);
     p.totals_kernel.setArg(2, cl_uint(n));
     p.totals_kernel.setArg(3, per_item);
-    env.queue.enqueueNDRangeKernel(p.totals_kernel, cl::NullRange, cl::NDRange(global), cl::NDRange(c.group));
+    bench::ocl::launch(p.totals_kernel, cl::NDRange(global), cl::NDRange(c.group));
     p.scan_totals.setArg(1, cl_uint(global));
-    env.queue.enqueueNDRangeKernel(p.scan_totals, cl::NullRange, cl::NDRange(1), cl::NDRange(1));
+    bench::ocl::launch(p.scan_totals, cl::NDRange(1), cl::NDRange(1));
     p.chunks.setArg(3, cl_uint(n));
     p.chunks.setArg(4, per_item);
     p.chunks.setArg(5, cl_uint(exclusive ? 1 : 0));
-    env.queue.enqueueNDRangeKernel(p.chunks, cl::NullRange, cl::NDRange(global), cl::NDRange(c.group));
+    bench::ocl::launch(p.chunks, cl::NDRange(global), cl::NDRange(c.group));
     env.queue.finish();
 }
 

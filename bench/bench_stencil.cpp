@@ -283,7 +283,7 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
             for (const launch& l : p->launches) { // every form and geometry is checked
                 names.push_back(l.name);
                 bench::ocl::fill_nan(p->y, n);
-                env.queue.enqueueNDRangeKernel(l.kernel, cl::NullRange, l.global, l.local);
+                bench::ocl::launch(l.kernel, l.global, l.local);
                 const std::vector<float> got = bench::ocl::download(p->y, n);
                 const std::string e = bench::compare(got.data(), ref.data(), n, stencil_tolerance);
                 if (!e.empty()) throw std::runtime_error(l.name + ": " + e);
@@ -291,7 +291,7 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
             opencl_instance* raw = p.get();
             p->tuning = bench::tune_configs(key(w, "handwritten", n), names, [raw, &env](std::size_t k) {
                 const launch& l = raw->launches[k];
-                env.queue.enqueueNDRangeKernel(l.kernel, cl::NullRange, l.global, l.local);
+                bench::ocl::launch(l.kernel, l.global, l.local);
                 env.queue.finish();
             });
         } catch (const std::exception& e) {
@@ -306,7 +306,7 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
     const launch* l = &p.launches[p.tuning.best];
     state.SetLabel("-> " + l->name);
     return [l, &env] {
-        env.queue.enqueueNDRangeKernel(l->kernel, cl::NullRange, l->global, l->local);
+        bench::ocl::launch(l->kernel, l->global, l->local);
         env.queue.finish();
     };
 }

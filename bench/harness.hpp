@@ -70,11 +70,36 @@ template <class F> double seconds_of(F&& body) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// ---- device time ---------------------------------------------------------------------------
+
+// Whether this program reads the device's own time for its kernels beside host time (the
+// default). A program that measures the host path (dispatch, phases, the loop's round
+// trips) turns it off before run(): with it on, every launch, Loom's and the handwritten
+// kernels', carries a profiling event whose cost would be part of what it times.
+void set_device_timing(bool on);
+bool device_timing();
+// A source of device time: nanoseconds of kernel time so far, exact once the kernels have
+// run. loom_context() adds each of its contexts (statistics().kernel_ns), the OpenCL
+// baselines add their launches' profiling events.
+void count_device_time(std::function<std::uint64_t()> clock);
+// The sum over every source; called after a finish, so that every kernel has run.
+std::uint64_t device_ns();
+// Sets `name` to the mean device time of a run in microseconds, when any was measured
+// (Boost.Compute's kernels, transfers and host work have none).
+void set_device_us(benchmark::State& state, const char* name, std::uint64_t ns);
+
 // Times `body` (which must end with a finish) once per benchmark iteration, host clock,
-// after the warm-up when the instance is new.
+// after the warm-up when the instance is new. The counter `device_us` is the device time of
+// the kernels a run launched (profiling events), read outside the timed span.
 template <class F> void time_loop(benchmark::State& state, F&& body) {
     if (take_warm_up()) warm_up(body);
-    for (auto _ : state) state.SetIterationTime(seconds_of(body));
+    std::uint64_t device = 0;
+    for (auto _ : state) {
+        const std::uint64_t before = device_timing() ? device_ns() : 0;
+        state.SetIterationTime(seconds_of(body));
+        if (device_timing()) device += device_ns() - before;
+    }
+    set_device_us(state, "device_us", device);
 }
 
 // Times Loom's `loom` and the handwritten `handwritten` (each ending with a finish) run by run,
@@ -86,8 +111,9 @@ template <class F> void time_loop(benchmark::State& state, F&& body) {
 // came near its size (2^24 floats, two vectors each: 256 MiB, L3 260 MiB): copy 1.35 with the
 // handwritten kernel warmed last, 0.63 with Loom's, 1.01 alternating; the same held with the
 // handwritten kernel in both places (bench/README.md). The manual time is Loom's. Counters,
-// per repetition: `ratio` (Loom's time / the handwritten time, over the same iterations) and
-// `handwritten_us` (its mean run).
+// per repetition: `ratio` (Loom's time / the handwritten time, over the same iterations),
+// `handwritten_us` (its mean run), and from the device's profiling events `device_ratio`,
+// `device_us` and `handwritten_device_us`.
 template <class A, class B> void time_interleaved(benchmark::State& state, A&& loom, B&& handwritten) {
     take_warm_up(); // the pair warms both up whether or not its instances are new
     warm_up([&] {
@@ -95,14 +121,24 @@ template <class A, class B> void time_interleaved(benchmark::State& state, A&& l
         handwritten();
     });
     double loom_total = 0, handwritten_total = 0;
+    std::uint64_t loom_device = 0, handwritten_device = 0;
+    const bool timed = device_timing();
     for (auto _ : state) {
+        const std::uint64_t t0 = timed ? device_ns() : 0;
         const double l = seconds_of(loom);
+        const std::uint64_t t1 = timed ? device_ns() : 0;
         handwritten_total += seconds_of(handwritten);
+        const std::uint64_t t2 = timed ? device_ns() : 0;
+        loom_device += t1 - t0;
+        handwritten_device += t2 - t1;
         loom_total += l;
         state.SetIterationTime(l);
     }
     if (handwritten_total > 0) state.counters["ratio"] = loom_total / handwritten_total;
     state.counters["handwritten_us"] = handwritten_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
+    set_device_us(state, "device_us", loom_device);
+    set_device_us(state, "handwritten_device_us", handwritten_device);
+    if (loom_device > 0 && handwritten_device > 0) state.counters["device_ratio"] = double(loom_device) / double(handwritten_device);
 }
 
 // While one is alive, bench::prepared files instances under keys of their own: an interleaved
@@ -201,6 +237,7 @@ std::vector<float> stencil2d_reference(const float* u, std::size_t nx, std::size
 
 // One context per setting on the OpenCL backend, made once per process: fusion on or off
 // with contraction off whatever LOOM_FP_CONTRACT says, or fusion and contraction on.
+// Profiling is on when device_timing() is, and each context counts in device_ns().
 loom::context& loom_context(bool fused, bool fp_contract = false);
 
 } // namespace bench

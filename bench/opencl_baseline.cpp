@@ -49,7 +49,8 @@ environment make_environment() {
     e.platform = all[chosen].first;
     e.device = all[chosen].second;
     e.context = cl::Context(e.device);
-    e.queue = cl::CommandQueue(e.context, e.device);
+    e.queue = cl::CommandQueue(e.context, e.device,
+                               device_timing() ? cl::QueueProperties::Profiling : cl::QueueProperties::None);
     e.name = e.device.getInfo<CL_DEVICE_NAME>();
     e.driver = e.device.getInfo<CL_DRIVER_VERSION>() + " / " + e.device.getInfo<CL_DEVICE_VERSION>();
     e.platform_name = e.platform.getInfo<CL_PLATFORM_NAME>() + " " + e.platform.getInfo<CL_PLATFORM_VERSION>();
@@ -62,11 +63,56 @@ void check(cl_int status, const char* what) {
     if (status != CL_SUCCESS) throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
 }
 
+// The profiling events of the baselines' launches (device timing on), oldest first, and the
+// device time of those already read.
+struct launch_events {
+    std::vector<cl::Event> pending;
+    std::uint64_t ns = 0;
+
+    // Reads the events whose command has run, from the oldest; with `wait`, all of them.
+    void collect(bool wait) {
+        std::size_t done = 0;
+        for (; done < pending.size(); ++done) {
+            cl::Event& e = pending[done];
+            cl_int status = CL_QUEUED;
+            if (wait) e.wait();
+            else if (e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS && status > CL_COMPLETE)
+                break; // still queued or running
+            cl_ulong start = 0, end = 0;
+            if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) == CL_SUCCESS &&
+                e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) == CL_SUCCESS && end > start)
+                ns += end - start;
+        }
+        pending.erase(pending.begin(), pending.begin() + std::ptrdiff_t(done));
+    }
+};
+
+launch_events& timed_launches() {
+    static launch_events events;
+    return events;
+}
+
 } // namespace
 
 environment& env() {
-    static environment e = make_environment();
+    static environment e = [] {
+        environment made = make_environment();
+        if (device_timing()) count_device_time([] {
+                timed_launches().collect(true);
+                return timed_launches().ns;
+            });
+        return made;
+    }();
     return e;
+}
+
+cl::Event* timing_event() {
+    if (!device_timing()) return nullptr;
+    launch_events& events = timed_launches();
+    // A warm-up or a tuning enqueues many launches between two reads: keep only those
+    // still running.
+    if (events.pending.size() >= 4096) events.collect(false);
+    return &events.pending.emplace_back();
 }
 
 namespace {
@@ -120,8 +166,12 @@ std::vector<float> download(const cl::Buffer& b, std::size_t n) {
 
 void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group) {
     const cl::NDRange global(group ? round_up(n, group) : n);
-    const cl::NDRange local = group ? cl::NDRange(group) : cl::NullRange;
-    check(env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local), "launching a kernel");
+    launch(k, global, group ? cl::NDRange(group) : cl::NullRange);
+}
+
+void launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+    check(env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, timing_event()),
+          "launching a kernel");
 }
 
 std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {

@@ -44,6 +44,12 @@ inline std::size_t round_up(std::size_t n, std::size_t group) { return (n + grou
 // Enqueues k over n items: group 0 lets the runtime choose the work-group size (global = n),
 // otherwise global = round_up(n, group). Does not wait.
 void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group);
+// Enqueues k over any range (local cl::NullRange: the runtime's choice). Does not wait. Every
+// kernel a baseline times goes through here or enqueue(), so that its device time counts.
+void launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local);
+// Where a command the baselines time (a kernel, clEnqueueCopyBuffer) leaves its profiling
+// event for bench::device_ns(); nullptr when device timing is off. Valid until the next call.
+cl::Event* timing_event();
 
 // The work-group sizes a baseline is tried with: the runtime's choice (0), 16, 64, 128, 256,
 // 1024, 4096, as far as the kernel allows.

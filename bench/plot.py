@@ -63,8 +63,9 @@ def load(results):
             r = recs.setdefault(key, {})
             agg = b["aggregate_name"]
             r[agg] = b["real_time"] * UNIT[b.get("time_unit", "ns")]
-            if agg in ("min", "max") and "ratio" in b:
-                r["ratio_" + agg] = b["ratio"]
+            for counter in ("ratio", "device_ratio"):
+                if agg in ("min", "max") and counter in b:
+                    r[counter + "_" + agg] = b[counter]
             if agg == "median":
                 skip = {"name", "run_name", "run_type", "aggregate_name", "aggregate_unit", "family_index",
                         "per_family_instance_index", "repetitions", "threads", "iterations", "real_time",
@@ -150,19 +151,27 @@ def plot_times(recs, name, device, out):
     finish(fig, f"{name}: time vs size on {device}", out / f"{name}_time.png")
 
 
-def ratio(recs, w, v, n, base="handwritten"):
+# The two clocks a time is read from: host time after a finish (the manual time), and the
+# kernels' own time from the device's profiling events (the device_us counter).
+CLOCKS = {"host": ("median", "ratio"), "device": ("device_us", "device_ratio")}
+
+
+def ratio(recs, w, v, n, base="handwritten", clock="host"):
     """Median time ratio v / base; for a run-by-run pair, the median of its repetitions' own ratios."""
+    field, pair_ratio = CLOCKS[clock]
     if v in RUN_BY_RUN and base == "handwritten":
-        return recs.get((w, v, n), {}).get("ratio")
+        return recs.get((w, v, n), {}).get(pair_ratio)
     a, b = recs.get((w, v, n)), recs.get((w, base, n))
-    if a and b and "median" in a and "median" in b and b["median"] > 0:
-        return a["median"] / b["median"]
+    if a and b and a.get(field) and b.get(field):
+        return a[field] / b[field]
     return None
 
 
-def plot_ratios(recs, name, device, out, baseline="OpenCL"):
+def plot_ratios(recs, name, device, out, baseline="OpenCL", clock="host"):
     ws = [w for w in workloads_of(recs) if "handwritten" in variants_of(recs, w)
           and any(v in LOOM_VARIANTS or v == "boost_compute" for v in variants_of(recs, w))]
+    if clock == "device":  # only where the program read the device's time (not bench_cuda)
+        ws = [w for w in ws if any(r.get("device_us") for (ww, _, _), r in recs.items() if ww == w)]
     if not ws:
         return
     fig, axes = grid(len(ws))
@@ -170,7 +179,7 @@ def plot_ratios(recs, name, device, out, baseline="OpenCL"):
         for v in variants_of(recs, w):
             if v == "handwritten" or (v not in LOOM_VARIANTS and v != "boost_compute" and v not in RUN_BY_RUN):
                 continue
-            pts = [(n, ratio(recs, w, v, n)) for (ww, vv, n) in sorted(recs) if ww == w and vv == v]
+            pts = [(n, ratio(recs, w, v, n, clock=clock)) for (ww, vv, n) in sorted(recs) if ww == w and vv == v]
             pts = [p for p in pts if p[1] is not None]
             if not pts:
                 continue
@@ -181,11 +190,15 @@ def plot_ratios(recs, name, device, out, baseline="OpenCL"):
         ax.set_yscale("log")
         ax.set_title(w, fontsize=9)
         ax.set_xlabel("elements")
-        ax.set_ylabel("time / tuned handwritten")
+        ax.set_ylabel("time / tuned handwritten" if clock == "host" else "device time / tuned handwritten")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=6)
-    finish(fig, f"{name}: ratio to the tuned handwritten {baseline} kernel on {device} (1 = parity, below = faster)",
-           out / f"{name}_ratio.png")
+    if clock == "host":
+        finish(fig, f"{name}: ratio to the tuned handwritten {baseline} kernel on {device} (1 = parity, below = faster)",
+               out / f"{name}_ratio.png")
+    else:
+        finish(fig, f"{name}: kernel time from profiling events, ratio to the tuned handwritten {baseline} kernel "
+               f"on {device} (1 = parity, below = faster)", out / f"{name}_device_ratio.png")
 
 
 def copy_bandwidth(recs):
@@ -308,12 +321,13 @@ def med(recs, w, v, n):
     return r.get("median") if r else None
 
 
-def interleaved_cell(recs, w, n, v="interleaved"):
+def interleaved_cell(recs, w, n, v="interleaved", counter="ratio"):
     r = recs.get((w, v, n))
-    if not r or r.get("ratio") is None:
+    if not r or r.get(counter) is None:
         return "-"
-    spread = f" ({fmt(r['ratio_min'])}-{fmt(r['ratio_max'])})" if "ratio_min" in r and "ratio_max" in r else ""
-    return fmt(r["ratio"]) + spread
+    lo, hi = counter + "_min", counter + "_max"
+    spread = f" ({fmt(r[lo])}-{fmt(r[hi])})" if lo in r and hi in r else ""
+    return fmt(r[counter]) + spread
 
 
 def inverse_cell(recs, w, n):
@@ -351,6 +365,23 @@ def elementwise_tables(recs, copy_peak, baseline="OpenCL"):
             out.append(f"**{title} / tuned handwritten {baseline}** (median time ratio, each variant timed on its own; "
                        "1.00 = parity, < 1 = faster)\n\n" +
                        table(["workload"] + [log2_label(n) for n in shown], rows))
+    rows = [[w + ("" if v == "interleaved" else ", statements")] +
+            [interleaved_cell(recs, w, n, v, "device_ratio") for n in shown]
+            for w in ws for v in RUN_BY_RUN if v in variants_of(recs, w)]
+    rows = [r for r in rows if any(c != "-" for c in r[1:])]
+    if rows:
+        out.append(f"**Kernel time from the device's profiling events: Loom / tuned handwritten {baseline}, run by run** "
+                   "(`device_ratio` of the same pairs: the kernels alone, without host work or launch latency; "
+                   "median of the repetitions' ratios, min-max)\n\n" +
+                   table(["workload"] + [log2_label(n) for n in shown], rows))
+    rows = [[w + {"loom_expr": "", "loom_stmts": ", statements"}[v]] +
+            [fmt(ratio(recs, w, v, n, clock="device")) for n in shown]
+            for w in ws for v in ("loom_expr", "loom_stmts") if v in variants_of(recs, w)
+            and any(ratio(recs, w, v, n, clock="device") for n in shown)]
+    if rows:
+        out.append(f"**Kernel time from profiling events, each variant timed on its own: Loom / tuned handwritten "
+                   f"{baseline}** (median `device_us` over median `device_us`)\n\n" +
+                   table(["workload"] + [log2_label(n) for n in shown], rows))
     rows = []
     for w in ws:
         if {"loom_unfused", "loom_stmts"} <= set(variants_of(recs, w)):
@@ -583,6 +614,7 @@ def main():
                        f"at commit {c.get('loom_commit', '?')})")
         plot_times(recs, short, own_device, out)
         plot_ratios(recs, short, own_device, out, baseline)
+        plot_ratios(recs, short, own_device, out, baseline, clock="device")
         plot_throughput(recs, short, own_device, out, own_copy, own_peak)
         plot_fusion(recs, short, own_device, out)
         if name == "bench_loop":
