@@ -1,5 +1,6 @@
 // The shared benchmark harness: registration with Loom's method (manual host time after a
-// finish, 10 repetitions, median/min/max), sizes, random inputs, host references and the
+// finish, the kernels' device time from profiling events beside it, 10 repetitions,
+// median/min/max), sizes, random inputs, host references and the
 // value checks every timed variant passes before it is timed. Each bench_<area>.cpp is one
 // program; a new skeleton's benchmarks are a new file over this harness.
 #pragma once
