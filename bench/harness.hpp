@@ -139,7 +139,8 @@ template <class A, class B> void time_interleaved(benchmark::State& state, A&& l
     state.counters["handwritten_us"] = handwritten_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
     set_device_us(state, "device_us", loom_device);
     set_device_us(state, "handwritten_device_us", handwritten_device);
-    if (loom_device > 0 && handwritten_device > 0) state.counters["device_ratio"] = double(loom_device) / double(handwritten_device);
+    if (loom_device > 0 && handwritten_device > 0)
+        state.counters["device_ratio"] = double(loom_device) / double(handwritten_device);
 }
 
 // While one is alive, bench::prepared files instances under keys of their own: an interleaved

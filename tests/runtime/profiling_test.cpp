@@ -69,8 +69,8 @@ TEST_CASE("with profiling on, every launch is timed once it has run, and results
     t = x * x;
     const float total = loom::sum(t + 1.0f);
     ctx.finish();
-    const auto host_ns =
-        std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+    const auto host_ns = std::uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
     const loom::context_statistics after = ctx.statistics();
     CHECK(after.kernels_launched - before.kernels_launched >= 2);
     CHECK(after.kernels_timed - before.kernels_timed == after.kernels_launched - before.kernels_launched);

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "backend/cuda/driver_api.hpp"
-#include "backend/kernel_clock.hpp"
 #include "backend/cuda/nvrtc_compile.hpp"
+#include "backend/kernel_clock.hpp"
 #include "codegen/emit.hpp"
 #include "support/log.hpp"
 
@@ -443,7 +443,8 @@ public:
         timed_launch t = events_->take();
         CUresult r = api_.cuEventRecord(t.start, stream_);
         if (r == CUDA_SUCCESS)
-            r = api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_, params_.data(), nullptr);
+            r = api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_, params_.data(),
+                                    nullptr);
         if (r == CUDA_SUCCESS) r = api_.cuEventRecord(t.end, stream_);
         if (r != CUDA_SUCCESS) {
             events_->retire(t); // back to the pool, untimed

@@ -218,7 +218,8 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profi
         throw error("loom: LOOM_DEVICE=" + filter + " matches no OpenCL device. Devices found:" + names);
     }
     for (candidate& c : all)
-        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return std::make_unique<opencl_device>(c.platform, c.device, profiling);
+        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU)
+            return std::make_unique<opencl_device>(c.platform, c.device, profiling);
     return std::make_unique<opencl_device>(all.front().platform, all.front().device, profiling);
 }
 
