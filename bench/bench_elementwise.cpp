@@ -669,7 +669,7 @@ void run_copybuffer(benchmark::State& state, const workload& w) {
         p->buffers.push_back(bench::ocl::upload(w.host_input(0, n), n));
         p->buffers.push_back(bench::ocl::allocate(n));
         bench::ocl::fill_nan(p->buffers[1], n);
-        env.queue.enqueueCopyBuffer(p->buffers[0], p->buffers[1], 0, 0, n * sizeof(float));
+        bench::ocl::copy_buffer(p->buffers[0], p->buffers[1], n);
         env.queue.finish();
         p->error = check_outputs(w, n, [&](int v) { return bench::ocl::download(p->buffers[v], n); });
         return p;
@@ -679,8 +679,7 @@ void run_copybuffer(benchmark::State& state, const workload& w) {
         return;
     }
     bench::time_loop(state, [&] {
-        env.queue.enqueueCopyBuffer(p.buffers[0], p.buffers[1], 0, 0, n * sizeof(float), nullptr,
-                                    bench::ocl::timing_event());
+        bench::ocl::copy_buffer(p.buffers[0], p.buffers[1], n);
         env.queue.finish();
     });
     bench::set_bytes(state, w.bytes_per_element * double(n));

@@ -270,7 +270,7 @@ std::vector<std::function<std::uint64_t()>>& device_clocks() {
 loom::context& counted_context(int fusion, int fp_contract) {
     auto* ctx = new loom::context(loom::context_options{"opencl", "", fusion, fp_contract, device_timing_on ? 1 : 0});
     if (device_timing_on) count_device_time([ctx] { return ctx->statistics().kernel_ns; });
-    return *ctx; // kept to the end of the process, as the benchmarks' vectors are
+    return *ctx; // never destroyed: device_clocks() keeps its address to the end of the process
 }
 } // namespace
 

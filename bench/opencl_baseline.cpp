@@ -10,6 +10,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "backend/kernel_clock.hpp"
+#include "backend/opencl/profiling_events.hpp"
+
 namespace bench::ocl {
 namespace {
 
@@ -63,33 +66,25 @@ void check(cl_int status, const char* what) {
     if (status != CL_SUCCESS) throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
 }
 
-// The profiling events of the baselines' launches (device timing on), oldest first, and the
-// device time of those already read.
-struct launch_events {
-    std::vector<cl::Event> pending;
-    std::uint64_t ns = 0;
+// The baselines' timed commands (device timing on), read by the rule Loom's own OpenCL
+// backend reads its launches with.
+using launch_clock = loom::backend::kernel_clock<cl::Event, loom::backend::opencl_event_reader>;
 
-    // Reads the events whose command has run, from the oldest; with `wait`, all of them.
-    void collect(bool wait) {
-        std::size_t done = 0;
-        for (; done < pending.size(); ++done) {
-            cl::Event& e = pending[done];
-            cl_int status = CL_QUEUED;
-            if (wait) e.wait();
-            else if (e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) == CL_SUCCESS && status > CL_COMPLETE)
-                break; // still queued or running
-            cl_ulong start = 0, end = 0;
-            if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) == CL_SUCCESS &&
-                e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) == CL_SUCCESS && end > start)
-                ns += end - start;
-        }
-        pending.erase(pending.begin(), pending.begin() + std::ptrdiff_t(done));
+launch_clock& timed_launches() {
+    static loom::backend::opencl_event_reader reader;
+    static launch_clock clock(reader);
+    return clock;
+}
+
+// Enqueues a command through `enqueue(event pointer)`, keeping its event when timing is on.
+template <class Enqueue> void timed(Enqueue&& enqueue, const char* what) {
+    if (!device_timing()) {
+        check(enqueue(nullptr), what);
+        return;
     }
-};
-
-launch_events& timed_launches() {
-    static launch_events events;
-    return events;
+    cl::Event done;
+    check(enqueue(&done), what);
+    timed_launches().launched(std::move(done));
 }
 
 } // namespace
@@ -97,22 +92,10 @@ launch_events& timed_launches() {
 environment& env() {
     static environment e = [] {
         environment made = make_environment();
-        if (device_timing()) count_device_time([] {
-                timed_launches().collect(true);
-                return timed_launches().ns;
-            });
+        if (device_timing()) count_device_time([] { return timed_launches().collect().ns; });
         return made;
     }();
     return e;
-}
-
-cl::Event* timing_event() {
-    if (!device_timing()) return nullptr;
-    launch_events& events = timed_launches();
-    // A warm-up or a tuning enqueues many launches between two reads: keep only those
-    // still running.
-    if (events.pending.size() >= 4096) events.collect(false);
-    return &events.pending.emplace_back();
 }
 
 namespace {
@@ -170,8 +153,15 @@ void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group) {
 }
 
 void launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
-    check(env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, timing_event()),
-          "launching a kernel");
+    timed([&](cl::Event* done) {
+        return env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, done);
+    }, "launching a kernel");
+}
+
+void copy_buffer(const cl::Buffer& from, const cl::Buffer& to, std::size_t n) {
+    timed([&](cl::Event* done) {
+        return env().queue.enqueueCopyBuffer(from, to, 0, 0, n * sizeof(float), nullptr, done);
+    }, "copying a buffer");
 }
 
 std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {

@@ -45,11 +45,11 @@ inline std::size_t round_up(std::size_t n, std::size_t group) { return (n + grou
 // otherwise global = round_up(n, group). Does not wait.
 void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group);
 // Enqueues k over any range (local cl::NullRange: the runtime's choice). Does not wait. Every
-// kernel a baseline times goes through here or enqueue(), so that its device time counts.
+// kernel a baseline times goes through here or enqueue(), so that its device time counts in
+// bench::device_ns().
 void launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local);
-// Where a command the baselines time (a kernel, clEnqueueCopyBuffer) leaves its profiling
-// event for bench::device_ns(); nullptr when device timing is off. Valid until the next call.
-cl::Event* timing_event();
+// clEnqueueCopyBuffer of n floats, its device time counted likewise. Does not wait.
+void copy_buffer(const cl::Buffer& from, const cl::Buffer& to, std::size_t n);
 
 // The work-group sizes a baseline is tried with: the runtime's choice (0), 16, 64, 128, 256,
 // 1024, 4096, as far as the kernel allows.

@@ -11,6 +11,7 @@
 
 #include "backend/kernel_clock.hpp"
 #include "backend/opencl/opencl_errors.hpp"
+#include "backend/opencl/profiling_events.hpp"
 #include "codegen/emit.hpp"
 
 namespace loom::backend {
@@ -36,26 +37,6 @@ bool usable_binary(const std::vector<unsigned char>& binary) {
     return std::search(binary.begin(), binary.end(), pocl_bitcode.begin(), pocl_bitcode.end()) != binary.end();
 }
 
-// How kernel_clock reads an OpenCL profiling event. An event whose command failed (a
-// negative status), or that cannot be asked, counts as finished with no time: the failure
-// itself was reported by the call that waited for it.
-struct event_reader {
-    bool finished(cl::Event& e) {
-        cl_int status = CL_QUEUED;
-        if (e.getInfo(CL_EVENT_COMMAND_EXECUTION_STATUS, &status) != CL_SUCCESS) return true;
-        return status == CL_COMPLETE || status < 0;
-    }
-    std::uint64_t elapsed_ns(cl::Event& e) {
-        cl_ulong start = 0, end = 0;
-        if (e.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
-            e.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS)
-            return 0;
-        return end > start ? end - start : 0;
-    }
-    void wait(cl::Event& e) { e.wait(); }
-    void retire(cl::Event&) {}
-};
-
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
@@ -66,7 +47,7 @@ public:
     opencl_device(cl::Platform platform, cl::Device dev, bool profiling)
         : device_(dev), context_(dev),
           queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None) {
-        if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, event_reader>>(reader_);
+        if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
         info_.backend = "opencl";
         info_.name = dev.getInfo<CL_DEVICE_NAME>();
         info_.vendor = dev.getInfo<CL_DEVICE_VENDOR>();
@@ -174,9 +155,9 @@ private:
     cl::CommandQueue queue_;
     device_info info_;
     std::size_t max_alloc_ = 0;
-    event_reader reader_;
-    std::unique_ptr<kernel_clock<cl::Event, event_reader>> clock_; // profiling on
-    cl::Event event_;                                              // the launch being enqueued
+    opencl_event_reader reader_;
+    std::unique_ptr<kernel_clock<cl::Event, opencl_event_reader>> clock_; // profiling on
+    cl::Event event_;                                                     // the launch being enqueued
 };
 
 } // namespace
