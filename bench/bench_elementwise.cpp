@@ -76,7 +76,7 @@ const scalars chain_c{0.75f, 1.25f, 0.5f, 1.5f, 0.875f, 1.125f, 0.625f, 1.375f};
 std::string chain_opencl(int depth) {
     std::string s = "__kernel void k(__global const float* restrict x, __global float* restrict z";
     for (int k = 0; k < depth; ++k) s += ", float c" + std::to_string(k);
-    s += ", uint n) {\n    const uint i = get_global_id(0);\n    if (i < n) {\n"
+    s += ", uint n) {\n    LOOM_EACH_ELEMENT(i) {\n"
          "        const float xi = x[i];\n        float t = xi;\n";
     for (int k = 0; k < depth; ++k) s += "        t = t * c" + std::to_string(k) + " + xi;\n";
     return s + "        z[i] = t;\n    }\n}\n";
@@ -187,8 +187,7 @@ template <int Statements> workload issue4_chain() {
     };
     w.opencl = Statements == 4 ? R"(__kernel void k(__global const float* restrict x, __global const float* restrict y,
                 __global float* restrict z, float a, float b, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) {
+    LOOM_EACH_ELEMENT(i) {
         const float xi = x[i];
         const float t = a * xi + y[i];
         z[i] = t * t - xi;
@@ -197,8 +196,7 @@ template <int Statements> workload issue4_chain() {
 )"
                                : R"(__kernel void k(__global const float* restrict x, __global const float* restrict y,
                 __global float* restrict z, float a, float b, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) {
+    LOOM_EACH_ELEMENT(i) {
         const float xi = x[i], yi = y[i];
         const float t = a * xi + yi;
         const float u = b * (t * t - xi) + yi;
@@ -269,8 +267,7 @@ workload copy_workload() {
         for (std::size_t i = b; i < e; ++i) out[0][i] = in[0][i];
     };
     w.opencl = R"(__kernel void k(__global const float* restrict x, __global float* restrict y, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) y[i] = x[i];
+    LOOM_EACH_ELEMENT(i) y[i] = x[i];
 }
 )";
     w.expr = [](vectors& v, vectors&, const scalars&, loom::context&) { v[1] = v[0]; };
@@ -290,8 +287,7 @@ workload scale_workload() {
         for (std::size_t i = b; i < e; ++i) out[0][i] = s[0] * in[0][i];
     };
     w.opencl = R"(__kernel void k(__global const float* restrict x, __global float* restrict y, float a, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) y[i] = a * x[i];
+    LOOM_EACH_ELEMENT(i) y[i] = a * x[i];
 }
 )";
     w.expr = [](vectors& v, vectors&, const scalars& s, loom::context&) { v[1] = s[0] * v[0]; };
@@ -315,8 +311,7 @@ workload saxpy_workload() {
         for (std::size_t i = b; i < e; ++i) out[0][i] = s[0] * in[0][i] + in[1][i];
     };
     w.opencl = R"(__kernel void k(__global const float* restrict x, __global float* restrict y, float a, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) y[i] = a * x[i] + y[i];
+    LOOM_EACH_ELEMENT(i) y[i] = a * x[i] + y[i];
 }
 )";
     w.expr = [](vectors& v, vectors&, const scalars& s, loom::context&) { v[1] = s[0] * v[0] + v[1]; };
@@ -340,8 +335,7 @@ workload triad_workload() {
     };
     w.opencl = R"(__kernel void k(__global const float* restrict b, __global const float* restrict c,
                 __global float* restrict a, float s, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) a[i] = b[i] + s * c[i];
+    LOOM_EACH_ELEMENT(i) a[i] = b[i] + s * c[i];
 }
 )";
     w.expr = [](vectors& v, vectors&, const scalars& s, loom::context&) { v[2] = v[0] + s[0] * v[1]; };
@@ -372,8 +366,7 @@ workload transcendental_workload() {
         }
     };
     w.opencl = R"(__kernel void k(__global const float* restrict x, __global float* restrict y, float h, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) {
+    LOOM_EACH_ELEMENT(i) {
         const float v = x[i];
         y[i] = sin(v) * exp(h * v) + log(v) * sqrt(v) + cos(v);
     }
@@ -434,8 +427,7 @@ workload black_scholes_workload() {
     w.opencl = R"(__kernel void k(__global const float* restrict S, __global const float* restrict X,
                 __global const float* restrict T, __global float* restrict call, __global float* restrict put,
                 float nr, float vol, float mu, float k, uint n) {
-    const uint i = get_global_id(0);
-    if (i < n) {
+    LOOM_EACH_ELEMENT(i) {
         const float s = S[i], x = X[i], t = T[i];
         const float sqrtT = sqrt(t);
         const float d1 = (log(s / x) + mu * t) / (vol * sqrtT);
@@ -593,9 +585,8 @@ void run_loom(benchmark::State& state, const workload& w, loom_form form, bool f
 
 struct opencl_instance {
     std::string error;
-    cl::Kernel kernel;
     std::vector<cl::Buffer> buffers;
-    bench::tuning tuning;
+    bench::ocl::shaped_kernel tuned; // the fastest shape and geometry
 };
 
 // The tuned kernel's run (launch and finish), as loom_run.
@@ -605,23 +596,19 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
     auto& p = bench::prepared<opencl_instance>(instance_key(w, "handwritten", n), [&] {
         auto p = std::make_unique<opencl_instance>();
         try {
-            p->kernel = bench::ocl::kernel(w.opencl, "k");
             for (std::size_t i = 0; i < w.inputs.size(); ++i) p->buffers.push_back(bench::ocl::upload(w.host_input(int(i), n), n));
             for (int o = 0; o < w.outputs; ++o) p->buffers.push_back(bench::ocl::allocate(n));
-            cl_uint a = 0;
-            for (const cl::Buffer& b : p->buffers) p->kernel.setArg(a++, b);
-            for (float s : w.s) p->kernel.setArg(a++, s);
-            p->kernel.setArg(a++, cl_uint(n));
-            cl::Kernel k = p->kernel;
-            p->tuning = bench::ocl::tune(instance_key(w, "handwritten", n), bench::ocl::candidate_groups(k), [&](std::size_t g) {
-                bench::ocl::enqueue(k, n, g);
-                env.queue.finish();
+            p->tuned = bench::ocl::tune_shapes(instance_key(w, "handwritten", n), w.opencl, "k", n, [&](cl::Kernel& k) {
+                cl_uint a = 0;
+                for (const cl::Buffer& b : p->buffers) k.setArg(a++, b);
+                for (float s : w.s) k.setArg(a++, s);
+                k.setArg(a++, cl_uint(n));
             });
-            // The check runs the tuned geometry on fresh inputs and poisoned outputs.
+            // The check runs the tuned shape on fresh inputs and poisoned outputs.
             if (w.inplace >= 0)
                 env.queue.enqueueWriteBuffer(p->buffers[w.inplace], CL_TRUE, 0, n * sizeof(float), w.host_input(w.inplace, n));
             for (int o = 0; o < w.outputs; ++o) bench::ocl::fill_nan(p->buffers[w.inputs.size() + o], n);
-            bench::ocl::enqueue(k, n, p->tuning.best);
+            bench::ocl::enqueue(p->tuned.kernel, n, p->tuned.launch);
             env.queue.finish();
             p->error = check_outputs(w, n, [&](int v) { return bench::ocl::download(p->buffers[v], n); });
         } catch (const std::exception& e) {
@@ -634,10 +621,11 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
         state.SkipWithError(p.error.c_str());
         return {};
     }
-    state.SetLabel(p.tuning.summary);
-    state.counters["wg"] = double(p.tuning.best);
-    return [kernel = p.kernel, n, group = p.tuning.best, &env] {
-        bench::ocl::enqueue(kernel, n, group);
+    state.SetLabel(p.tuned.tuned.summary);
+    state.counters["wg"] = double(p.tuned.launch.group);
+    state.counters["chunked"] = p.tuned.launch.form == bench::ocl::shape::chunked ? 1.0 : 0.0;
+    return [kernel = p.tuned.kernel, n, launch = p.tuned.launch, &env] {
+        bench::ocl::enqueue(kernel, n, launch);
         env.queue.finish();
     };
 }

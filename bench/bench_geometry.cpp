@@ -1,4 +1,4 @@
-// Launch geometry for element-wise kernels (src/skeleton/geometry.cpp decides Loom's): the
+// Launch geometry for element-wise kernels (src/launch/policy.cpp decides Loom's): the
 // grid-stride loop Loom emits against a plain `if (i < n)` guard with global =
 // round_up(n, wg), 64- and 32-bit indices, FP contraction off and on, for the runtime's
 // work-group choice (NULL) and fixed sizes 16..4096, plus the GPU-style capped grid. Two

@@ -183,4 +183,46 @@ tuning tune(const std::string& what, const std::vector<std::size_t>& groups, con
     return t;
 }
 
+std::string launch_name(const shaped_launch& l) {
+    return l.form == shape::chunked ? "chunk:" + std::to_string(l.items) : "elem:" + group_name(l.group);
+}
+
+std::string shaped_source(const std::string& source, shape s) {
+    if (s == shape::per_element)
+        return "#define LOOM_EACH_ELEMENT(i) const uint i = get_global_id(0); if (i < n)\n" + source;
+    // Chunks a multiple of 16 elements long, so that every chunk starts on a 64-byte line.
+    return "#define LOOM_EACH_ELEMENT(i) \\\n"
+           "    const uint chunk_ = ((n + get_global_size(0) - 1) / get_global_size(0) + 15) & ~15u; \\\n"
+           "    const uint begin_ = min((uint)get_global_id(0) * chunk_, n), end_ = min(begin_ + chunk_, n); \\\n"
+           "    for (uint i = begin_; i < end_; ++i)\n" +
+           source;
+}
+
+void enqueue(const cl::Kernel& k, std::size_t n, const shaped_launch& l) {
+    if (l.form == shape::per_element) return enqueue(k, n, l.group);
+    launch(k, cl::NDRange(l.items), cl::NDRange(1));
+}
+
+shaped_kernel tune_shapes(const std::string& what, const std::string& source, const std::string& name, std::size_t n,
+                          const std::function<void(cl::Kernel&)>& bind, int reps) {
+    cl::Kernel per_element = kernel(shaped_source(source, shape::per_element), name);
+    cl::Kernel chunked = kernel(shaped_source(source, shape::chunked), name);
+    bind(per_element);
+    bind(chunked);
+    std::vector<shaped_launch> launches;
+    for (std::size_t g : candidate_groups(per_element)) launches.push_back({shape::per_element, g, 0});
+    for (std::size_t per_unit : {1, 2, 4, 8, 16, 32})
+        launches.push_back({shape::chunked, 1, std::size_t(env().compute_units) * per_unit});
+    std::vector<std::string> names;
+    for (const shaped_launch& l : launches) names.push_back(launch_name(l));
+    shaped_kernel out;
+    out.tuned = tune_configs(what, names, [&](std::size_t c) {
+        enqueue(launches[c].form == shape::chunked ? chunked : per_element, n, launches[c]);
+        check(env().queue.finish(), "finishing");
+    }, reps, "shape");
+    out.launch = launches[out.tuned.best];
+    out.kernel = out.launch.form == shape::chunked ? chunked : per_element;
+    return out;
+}
+
 } // namespace bench::ocl

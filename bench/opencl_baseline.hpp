@@ -62,4 +62,36 @@ tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
 
 std::string group_name(std::size_t group); // "NULL" or the number
 
+// ---- kernel shapes --------------------------------------------------------------------------
+// A handwritten element-wise kernel walks its elements with `LOOM_EACH_ELEMENT(i) statement`
+// (i a uint below the kernel's `n`), and is tuned over shapes as well as group sizes: one
+// work-item per element (the NDRange covers n), and a contiguous chunk per work-item (a few
+// work-items in groups of one, each looping over its chunk, which is what VexCL and
+// Boost.Compute launch on CPUs). A baseline tuned over group sizes alone shares the weakness of
+// a one-shape runtime and once made a 2.3x gap read as parity.
+enum class shape { per_element, chunked };
+
+struct shaped_launch {
+    shape form = shape::per_element;
+    std::size_t group = 0; // per element: the work-group size (0: the runtime's choice)
+    std::size_t items = 0; // chunked: the work-items launched
+};
+std::string launch_name(const shaped_launch& l); // "elem:256", "elem:NULL", "chunk:16"
+
+// `source` with the shape's LOOM_EACH_ELEMENT defined before it.
+std::string shaped_source(const std::string& source, shape s);
+// Enqueues k (built from shaped_source(..., l.form)) over n elements. Does not wait.
+void enqueue(const cl::Kernel& k, std::size_t n, const shaped_launch& l);
+
+struct shaped_kernel {
+    cl::Kernel kernel;     // of the winning shape, its arguments bound
+    shaped_launch launch;  // the winning shape and geometry
+    tuning tuned;          // its summary lists every configuration tried
+};
+// Builds kernel `name` of `source` in every shape, binds its arguments with `bind`, and times
+// every shape at every geometry (per element: candidate_groups; chunked: 1, 2, 4, 8, 16 and 32
+// work-items per compute unit) over n elements; the fastest wins.
+shaped_kernel tune_shapes(const std::string& what, const std::string& source, const std::string& name, std::size_t n,
+                          const std::function<void(cl::Kernel&)>& bind, int reps = 3);
+
 } // namespace bench::ocl

@@ -39,11 +39,11 @@ public:
     virtual ~kernel() = default;
 };
 
-// Launch geometry chosen by the skeleton layer (src/skeleton/geometry.hpp).
+// Launch geometry chosen by the skeleton layer (src/launch/policy.hpp).
 struct geometry {
     std::uint64_t global_items = 0; // total work-items / threads (along the first dimension)
     std::uint32_t group_size = 0;   // work-group / block size; 0 lets the runtime choose
-    // A 2-D launch (a grid kernel, skeleton::grid_geometry): `rows` work-items along the
+    // A 2-D launch (a grid kernel, launch::grid_geometry): `rows` work-items along the
     // second dimension, in groups of `group_rows`. 0: a 1-D launch.
     std::uint64_t rows = 0;
     std::uint32_t group_rows = 0;

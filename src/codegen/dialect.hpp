@@ -20,11 +20,11 @@ struct dialect {
     const char* kernel_prefix;        // e.g. "__kernel void" or extern "C" __global__ void
     const char* global_prefix;        // qualifier before a buffer parameter's element type
     const char* restrict_keyword;     // spelled after the '*'
-    // A map's per-element block (see skeleton/geometry.cpp), in two parts: `item` declares
-    // element i, and `item_exists` is the condition under which it is one of the n elements;
-    // or `item` is itself a loop over the elements, ending in "{", and `item_exists` is nullptr.
-    const char* item;
-    const char* item_exists;
+    // This work-item's index among all launched, and how many were launched, along
+    // dimension 0, as expressions of index_type: the 1-D map forms (ir::map_form) are
+    // written from them.
+    const char* global_id;
+    const char* global_size;
     // The same for a grid kernel on its 2-D launch: element i = loom_row * loom_w + loom_col,
     // for loom_col < loom_w and loom_row < loom_h (loom_w and loom_h are declared before it).
     const char* grid_item;

@@ -29,9 +29,8 @@ const dialect cuda = {
     "extern \"C\" __global__ void",
     "",
     "__restrict__ ",
-    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
-    " i += (unsigned long long)blockDim.x * gridDim.x) {",
-    nullptr,
+    "(blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x)",
+    "((unsigned long long)blockDim.x * gridDim.x)",
     "for (long long loom_row = blockIdx.y * (long long)blockDim.y + threadIdx.y; loom_row < loom_h;"
     " loom_row += (long long)blockDim.y * gridDim.y)\n"
     "    for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"

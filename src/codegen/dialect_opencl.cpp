@@ -20,10 +20,8 @@ const dialect opencl = {
     "__kernel void",
     "__global ",
     "restrict ",
-    // One work-item per element, as a handwritten kernel would do it: PoCL vectorises
-    // across work-items only when the body has no loop of its own (bench/README.md).
-    "ulong i = get_global_id(0);",
-    "i < n",
+    "get_global_id(0)",
+    "get_global_size(0)",
     // PoCL vectorises along dimension 0, where the row is the same for every work-item.
     "const long loom_col = get_global_id(0), loom_row = get_global_id(1);\n"
     "    const ulong i = (ulong)(loom_row * loom_w + loom_col);",

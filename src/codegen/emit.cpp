@@ -3,6 +3,7 @@
 // explicit in the IR, and the device compiler does the register allocation.
 #include "codegen/emit.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -160,47 +161,102 @@ std::string values(const ir::kernel& k, const dialect& d, const std::vector<bool
     return s;
 }
 
-// The interior test of a map kernel: true when this work-group lies wholly inside the n
-// elements (or the grid) and every testable neighbour read of each of its elements lands
-// inside the vector (or the grid), so that the group may read element i + offset with no
-// border select and no per-element bounds test. The offsets are kernel arguments, the same
-// for the whole group, so the test is uniform: a CPU device branches once per group and
-// vectorises the interior body with contiguous loads, where the select costs every element
-// a masked gather. `bounds` receives the declarations the test reads (the group's first and
-// last element, column and row). "" when no read can be tested or the dialect has no groups.
-std::string interior_test(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, std::string& bounds) {
+// The offset parameters of the 1-D neighbour reads whose border an interior test can rule
+// out, each once, in body order.
+std::vector<std::string> testable_offsets(const ir::kernel& k, const std::vector<bool>& live) {
+    std::vector<std::string> out;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        const ir::node& n = k.body[i];
+        if (!live[i] || !group_testable(n, k) || n.arg[ir::grid_width] != ir::no_node) continue;
+        const std::string p = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    return out;
+}
+
+// The interior test of a grid kernel: true when this work-group lies wholly inside the
+// grid and every testable neighbour read of each of its elements lands inside the vector
+// (or the grid), so that the group may read element i + offset with no border select and
+// no per-element bounds test. The offsets are kernel arguments, the same for the whole
+// group, so the test is uniform: a CPU device branches once per group and vectorises the
+// interior body with contiguous loads, where the select costs every element a masked
+// gather. `bounds` receives the declarations the test reads (the group's first and last
+// column and row). "" when no read can be tested or the dialect has no groups.
+std::string grid_interior_test(const ir::kernel& k, const dialect& d, const std::vector<bool>& live,
+                               std::string& bounds) {
     if (!d.local_id[0]) return "";
     const std::string s = d.signed_index_type;
     std::string test;
     bool reads_1d = false;
-    auto require = [&](const std::string& clause) { test += " & " + clause; };
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
         if (!live[i] || !group_testable(n, k)) continue;
         const std::string di = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
         if (n.arg[ir::grid_width] == ir::no_node) {
             reads_1d = true;
-            require("(loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)");
+            test += " & (loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)";
             continue;
         }
         const std::string dj = "p" + std::to_string(k.body[n.arg[ir::offset_j]].slot);
-        require("(loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj + " >= 0) & (loom_r1 + " +
-             dj + " < loom_h)");
+        test += " & (loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj +
+                " >= 0) & (loom_r1 + " + dj + " < loom_h)";
     }
     if (test.empty()) return "";
     const std::string in = "    const " + s + " ";
     auto last = [&](const std::string& first, const char* size) { return first + " + (" + s + ")" + size + " - 1"; };
-    if (k.grid_width_param == ir::no_node) {
-        bounds = in + "loom_i0 = (" + s + ")i - (" + s + ")" + d.local_id[0] + ", loom_i1 = " +
-                 last("loom_i0", d.local_size[0]) + ";\n";
-        return "(loom_i1 < (" + s + ")n)" + test;
-    }
     bounds = in + "loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" + s + ")" +
              d.local_id[1] + ";\n";
     bounds += in + "loom_c1 = " + last("loom_c0", d.local_size[0]) + ", loom_r1 = " + last("loom_r0", d.local_size[1]) +
               ";\n";
     if (reads_1d) bounds += in + "loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;\n";
     return "(loom_c1 < loom_w) & (loom_r1 < loom_h)" + test;
+}
+
+// A grid kernel: the dialect's 2-D item, and two bodies where an interior test applies, as
+// a handwritten stencil takes its border apart.
+std::string grid_map(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, const std::string& body) {
+    const std::string sl = d.signed_index_type;
+    std::string s = "    const " + sl + " loom_w = p" + std::to_string(k.grid_width_param) + ";\n";
+    s += "    const " + sl + " loom_h = (" + sl + ")n / loom_w;\n";
+    s += "    " + std::string(d.grid_item) + "\n";
+    std::string bounds;
+    const std::string test = d.grid_item_exists ? grid_interior_test(k, d, live, bounds) : "";
+    if (!d.grid_item_exists) return s + body + "    }\n"; // the item is a loop over the elements
+    if (test.empty()) return s + "    if (" + d.grid_item_exists + ") {\n" + body + "    }\n";
+    s += bounds + "    if (" + test + ") {\n";
+    s += values(k, d, live, "        ", "i", neighbour_form::interior) + emit_stores(k, "        ");
+    return s + "    } else if (" + d.grid_item_exists + ") {\n" + body + "    }\n";
+}
+
+// A chunked map: this work-item's elements are [loom_begin, loom_end), a multiple of 64
+// elements long but for the last. With testable neighbour reads the chunk splits in three:
+// its interior [loom_lo, loom_hi), where every such read lands inside the vector and the
+// body reads element i + offset with no test (a loop the device compiler vectorises with
+// contiguous loads), and the ends on either side, which take the checked body. Only the
+// first and last chunks of the vector have ends.
+std::string chunked_map(const ir::kernel& k, const dialect& d, const std::vector<bool>& live, const std::string& body) {
+    const std::string u = d.index_type, sl = d.signed_index_type;
+    std::string s = "    const " + u + " loom_items = " + d.global_size + ";\n";
+    s += "    const " + u + " loom_chunk = ((n + loom_items - 1) / loom_items + 63) & ~(" + u + ")63;\n";
+    s += "    const " + u + " loom_first = " + d.global_id + " * loom_chunk;\n";
+    s += "    const " + u + " loom_begin = loom_first < n ? loom_first : n;\n";
+    s += "    const " + u + " loom_end = n - loom_begin < loom_chunk ? n : loom_begin + loom_chunk;\n";
+    auto loop = [&](const std::string& from, const std::string& to, const std::string& inner) {
+        return "    for (" + u + " i = " + from + "; i < " + to + "; ++i) {\n" + inner + "    }\n";
+    };
+    const std::vector<std::string> offsets = testable_offsets(k, live);
+    if (offsets.empty()) return s + loop("loom_begin", "loom_end", body);
+    s += "    " + sl + " loom_lo = (" + sl + ")loom_begin, loom_hi = (" + sl + ")loom_end;\n";
+    for (const std::string& p : offsets) { // i + p must lie in [0, n)
+        s += "    if (loom_lo < -" + p + ") loom_lo = -" + p + ";\n";
+        s += "    if (loom_hi > (" + sl + ")n - " + p + ") loom_hi = (" + sl + ")n - " + p + ";\n";
+    }
+    s += "    if (loom_lo > (" + sl + ")loom_end) loom_lo = (" + sl + ")loom_end;\n";
+    s += "    if (loom_hi < loom_lo) loom_hi = loom_lo;\n";
+    const std::string interior = values(k, d, live, "        ", "i", neighbour_form::interior) + emit_stores(k, "        ");
+    s += loop("loom_begin", "(" + u + ")loom_lo", body);
+    s += loop("(" + u + ")loom_lo", "(" + u + ")loom_hi", interior);
+    return s + loop("(" + u + ")loom_hi", "loom_end", body);
 }
 
 } // namespace
@@ -262,29 +318,17 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += " ";
     s += kernel_name;
     s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k);
-    const bool grid = k.grid_width_param != ir::no_node;
-    if (grid) {
-        const std::string sl = d.signed_index_type;
-        s += "    const " + sl + " loom_w = p" + std::to_string(k.grid_width_param) + ";\n";
-        s += "    const " + sl + " loom_h = (" + sl + ")n / loom_w;\n";
-    }
-    s += "    " + std::string(grid ? d.grid_item : d.item) + "\n";
-    const char* exists = grid ? d.grid_item_exists : d.item_exists;
     const std::vector<bool> live = live_nodes(k, roots);
     const std::string body = values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
-    std::string bounds;
-    const std::string test = exists ? interior_test(k, d, live, bounds) : "";
-    if (!exists) { // the item is a loop over the elements
-        s += body;
-    } else if (test.empty()) {
-        s += "    if (" + std::string(exists) + ") {\n" + body;
-    } else { // two bodies, as a handwritten stencil takes its border apart
-        s += bounds + "    if (" + test + ") {\n";
-        s += values(k, d, live, "        ", "i", neighbour_form::interior) + emit_stores(k, "        ");
-        s += "    } else if (" + std::string(exists) + ") {\n" + body;
+    if (k.grid_width_param != ir::no_node) {
+        s += grid_map(k, d, live, body);
+    } else if (k.form == ir::map_form::chunked) {
+        s += chunked_map(k, d, live, body);
+    } else {
+        s += "    for (" + std::string(d.index_type) + " i = " + d.global_id + "; i < n; i += " + d.global_size + ") {\n";
+        s += body + "    }\n";
     }
-    s += "    }\n}\n";
-    return s;
+    return s + "}\n";
 }
 
 std::string emit_stores(const ir::kernel& k, const std::string& indent, const std::string& index) {

@@ -18,6 +18,17 @@ struct kernel_param {
     bool written = false; // a buffer the kernel stores to (otherwise read-only)
 };
 
+// How a map kernel's work-items walk its n elements. The launch policy (src/launch) picks
+// the form per device; the emitter writes it in either dialect.
+enum class map_form : std::uint8_t {
+    // Each work-item walks one contiguous chunk of about n / (work-items) elements, a
+    // multiple of 64 elements long: CPU devices vectorise the chunk's inner loop. Neighbour
+    // reads split each chunk into its interior (no border test) and its ends.
+    chunked,
+    // Work-item g takes elements g, g + G, g + 2G, ... (G the work-items launched): GPUs.
+    grid_stride,
+};
+
 struct kernel_store {
     std::uint32_t param; // a buffer parameter
     std::uint32_t value; // the body node whose value is stored at element i
@@ -34,12 +45,14 @@ struct kernel {
     // i < 2^52: on CPU devices it vectorises, where a 64-bit integer division does not
     // and costs ~40 cycles per neighbour read. Set where the device has fp64 and is no GPU.
     bool double_grid_division = false;
-    // The grid form, launched on a 2-D range (skeleton::grid_geometry): element i is the
+    // The grid form, launched on a 2-D range (launch::grid_geometry): element i is the
     // work-item at (column, row) = (i % w, i / w), w the value of scalar parameter
     // grid_width_param, and every 2-D neighbour read takes its coordinates from the launch,
     // with no division. Only for launches where every grid width argument equals w.
     // no_node: the 1-D form.
     std::uint32_t grid_width_param = no_node;
+    // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
+    map_form form = map_form::grid_stride;
 };
 
 // The parameters holding the grid width of the kernel's 2-D neighbour reads, in body

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "codegen/emit.hpp"
+#include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/kernel_observer.hpp"
-#include "skeleton/geometry.hpp"
 #include "support/log.hpp"
 
 namespace loom::detail {
@@ -151,6 +151,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     for (fusion::kernel_group& g : compiled->plan.groups) {
         g.kernel.guarded = guard_ != nullptr;
         g.kernel.double_grid_division = !info().gpu && info().fp64;
+        g.kernel.form = launch::map_form_for(info());
         if (planning_reduction_ && &g == &compiled->plan.groups.back()) {
             // The reduction's input: the reduction compiles it into its own first pass.
             compiled->kernels.push_back(nullptr);
@@ -165,7 +166,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
         compiled->kernels.push_back(&programs_.get(source, summary));
         std::vector<std::uint32_t> widths =
-            skeleton::wants_grid_form(info()) ? ir::grid_width_params(g.kernel) : std::vector<std::uint32_t>();
+            launch::wants_grid_form(info()) ? ir::grid_width_params(g.kernel) : std::vector<std::uint32_t>();
         compiled->grid_kernels.push_back(nullptr);
         if (!widths.empty()) {
             ir::kernel grid = g.kernel;
@@ -235,9 +236,9 @@ void context_impl::launch(const compiled_plan& p) {
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         backend::kernel* kernel = p.kernels[k];
-        backend::geometry geometry = skeleton::map_geometry(device_->info(), length);
+        backend::geometry geometry = launch::map_geometry(device_->info(), g.kernel.form, length);
         const std::uint64_t width = p.grid_kernels[k] ? common_grid_width(p.grid_widths[k]) : 0;
-        if (width && skeleton::grid_geometry(width, length, geometry)) kernel = p.grid_kernels[k];
+        if (width && launch::grid_geometry(width, length, geometry)) kernel = p.grid_kernels[k];
         device_->launch(*kernel, args_.data(), args_.size(), geometry);
         ++stats.kernels_launched;
         if (logging::enabled(logging::channel::launch))

@@ -43,6 +43,8 @@ public:
     }
     // Launch the kernel on the 2-D range of rows as wide as scalar parameter p.
     void grid_launch(std::uint32_t p) { k_.grid_width_param = p; }
+    // The 1-D form (the launch policy's choice for the device).
+    void form(loom::ir::map_form f) { k_.form = f; }
     void store(std::uint32_t p, std::uint32_t value) {
         k_.params[p].written = true;
         k_.stores.push_back({p, value});

@@ -1,6 +1,7 @@
-// Stencil kernels in the emitted text: an OpenCL map with neighbour reads tests once per
-// work-group whether the group and every read of it stay inside, and then reads element
-// i + offset; the per-element bounds test and border form are the other branch. Values are checked against the host in
+// Stencil kernels in the emitted text: a chunked map with neighbour reads splits each chunk
+// into an interior, where it reads element i + offset with no test, and the ends, which take
+// the per-element border form; a 2-D launch tests once per work-group whether the group and
+// every read of it stay inside. Values are checked against the host in
 // tests/fusion/stencil_interior_test.cpp; this checks which form each read takes.
 #include "codegen_support.hpp"
 
@@ -11,9 +12,10 @@ using loom::codegen::opencl_dialect;
 
 namespace {
 
-// y = x[i + d] + x[i] over float buffers, d a 64-bit scalar.
+// y = x[i + d] + x[i] over float buffers, d a 64-bit scalar, in the chunked form.
 loom::ir::kernel shift_sum() {
     kernel_builder b;
+    b.form(loom::ir::map_form::chunked);
     const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32), d = b.scalar_param(dtype::i64);
     b.store(y, b.op(opcode::add, dtype::f32, b.neighbour(x, b.scalar(d)), b.load(x)));
     return b.kernel();
@@ -33,16 +35,35 @@ loom::ir::kernel grid_and_shift() {
 
 } // namespace
 
-TEST_CASE("an OpenCL 1-D stencil tests its work-group once and reads i + offset inside") {
-    const std::string s = emit(shift_sum(), opencl_dialect());
-    CHECK(contains(s, "const long loom_i0 = (long)i - (long)get_local_id(0), loom_i1 = loom_i0 + "
-                      "(long)get_local_size(0) - 1;"));
-    // The whole group is inside the vector, and so are its neighbours; else each element tests itself.
-    CHECK(contains(s, "if ((loom_i1 < (long)n) & (loom_i0 + p2 >= 0) & (loom_i1 + p2 < (long)n)) {"));
-    CHECK(contains(s, "} else if (i < n) {"));
-    CHECK(occurrences(s, "p1[i] = ") == 2); // one store per body
-    CHECK(occurrences(s, "p0[(long)i + v") == 1); // the interior read
-    CHECK(occurrences(s, " ? 0 : (") == 1);       // the clamped read, in the other body
+TEST_CASE("a chunked 1-D stencil reads i + offset untested in the chunk's interior, and tests its ends") {
+    for (const auto* d : {&opencl_dialect(), &cuda_dialect()}) {
+        const std::string s = emit(shift_sum(), *d);
+        CAPTURE(s);
+        // The interior: where i + p2 lies in [0, n) for every i.
+        CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));
+        CHECK(contains(s, "if (loom_hi > (" + std::string(d->signed_index_type) + ")n - p2) loom_hi = (" +
+                              d->signed_index_type + ")n - p2;"));
+        CHECK(occurrences(s, "; ++i) {") == 3);       // begin..lo, lo..hi, hi..end
+        CHECK(occurrences(s, "p1[i] = ") == 3);       // one store per loop
+        CHECK(occurrences(s, "p0[(" + std::string(d->signed_index_type) + ")i + v") == 1); // the interior read
+        CHECK(occurrences(s, " ? 0 : (") == 2);       // the clamped read, in the two ends
+    }
+}
+
+TEST_CASE("a chunked map walks one contiguous chunk, 64-element aligned, and a grid-stride map strides") {
+    kernel_builder b; // y = 2 * x
+    const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32), a = b.scalar_param(dtype::f32);
+    b.store(y, b.op(opcode::mul, dtype::f32, b.scalar(a), b.load(x)));
+    b.form(loom::ir::map_form::chunked);
+    const std::string chunked = emit(b.kernel(), opencl_dialect());
+    CHECK(contains(chunked, "const ulong loom_chunk = ((n + loom_items - 1) / loom_items + 63) & ~(ulong)63;"));
+    CHECK(contains(chunked, "for (ulong i = loom_begin; i < loom_end; ++i) {"));
+    CHECK(occurrences(chunked, "; ++i) {") == 1);
+    CHECK_FALSE(contains(chunked, "loom_lo"));
+    b.form(loom::ir::map_form::grid_stride);
+    const std::string strided = emit(b.kernel(), opencl_dialect());
+    CHECK(contains(strided, "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {"));
+    CHECK(occurrences(strided, "p1[i] = ") == 1);
 }
 
 TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D reads by its elements") {
@@ -73,10 +94,12 @@ TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-elem
     CHECK(occurrences(s, "p1[i] = ") == 1);
 }
 
-TEST_CASE("CUDA stencil kernels keep one body with the per-element border form") {
-    for (const auto& k : {shift_sum(), grid_and_shift()}) {
+TEST_CASE("CUDA grid-stride stencil kernels keep one body with the per-element border form") {
+    loom::ir::kernel strided = shift_sum();
+    strided.form = loom::ir::map_form::grid_stride;
+    for (const auto& k : {strided, grid_and_shift()}) {
         const std::string s = emit(k, cuda_dialect());
-        CHECK_FALSE(contains(s, "loom_i0"));
+        CHECK_FALSE(contains(s, "loom_lo"));
         CHECK_FALSE(contains(s, "loom_c0"));
         CHECK(occurrences(s, "p1[i] = ") == 1);
     }

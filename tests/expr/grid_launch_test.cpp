@@ -1,10 +1,10 @@
 // Grid kernels: on CPU devices a kernel with 2-D neighbour reads runs on a 2-D range when
-// every grid it reads has one width (skeleton::grid_geometry), else as a 1-D map. Both
+// every grid it reads has one width (launch::grid_geometry), else as a 1-D map. Both
 // forms are checked element by element against the host; the NVRTC pass of this suite
 // (zz_nvrtc_all_kernels.cpp) compiles the grid forms as CUDA too.
 #include "support.hpp"
 
-#include "skeleton/geometry.hpp"
+#include "launch/policy.hpp"
 
 using loom_test::ctx;
 
@@ -31,21 +31,21 @@ float wrapped(const std::vector<float>& v, long nx, long x, long y) {
 
 TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows do not tile") {
     loom::backend::geometry g;
-    CHECK(loom::skeleton::grid_geometry(2049, 2049u * 2047, g));
+    CHECK(loom::launch::grid_geometry(2049, 2049u * 2047, g));
     CHECK(g.group_size == 32);
     CHECK(g.group_rows == 8);
     CHECK(g.global_items == 2080); // 2049 rounded up to the group
     CHECK(g.rows == 2048);
-    CHECK(loom::skeleton::grid_geometry(37, 37 * 23, g));
+    CHECK(loom::launch::grid_geometry(37, 37 * 23, g));
     CHECK(g.group_size == 32);
     CHECK(g.global_items == 64);
     CHECK(g.rows == 24);
-    CHECK(loom::skeleton::grid_geometry(20, 20 * 33, g)); // narrower than a group of 32
+    CHECK(loom::launch::grid_geometry(20, 20 * 33, g)); // narrower than a group of 32
     CHECK(g.group_size == 16);
     CHECK(g.global_items == 32);
     CHECK(g.rows == 40);
-    CHECK_FALSE(loom::skeleton::grid_geometry(8, 8 * 100, g));   // too narrow for a vector
-    CHECK_FALSE(loom::skeleton::grid_geometry(64, 64 * 10 + 1, g)); // not whole rows
+    CHECK_FALSE(loom::launch::grid_geometry(8, 8 * 100, g));   // too narrow for a vector
+    CHECK_FALSE(loom::launch::grid_geometry(64, 64 * 10 + 1, g)); // not whole rows
 }
 
 TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, element by element") {

@@ -39,9 +39,14 @@ const bool observing = [] {
     loom::detail::set_kernel_observer([](const loom::ir::kernel& k) {
         collected_kernels& c = collected();
         try {
+            // The form the suite's device ran, and the GPU form a CUDA device runs.
+            loom::ir::kernel on_gpu = k;
+            on_gpu.form = loom::ir::map_form::grid_stride;
             std::string source = loom::codegen::emit(k, loom::codegen::cuda_dialect());
+            std::string gpu_source = loom::codegen::emit(on_gpu, loom::codegen::cuda_dialect());
             std::lock_guard<std::mutex> guard(c.lock);
             c.sources.insert(std::move(source));
+            c.sources.insert(std::move(gpu_source));
         } catch (const std::exception& e) {
             std::lock_guard<std::mutex> guard(c.lock);
             c.errors.push_back(e.what());

@@ -1,9 +1,9 @@
-// Stencil kernels take a work-group's border apart (src/codegen/emit.cpp, interior test):
-// a whole group whose neighbours all lie inside reads element i + offset, the others clamp,
-// wrap or substitute per element. Offsets shorter than a group, longer than one, and outside
-// the data altogether put groups on both sides of the test, as do the partial last groups of
-// a vector (1-D groups of 1024) or grid (32 x 8). Every element is compared with the host,
-// exactly.
+// Stencil kernels take their border apart (src/codegen/emit.cpp): a chunked 1-D map reads
+// element i + offset in each chunk's interior and clamps, wraps or substitutes per element at
+// its ends; a 2-D launch does the same per work-group. Offsets shorter than a chunk or group,
+// longer than one, and outside the data altogether put elements on both sides of the split,
+// as do the partial last chunk of a vector (13 chunks of 3968 elements here) and the partial
+// groups of a grid (32 x 8). Every element is compared with the host, exactly.
 #include <doctest/doctest.h>
 
 #include "stencil_host.hpp"
@@ -24,7 +24,7 @@ template <class F> void for_each_policy(F f) {
 } // namespace
 
 TEST_CASE("1-D reads equal the host in interior and border work-groups, for near, far and outside offsets") {
-    const long n = 50 * 1024 + 333; // 51 groups of 1024, the last one partial
+    const long n = 50 * 1024 + 333; // on a CPU device: 13 chunks, the last one partial
     const auto hx = random_floats(std::size_t(n), 900);
     loom::vector<float> x(ctx(), hx), y(ctx(), std::size_t(n));
     for_each_policy([&](policy p, const char* name, auto boundary) {

@@ -15,7 +15,7 @@
 
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/nvrtc_compile.hpp"
-#include "skeleton/geometry.hpp"
+#include "launch/policy.hpp"
 
 namespace {
 
@@ -47,7 +47,7 @@ std::vector<float> run_saxpy(loom::backend::device& dev, loom::backend::kernel& 
     const std::uint64_t count = n;
     const loom::backend::kernel_arg args[] = {
         {px.get(), nullptr, 0}, {py.get(), nullptr, 0}, {nullptr, &a, sizeof a}, {nullptr, &count, sizeof count}};
-    dev.launch(k, args, 4, loom::skeleton::map_geometry(dev.info(), count));
+    dev.launch(k, args, 4, loom::launch::map_geometry(dev.info(), loom::ir::map_form::grid_stride, count));
     std::vector<float> out(n);
     dev.read(*py, 0, out.data(), n * sizeof(float));
     return out;

@@ -1,0 +1,40 @@
+// The launch policy: which form a map kernel takes on a device (ir::map_form) and the
+// geometry it launches with, chosen from the device's properties (its type, compute units,
+// work-group limit), never from a backend's name. docs/kernel-forms.md explains the rules.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "ir/kernel.hpp"
+
+namespace loom::launch {
+
+// The form of an element-wise kernel on this device: a contiguous chunk per work-item on
+// CPU devices (and other devices that are not GPUs), a grid-stride loop on GPUs.
+ir::map_form map_form_for(const backend::device_info& device);
+
+// A geometry the tuner may try, or a tuned choice from the cache: the work-items per
+// compute unit of a chunked launch, the work-group size of the others. 0: the default.
+struct geometry_choice {
+    std::uint32_t value = 0;
+    bool operator==(const geometry_choice& o) const { return value == o.value; }
+};
+
+// The launch of a map kernel of this form over `items` elements.
+backend::geometry map_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t items,
+                               geometry_choice choice = {});
+
+// The candidates the tuner measures for this form on this device, the default first.
+// Empty: nothing to tune.
+std::vector<geometry_choice> tuning_candidates(const backend::device_info& device, ir::map_form form);
+
+// Whether a kernel with 2-D neighbour reads gets its grid form (ir::kernel::grid_width_param)
+// on this device: CPU devices, where a 1-D launch computes each read's row per element.
+bool wants_grid_form(const backend::device_info& device);
+// The 2-D launch of a grid kernel over `items` elements, `width` a row; false (use the 1-D
+// form) when the rows do not tile the elements or are too narrow to fill a vector.
+bool grid_geometry(std::uint64_t width, std::uint64_t items, backend::geometry& g);
+
+} // namespace loom::launch
