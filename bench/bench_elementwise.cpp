@@ -45,12 +45,15 @@ struct workload {
     int outputs = 1;               // vectors after the inputs, poisoned before each check
     int inplace = -1;              // >= 0: the result is written into this input (saxpy's y)
     int temps = 0;                 // temporaries of the fusion-off form
+    int iterations = 1;            // launches of the handwritten kernel per run (a stream's iterations)
     scalars s;                     // values with short decimal forms: Boost.Compute prints them in its source
     double bytes_per_element = 0;  // the least a kernel must move
     bench::tolerance tol;
     reference_form reference = nullptr;
     std::string opencl;            // __kernel k(vectors..., scalars..., uint n)
     loom_form expr = nullptr, stmts = nullptr, unfused = nullptr;
+    // A stream: its statements with a finish after every iteration ("loom_finish_each").
+    loom_form finish_each = nullptr;
     // The expression has multiply-adds: it also runs with fp_contract on ("loom_contract"),
     // the rounding the handwritten kernel gets from OpenCL's default FP_CONTRACT ON.
     bool multiply_adds = false;
@@ -254,6 +257,70 @@ template <int Statements> workload issue4_chain() {
                           (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) * (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) -
                               _1,
                           q);
+    };
+    return w;
+}
+
+// Issue 19's stream: ten iterations of issue 4's chain, each feeding the next through y
+// (t1 = a*x; t2 = t1 + y; t3 = t2*t2; y = t3 - x), its temporaries made and dropped in the
+// loop body. "loom_stmts" records all ten and finishes once: a flush limit that cuts the
+// stream mid-iteration stores live temporaries. "loom_finish_each" finishes every iteration.
+// The handwritten kernel is the fused iteration, launched ten times. Inputs keep y in [-1, 1].
+constexpr int stream_iterations = 10;
+template <bool FinishEach> void stream_stmts(vectors& v, vectors&, const scalars& s, loom::context& ctx) {
+    loom::vector<float>&x = v[0], &y = v[1];
+    for (int it = 0; it < stream_iterations; ++it) {
+        {
+            loom::vector<float> t1(ctx, x.size()), t2(ctx, x.size()), t3(ctx, x.size());
+            t1 = s[0] * x;
+            t2 = t1 + y;
+            t3 = t2 * t2;
+            y = t3 - x;
+        }
+        if (FinishEach) ctx.finish(); // the temporaries have died: none is stored
+    }
+}
+
+workload stream_workload() {
+    workload w;
+    w.name = "issue19_stream";
+    w.max_log2 = 24;
+    w.inputs = {{5, 0.5f, 1.0f}, {6, -0.5f, 0.0f}};
+    w.outputs = 0;
+    w.inplace = 1;
+    w.temps = 3;
+    w.iterations = stream_iterations;
+    w.s = {0.25f};
+    w.bytes_per_element = 12 * stream_iterations;
+    w.tol = {1e-4, 1e-5}; // ten rounds of the handwritten kernel's contracted a*x+y
+    w.reference = [](std::size_t b, std::size_t e, const float* const* in, float* const* out, const scalars& s) {
+        for (std::size_t i = b; i < e; ++i) {
+            float y = in[1][i];
+            for (int it = 0; it < stream_iterations; ++it) {
+                const float t = s[0] * in[0][i] + y;
+                y = t * t - in[0][i];
+            }
+            out[0][i] = y;
+        }
+    };
+    w.opencl = R"(__kernel void k(__global const float* restrict x, __global float* restrict y, float a, uint n) {
+    LOOM_EACH_ELEMENT(i) {
+        const float xi = x[i];
+        const float t = a * xi + y[i];
+        y[i] = t * t - xi;
+    }
+}
+)";
+    w.stmts = stream_stmts<false>;
+    w.finish_each = stream_stmts<true>;
+    w.unfused = [](vectors& v, vectors& t, const scalars& s, loom::context&) {
+        loom::vector<float>&x = v[0], &y = v[1];
+        for (int it = 0; it < stream_iterations; ++it) {
+            t[0] = s[0] * x;
+            t[1] = t[0] + y;
+            t[2] = t[1] * t[1];
+            y = t[2] - x;
+        }
     };
     return w;
 }
@@ -487,6 +554,7 @@ const std::vector<workload>& workloads() {
         copy_workload(),          scale_workload(),        saxpy_workload(),        triad_workload(),
         chain<1>(),               chain<2>(),              chain<4>(),              chain<8>(),
         issue4_chain<4>(),        issue4_chain<8>(),       transcendental_workload(), black_scholes_workload(),
+        stream_workload(),
     };
     return all;
 }
@@ -608,7 +676,7 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
             if (w.inplace >= 0)
                 env.queue.enqueueWriteBuffer(p->buffers[w.inplace], CL_TRUE, 0, n * sizeof(float), w.host_input(w.inplace, n));
             for (int o = 0; o < w.outputs; ++o) bench::ocl::fill_nan(p->buffers[w.inputs.size() + o], n);
-            bench::ocl::enqueue(p->tuned.kernel, n, p->tuned.launch);
+            for (int it = 0; it < w.iterations; ++it) bench::ocl::enqueue(p->tuned.kernel, n, p->tuned.launch);
             env.queue.finish();
             p->error = check_outputs(w, n, [&](int v) { return bench::ocl::download(p->buffers[v], n); });
         } catch (const std::exception& e) {
@@ -624,8 +692,8 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
     state.SetLabel(p.tuned.tuned.summary);
     state.counters["wg"] = double(p.tuned.launch.group);
     state.counters["chunked"] = p.tuned.launch.form == bench::ocl::shape::chunked ? 1.0 : 0.0;
-    return [kernel = p.tuned.kernel, n, launch = p.tuned.launch, &env] {
-        bench::ocl::enqueue(kernel, n, launch);
+    return [kernel = p.tuned.kernel, n, launch = p.tuned.launch, iterations = w.iterations, &env] {
+        for (int it = 0; it < iterations; ++it) bench::ocl::enqueue(kernel, n, launch);
         env.queue.finish();
     };
 }
@@ -731,6 +799,9 @@ void register_all() {
                        [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_contract", true); }, n);
         if (w.stmts)
             bench::add(w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, p->stmts, true, "loom_stmts"); }, n);
+        if (w.finish_each)
+            bench::add(w.name + "/loom_finish_each",
+                       [p](benchmark::State& s) { run_loom(s, *p, p->finish_each, true, "loom_finish_each"); }, n);
         if (w.unfused)
             bench::add(w.name + "/loom_unfused",
                        [p](benchmark::State& s) { run_loom(s, *p, p->unfused, false, "loom_unfused"); }, n);

@@ -25,6 +25,8 @@ struct device_info {
     std::size_t max_work_group = 1;
     std::uint64_t global_memory = 0;
     std::uint64_t max_allocation = ~std::uint64_t(0); // the largest single buffer, in bytes
+    // The bytes of arguments one kernel may take (OpenCL guarantees at least 1024).
+    std::size_t max_parameter_bytes = 1024;
 };
 
 // One device allocation. Owned by a Loom buffer; freed by its destructor.

@@ -10,12 +10,14 @@ namespace loom::codegen {
 namespace {
 
 const char* cuda_math_name(opcode op, dtype t) {
-    // Built once: the f-suffixed spelling of every math opcode.
-    static const auto float_names = [] {
-        std::unordered_map<int, std::string> names;
+    // Built once, never destroyed (a static context may emit at exit): the f-suffixed
+    // spelling of every math opcode.
+    static const auto& float_names = *[] {
+        auto* names_ptr = new std::unordered_map<int, std::string>;
+        auto& names = *names_ptr;
         for (int o = 0; o < int(opcode::count_); ++o) names[o] = std::string(ir::info(opcode(o)).name) + "f";
         names[int(opcode::abs)] = "fabsf";
-        return names;
+        return names_ptr;
     }();
     if (t == dtype::f32) return float_names.at(int(op)).c_str();
     return op == opcode::abs ? "fabs" : ir::info(op).name;

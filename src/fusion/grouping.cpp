@@ -1,9 +1,10 @@
 // Groups consecutive statements of equal length, closing a group when fusion is off, a
 // per-kernel limit would be passed, or a stencil read would race with a write: all
 // work-items of a kernel run at once, so a kernel may neither read at another index a
-// vector it writes, nor write a vector it reads at other indices. Limits are counted
-// conservatively (every slot as its own parameter, every shape node as a kernel node),
-// so a group never overflows.
+// vector it writes, nor write a vector it reads at other indices. Limits are counted as
+// the kernel builder makes parameters (one per buffer class, one per scalar value class,
+// one per other scalar slot) and conservatively for nodes (every shape node as a kernel
+// node), so a group never overflows.
 #include "fusion/grouping.hpp"
 
 #include <algorithm>
@@ -41,6 +42,88 @@ boundary stencil_conflict(const planned_statement& st, const group_access& acc, 
     return boundary::end_of_flush;
 }
 
+// The parameters a group holds: each buffer class and scalar value class once.
+struct group_parameters {
+    std::vector<std::uint32_t> buffer_mark, scalar_mark; // the group that last counted each class
+    std::uint32_t group = 1, count = 0;
+    // The parameters statement st adds to the current group (not yet counted).
+    std::uint32_t added_by(const planned_statement& st) const {
+        std::uint32_t added = buffer_mark[st.target] == group ? 0 : 1;
+        for (std::size_t k = 0; k < st.slot_buffer.size(); ++k) {
+            if (st.slot_buffer[k] != no_buffer) {
+                added += buffer_mark[st.slot_buffer[k]] == group || st.slot_buffer[k] == st.target ? 0 : 1;
+                continue;
+            }
+            const std::uint32_t cls = k < st.slot_scalar.size() ? st.slot_scalar[k] : no_buffer;
+            added += cls != no_buffer && cls < scalar_mark.size() && scalar_mark[cls] == group ? 0 : 1;
+        }
+        return added; // repeats within st itself counted apart: still an upper bound
+    }
+    void add(const planned_statement& st) {
+        count += added_by(st);
+        buffer_mark[st.target] = group;
+        for (std::size_t k = 0; k < st.slot_buffer.size(); ++k) {
+            if (st.slot_buffer[k] != no_buffer) {
+                buffer_mark[st.slot_buffer[k]] = group;
+            } else if (k < st.slot_scalar.size() && st.slot_scalar[k] != no_buffer) {
+                if (st.slot_scalar[k] >= scalar_mark.size()) scalar_mark.resize(st.slot_scalar[k] + 1, 0);
+                scalar_mark[st.slot_scalar[k]] = group;
+            }
+        }
+    }
+    void next_group() {
+        ++group;
+        count = 0;
+    }
+};
+
+// Per buffer class, the last statement that reads it (0 when none).
+std::vector<std::uint32_t> last_reads(const plan_request& request) {
+    std::vector<std::uint32_t> last(request.buffer_types.size(), 0);
+    for (std::uint32_t s = 0; s < request.statements.size(); ++s)
+        for (std::uint32_t cls : request.statements[s].slot_buffer)
+            if (cls != no_buffer) last[cls] = s;
+    return last;
+}
+
+// Where a group that a limit closes at statement s ends: the cut c in its second half
+// (statements first..c-1 form the group) that the fewest temporaries cross, written before c
+// and read at c or later: each must be stored (and allocated) where, uncut, it would have
+// stayed in a register. A buffer a live vector names is stored either way and does not count.
+// The latest of equal cuts, to keep groups long.
+std::uint32_t best_cut(const plan_request& request, std::uint32_t first, std::uint32_t s,
+                       const std::vector<std::uint32_t>& last_read) {
+    const std::vector<planned_statement>& st = request.statements;
+    const std::uint32_t lo = first + std::max<std::uint32_t>(1, (s - first + 1) / 2);
+    if (lo >= s) return s;
+    std::vector<int> crossing(s - first + 2, 0); // by c - first: a difference array
+    std::vector<std::uint32_t> first_write(last_read.size(), no_buffer);
+    for (std::uint32_t j = first; j < s; ++j)
+        if (first_write[st[j].target] == no_buffer) first_write[st[j].target] = j;
+    for (std::size_t cls = 0; cls < first_write.size(); ++cls) {
+        const std::uint32_t w = first_write[cls];
+        if (w == no_buffer || last_read[cls] <= w || (cls < request.buffer_live.size() && request.buffer_live[cls]))
+            continue;
+        ++crossing[w + 1 - first];
+        if (last_read[cls] + 1 < s + 1) --crossing[last_read[cls] + 1 - first];
+    }
+    std::uint32_t best = s;
+    int running = 0, fewest = 0;
+    for (std::uint32_t c = first + 1; c <= s; ++c) {
+        running += crossing[c - first];
+        if (c < lo) continue;
+        if (c == lo || running <= fewest) {
+            fewest = running;
+            best = c;
+        }
+    }
+    return best;
+}
+
+bool is_limit(boundary b) {
+    return b == boundary::parameter_limit || b == boundary::node_limit || b == boundary::statement_limit;
+}
+
 void record_access(const planned_statement& st, std::uint32_t s, group_access& acc) {
     const auto& slots = st.shape->slots;
     for (std::size_t k = 0; k < slots.size(); ++k)
@@ -57,27 +140,35 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
     group_access acc;
     acc.writer.assign(request.buffer_types.size(), no_buffer);
     acc.neighbour_reader.assign(request.buffer_types.size(), no_buffer);
-    std::uint32_t first = 0, params = 0, nodes = 0;
+    group_parameters params;
+    params.buffer_mark.assign(request.buffer_types.size(), 0);
+    const std::vector<std::uint32_t> last_read = last_reads(request);
+    std::uint32_t first = 0, nodes = 0;
     for (std::uint32_t s = 0; s < st.size(); ++s) {
-        const std::uint32_t s_params = std::uint32_t(st[s].shape->slots.size()) + 1;
         const std::uint32_t s_nodes = std::uint32_t(st[s].shape->nodes.size());
         if (s > first) {
             std::uint32_t buffer = no_buffer, statement = 0;
             boundary reason = boundary::end_of_flush;
             if (!request.fuse) reason = boundary::fusion_off;
             else if (st[s].length_class != st[first].length_class) reason = boundary::length_change;
-            else if (params + s_params > lim.max_parameters) reason = boundary::parameter_limit;
+            else if (params.count + params.added_by(st[s]) > lim.max_parameters) reason = boundary::parameter_limit;
             else if (nodes + s_nodes > lim.max_nodes) reason = boundary::node_limit;
             else if (s - first >= lim.max_statements) reason = boundary::statement_limit;
             else reason = stencil_conflict(st[s], acc, buffer, statement);
             if (reason != boundary::end_of_flush) {
-                groups.push_back({first, s - 1, reason, buffer, statement});
-                first = s;
-                params = nodes = 0;
+                const std::uint32_t cut = is_limit(reason) ? best_cut(request, first, s, last_read) : s;
+                groups.push_back({first, cut - 1, reason, buffer, statement});
+                first = cut;
+                nodes = 0;
+                params.next_group();
                 acc.reset();
+                if (cut < s) { // the statements after the cut start the next group
+                    s = cut - 1;
+                    continue;
+                }
             }
         }
-        params += s_params;
+        params.add(st[s]);
         nodes += s_nodes;
         record_access(st[s], s, acc);
     }

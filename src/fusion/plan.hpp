@@ -28,10 +28,18 @@ struct planned_statement {
 };
 
 struct plan_limits {
-    std::uint32_t max_parameters = 64;  // buffers + scalars per kernel (OpenCL guarantees 1 KiB of arguments)
+    // Buffers + scalars per kernel: each takes at most 8 bytes, and OpenCL guarantees 1 KiB of
+    // arguments; the runtime sets it from the device (parameter_limit_for).
+    std::uint32_t max_parameters = 64;
     std::uint32_t max_nodes = 2048;     // IR nodes per kernel, to bound compile time
-    std::uint32_t max_statements = 64;  // statements per kernel
+    std::uint32_t max_statements = 256; // statements per kernel (max_nodes bounds its size)
 };
+
+// The parameters a kernel may take on a device with `bytes` of arguments: each buffer or
+// scalar takes at most 8 bytes, and the element count and a loop guard follow them.
+inline std::uint32_t parameter_limit_for(std::size_t bytes) {
+    return std::uint32_t(bytes / 8 > 18 ? bytes / 8 - 2 : 16);
+}
 
 struct plan_request {
     std::vector<planned_statement> statements;

@@ -26,14 +26,16 @@ const char* name_of(dtype t) {
 namespace loom::detail {
 namespace {
 
-// Shapes live until the program ends: statements and cached plans point at them.
+// Shapes live until the program ends: statements and cached plans point at them. The
+// registry is never destroyed, so that a static loom::context's last flush at exit, which
+// may run after this file's statics are gone, still finds its shapes.
 struct shape_registry {
     std::mutex lock;
     std::deque<shape> shapes;
 };
 
 shape_registry& registry() {
-    static shape_registry r;
+    static shape_registry& r = *new shape_registry;
     return r;
 }
 

@@ -20,6 +20,8 @@ struct buffer {
     // Scratch for the flush being planned: the buffer's class number in that flush.
     std::uint64_t flush_mark = 0;
     std::uint32_t flush_class = 0;
+    // The pending window (context_impl::pending_bytes_) that last counted this buffer.
+    std::uint64_t pending_mark = 0;
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };

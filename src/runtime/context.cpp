@@ -47,14 +47,14 @@ bool profiling_setting(int given) {
                           "off (or 0, the default)");
 }
 
-// Every live context, for loom::finish().
+// Every live context, for loom::finish(). Never destroyed: a static context may end after it.
 struct context_registry {
     std::mutex lock;
     std::vector<std::weak_ptr<detail::context_impl>> contexts;
 };
 
 context_registry& registry() {
-    static context_registry r;
+    static context_registry& r = *new context_registry;
     return r;
 }
 

@@ -164,6 +164,11 @@ private:
     std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
     void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
+    // Flush limits (flush_limits.cpp).
+    void start_pending_window();
+    std::uint64_t count_pending_bytes();
+    std::size_t cut_point();
+    void flush_prefix(std::size_t count, flush_cause cause);
     void batch_held_pass(backend::kernel& k, const epilogue_request& request, std::uint32_t statements);
     void launch_batch();
 
@@ -187,7 +192,11 @@ private:
     std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
     std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
     std::vector<backend::kernel_arg> args_;
-    std::uint64_t pending_bytes_ = 0; // bytes the pending statements write
+    // The bytes the pending statements would allocate: each target without device memory,
+    // counted once per window (a window ends at every flush); recounted at a limit, when
+    // only the targets a live vector still names count (flush_limits.cpp).
+    std::uint64_t pending_bytes_ = 0;
+    std::uint64_t pending_window_ = 0;
     // The target of a reduction's input in flush_into_reduction: never allocated, as no
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;

@@ -21,12 +21,6 @@ std::size_t plan_key_hash::operator()(const std::vector<std::uint32_t>& key) con
 
 namespace {
 
-// Bounds on what one flush may hold before it runs by itself: the statement count keeps
-// plan keys and kernels small; the byte bound keeps dead temporaries from holding memory.
-constexpr std::size_t max_pending_statements = 256;
-constexpr std::size_t max_pending_slots = 4096;
-constexpr std::uint64_t max_pending_bytes = std::uint64_t(1) << 30;
-
 std::uint32_t class_of(buffer& b, std::uint64_t generation, std::vector<buffer*>& classes) {
     if (b.flush_mark != generation) {
         b.flush_mark = generation;
@@ -51,14 +45,6 @@ const char* name_of(flush_cause c) {
     case flush_cause::context_end: return "context_end";
     }
     return "?";
-}
-
-void context_impl::after_record() {
-    pending_bytes_ += queue_.statements.back().target->bytes();
-    if (queue_.statements.size() >= max_pending_statements || queue_.slots.size() >= max_pending_slots)
-        flush(flush_cause::statement_limit);
-    else if (pending_bytes_ >= max_pending_bytes)
-        flush(flush_cause::byte_limit);
 }
 
 // A scalar slot's value class: equal scalars (type and bits) share one, so the kernel passes
@@ -113,6 +99,7 @@ void context_impl::assign_classes() {
 std::unique_ptr<compiled_plan> context_impl::make_plan() {
     fusion::plan_request request;
     request.fuse = fusion_;
+    request.limits.max_parameters = fusion::parameter_limit_for(info().max_parameter_bytes);
     for (const buffer* b : class_buffers_) {
         request.buffer_types.push_back(b->type);
         request.buffer_live.push_back(b->vector_refs > 0);
@@ -280,7 +267,7 @@ void context_impl::flush(flush_cause cause) {
     // pending) keep it for the bookkeeping that follows.
     if (holding() && !(cause == flush_cause::loop && queue_.empty())) release_held();
     if (queue_.empty()) return;
-    pending_bytes_ = 0;
+    start_pending_window();
     try {
         run_planned(cause);
     } catch (...) {

@@ -46,7 +46,7 @@ bool context_impl::run_held_with_epilogue() {
     if (!held_.kernel || queue_.empty() || guard_) return false;
     for (const fusion::pending_statement& st : queue_.statements)
         if (st.length != 1) return false;
-    pending_bytes_ = 0;
+    start_pending_window();
     planning_epilogue_ = true;
     try {
         assign_classes();

@@ -4,7 +4,7 @@
 namespace loom::detail {
 namespace {
 kernel_observer& slot() {
-    static kernel_observer o;
+    static kernel_observer& o = *new kernel_observer; // never destroyed: a static context flushes at exit
     return o;
 }
 } // namespace

@@ -23,7 +23,7 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
     }
     reduction_sink_->length = length;
     reduction_sink_->type = input.nodes[input.root].type;
-    pending_bytes_ = 0;
+    start_pending_window();
     queue_.statements.push_back(
         {&input, reduction_sink_, std::uint32_t(queue_.slots.size() - input.slots.size()), length});
     planning_reduction_ = true;

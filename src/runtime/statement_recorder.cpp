@@ -91,7 +91,7 @@ namespace {
 // The shape of `target = source` for two vectors of one type, built once per type.
 const shape* copy_shape(dtype t) {
     static const shape* shapes[std::size_t(dtype::f64) + 1] = {};
-    static std::mutex lock;
+    static std::mutex& lock = *new std::mutex; // never destroyed: a static context records at exit
     std::lock_guard<std::mutex> guard(lock);
     const shape*& s = shapes[std::size_t(t)];
     if (!s) {

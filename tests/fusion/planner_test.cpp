@@ -104,6 +104,39 @@ TEST_CASE("fusion_closes_a_kernel_at_the_parameter_limit") {
     }
 }
 
+TEST_CASE("fusion_counts_each_buffer_once_toward_the_parameter_limit") {
+    program p(3);
+    for (int s = 0; s < 12; ++s) p.add(binary_shape(opcode::add), {0, 1}, 2); // 3 buffers in all
+    p.request.limits.max_parameters = 10;
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() == 1);
+    CHECK(plan.groups[0].kernel.params.size() <= 3);
+}
+
+TEST_CASE("fusion_cuts_a_kernel_at_a_limit_where_the_fewest_temporaries_cross") {
+    // Iterations of t1 = x + y; t2 = t1 * y; y = t2 + x, each with its own temporaries
+    // (classes 2.. dead after the flush). A cut after a whole iteration is crossed by y alone;
+    // inside one, by y and a temporary too.
+    const std::uint32_t iterations = 4;
+    std::vector<bool> live(2 + 2 * iterations, false);
+    live[0] = live[1] = true;
+    program p(std::uint32_t(live.size()), live);
+    for (std::uint32_t it = 0; it < iterations; ++it) {
+        const std::uint32_t t1 = 2 + 2 * it, t2 = t1 + 1;
+        p.add(binary_shape(opcode::add), {0, 1}, t1).add(binary_shape(opcode::mul), {t1, 1}, t2);
+        p.add(binary_shape(opcode::add), {t2, 0}, 1);
+    }
+    p.request.limits.max_statements = 5; // a limit inside the second iteration
+    const auto plan = p.plan();
+    REQUIRE(plan.groups.size() >= 2);
+    CHECK(plan.groups[0].reason == loom::fusion::boundary::statement_limit);
+    for (const auto& g : plan.groups) {
+        CAPTURE(g.first);
+        CHECK(g.first % 3 == 0); // every kernel starts at an iteration
+        CHECK(g.stored == std::vector<std::uint32_t>{1}); // only y is stored: no temporary crosses
+    }
+}
+
 TEST_CASE("fusion_closes_a_kernel_at_the_node_and_statement_limits") {
     program nodes(8), statements(8);
     for (int s = 0; s < 6; ++s) {

@@ -264,6 +264,7 @@ public:
         info_.gpu = true;
         info_.compute_units = unsigned(std::max(units, 1));
         info_.max_work_group = max_threads_;
+        info_.max_parameter_bytes = 4096; // every CUDA architecture Loom targets takes 4 KiB of kernel parameters
         info_.global_memory = total;
 
         // Part of the kernel cache key: a new NVRTC or another architecture compiles anew.

@@ -60,6 +60,7 @@ public:
         info_.global_memory = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
         max_alloc_ = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
         info_.max_allocation = max_alloc_;
+        info_.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
     }
 
     const device_info& info() const override { return info_; }
