@@ -25,12 +25,14 @@ struct workload {
     const char* opencl;
 };
 
-// Three forms each, all tuned over the work-group size, the fastest one timed. 1-D: "clamped"
-// clamps every index; "interior" takes the edges apart per element; "grouped" takes them apart
-// per work-group (one test for the whole group, as Loom's kernels do), so an interior group's
-// loads are contiguous, which is what a vectorising compiler needs. 2-D: "flat" is a 1-D range
-// that splits the index with % and /; "range2d" is a 2-D range (no division), rows along
-// dimension 0, its edges taken apart per element; "grouped2d" is range2d with the per-group test.
+// Four forms each, all tuned over the geometry, the fastest one timed. 1-D: "clamped" clamps
+// every index; "interior" takes the edges apart per element; "grouped" takes them apart per
+// work-group (one test for the whole group), so an interior group's loads are contiguous, which
+// is what a vectorising compiler needs; "chunked" gives each work-item a contiguous chunk whose
+// interior loop has no test at all. 2-D: "flat" is a 1-D range that splits the index with % and
+// /; "range2d" is a 2-D range (no division), rows along dimension 0, its edges taken apart per
+// element; "grouped2d" is range2d with the per-group test; "rows" gives each work-item a band
+// of rows, each row an untested loop over its inner columns and its two edge columns apart.
 const char* source_1d = R"(#pragma OPENCL FP_CONTRACT OFF
 __kernel void clamped(__global const float* restrict x, __global float* restrict y, float c, uint n) {
     const uint i = get_global_id(0);
@@ -57,6 +59,24 @@ __kernel void grouped(__global const float* restrict x, __global float* restrict
         const float m = x[i];
         y[i] = m + c * (x[i - 1] - 2.0f * m + x[i + 1]);
     } else if (i < n) {
+        const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
+        y[i] = m + c * (l - 2.0f * m + r);
+    }
+}
+
+__kernel void chunked(__global const float* restrict x, __global float* restrict y, float c, uint n) {
+    const uint chunk = ((n + get_global_size(0) - 1) / get_global_size(0) + 15) & ~15u;
+    const uint b = min((uint)get_global_id(0) * chunk, n), e = min(b + chunk, n);
+    const uint lo = min(max(b, 1u), e), hi = max(min(e, n - 1), lo); // [lo, hi): both neighbours inside
+    for (uint i = b; i < lo; ++i) {
+        const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
+        y[i] = m + c * (l - 2.0f * m + r);
+    }
+    for (uint i = lo; i < hi; ++i) {
+        const float m = x[i];
+        y[i] = m + c * (x[i - 1] - 2.0f * m + x[i + 1]);
+    }
+    for (uint i = hi; i < e; ++i) {
         const float l = x[i == 0 ? 0 : i - 1], m = x[i], r = x[i + 1 < n ? i + 1 : n - 1];
         y[i] = m + c * (l - 2.0f * m + r);
     }
@@ -106,6 +126,30 @@ __kernel void grouped2d(__global const float* restrict u, __global float* restri
         const float w = u[x == 0 ? i : i - 1], e = u[x + 1 < nx ? i + 1 : i];
         const float s = u[y == 0 ? i : i - nx], nn = u[y + 1 < ny ? i + nx : i];
         v[i] = m + c * (w + e + s + nn - 4.0f * m);
+    }
+}
+
+// One clamped element of the 5-point stencil at (x, y); `up` and `down` start the rows above and below.
+inline void edge5(__global const float* restrict u, __global float* restrict v, float c, uint nx, uint x, uint row,
+                  uint up, uint down) {
+    const uint i = row + x;
+    const float m = u[i];
+    const float w = u[x == 0 ? i : i - 1], e = u[x + 1 < nx ? i + 1 : i];
+    v[i] = m + c * (w + e + u[up + x] + u[down + x] - 4.0f * m);
+}
+
+__kernel void rows(__global const float* restrict u, __global float* restrict v, float c, uint nx, uint n) {
+    const uint ny = n / nx, band = (ny + get_global_size(0) - 1) / get_global_size(0);
+    const uint y0 = min((uint)get_global_id(0) * band, ny), y1 = min(y0 + band, ny);
+    for (uint y = y0; y < y1; ++y) {
+        const uint row = y * nx, up = y == 0 ? row : row - nx, down = y + 1 < ny ? row + nx : row;
+        edge5(u, v, c, nx, 0, row, up, down);
+        for (uint x = 1; x + 1 < nx; ++x) {
+            const uint i = row + x;
+            const float m = u[i];
+            v[i] = m + c * (u[i - 1] + u[i + 1] + u[up + x] + u[down + x] - 4.0f * m);
+        }
+        if (nx > 1) edge5(u, v, c, nx, nx - 1, row, up, down);
     }
 }
 )";
@@ -241,8 +285,8 @@ struct opencl_instance {
 std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer& x, const cl::Buffer& y) {
     std::vector<launch> out;
     using bench::ocl::round_up;
-    const auto forms = w.two_d ? std::vector<const char*>{"flat", "range2d", "grouped2d"}
-                               : std::vector<const char*>{"clamped", "interior", "grouped"};
+    const auto forms = w.two_d ? std::vector<const char*>{"flat", "range2d", "grouped2d", "rows"}
+                               : std::vector<const char*>{"clamped", "interior", "grouped", "chunked"};
     for (const char* name : forms) {
         cl::Kernel k = bench::ocl::kernel(w.opencl, name);
         cl_uint a = 0;
@@ -252,6 +296,13 @@ std::vector<launch> launches(const workload& w, std::size_t n, const cl::Buffer&
         if (w.two_d) k.setArg(a++, cl_uint(width(n)));
         k.setArg(a++, cl_uint(n));
         const std::string form = name;
+        if (form == "chunked" || form == "rows") { // a few work-items in groups of one
+            for (std::size_t per_unit : {1, 2, 4, 8, 16, 32}) {
+                const std::size_t items = bench::ocl::env().compute_units * per_unit;
+                out.push_back({k, cl::NDRange(items), cl::NDRange(1), form + ":" + std::to_string(items)});
+            }
+            continue;
+        }
         if (form == "range2d" || form == "grouped2d") {
             const std::size_t nx = width(n), ny = n / nx;
             out.push_back({k, cl::NDRange(nx, ny), cl::NullRange, form + ":NULL"});

@@ -161,14 +161,15 @@ std::string values(const ir::kernel& k, const dialect& d, const std::vector<bool
     return s;
 }
 
-// The offset parameters of the 1-D neighbour reads whose border an interior test can rule
-// out, each once, in body order.
-std::vector<std::string> testable_offsets(const ir::kernel& k, const std::vector<bool>& live) {
+// The offset parameters (along `axis`) of the neighbour reads whose border an interior test
+// can rule out, each once, in body order: the 1-D reads, or (`two_d`) the 2-D ones.
+std::vector<std::string> testable_offsets(const ir::kernel& k, const std::vector<bool>& live, bool two_d = false,
+                                          unsigned axis = ir::offset_i) {
     std::vector<std::string> out;
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
-        if (!live[i] || !group_testable(n, k) || n.arg[ir::grid_width] != ir::no_node) continue;
-        const std::string p = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
+        if (!live[i] || !group_testable(n, k) || (n.arg[ir::grid_width] != ir::no_node) != two_d) continue;
+        const std::string p = "p" + std::to_string(k.body[n.arg[axis]].slot);
         if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
     }
     return out;
@@ -226,6 +227,42 @@ std::string grid_map(const ir::kernel& k, const dialect& d, const std::vector<bo
     s += bounds + "    if (" + test + ") {\n";
     s += values(k, d, live, "        ", "i", neighbour_form::interior) + emit_stores(k, "        ");
     return s + "    } else if (" + d.grid_item_exists + ") {\n" + body + "    }\n";
+}
+
+// A chunked grid kernel (CPU devices): each work-item walks a band of whole rows, and each row
+// splits into the columns where every testable read lands inside the grid (and the vector),
+// read at i + offset with no test in a loop the device compiler vectorises, and the columns on
+// either side, which take the checked body. A row some read leaves vertically is checked whole.
+std::string grid_chunked_map(const ir::kernel& k, const dialect& d, const std::vector<bool>& live) {
+    const std::string u = d.index_type, sl = d.signed_index_type;
+    std::string s = "    const " + sl + " loom_w = p" + std::to_string(k.grid_width_param) + ";\n";
+    s += "    const " + sl + " loom_h = (" + sl + ")n / loom_w;\n";
+    s += "    const " + sl + " loom_items = (" + sl + ")" + d.global_size + ";\n";
+    s += "    const " + sl + " loom_band = (loom_h + loom_items - 1) / loom_items;\n";
+    s += "    const " + sl + " loom_r0 = (" + sl + ")" + d.global_id + " * loom_band;\n";
+    s += "    const " + sl + " loom_r1 = loom_h - loom_r0 < loom_band ? loom_h : loom_r0 + loom_band;\n";
+    s += "    for (" + sl + " loom_row = loom_r0; loom_row < loom_r1; ++loom_row) {\n";
+    s += "        const " + sl + " loom_base = loom_row * loom_w;\n";
+    s += "        " + sl + " loom_lo = 0, loom_hi = loom_w;\n";
+    auto narrow = [&](const std::string& low, const std::string& high) { // columns in [low, high)
+        s += "        if (loom_lo < " + low + ") loom_lo = " + low + ";\n";
+        s += "        if (loom_hi > " + high + ") loom_hi = " + high + ";\n";
+    };
+    for (const std::string& p : testable_offsets(k, live, true)) narrow("-" + p, "loom_w - " + p);
+    for (const std::string& p : testable_offsets(k, live, true, ir::offset_j))
+        s += "        if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;\n";
+    for (const std::string& p : testable_offsets(k, live)) narrow("-" + p + " - loom_base", "(" + sl + ")n - " + p + " - loom_base");
+    s += "        if (loom_lo > loom_w) loom_lo = loom_w;\n";
+    s += "        if (loom_hi < loom_lo) loom_hi = loom_lo;\n";
+    const std::string in = "            ";
+    const std::string checked = values(k, d, live, in, "i", neighbour_form::checked) + emit_stores(k, in);
+    const std::string interior = values(k, d, live, in, "i", neighbour_form::interior) + emit_stores(k, in);
+    auto loop = [&](const std::string& from, const std::string& to, const std::string& inner) {
+        return "        for (" + sl + " loom_col = " + from + "; loom_col < " + to + "; ++loom_col) {\n" + in + "const " +
+               u + " i = (" + u + ")(loom_base + loom_col);\n" + inner + "        }\n";
+    };
+    s += loop("0", "loom_lo", checked) + loop("loom_lo", "loom_hi", interior) + loop("loom_hi", "loom_w", checked);
+    return s + "    }\n";
 }
 
 // A chunked map: this work-item's elements are [loom_begin, loom_end), a multiple of 64
@@ -320,7 +357,9 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k);
     const std::vector<bool> live = live_nodes(k, roots);
     const std::string body = values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
-    if (k.grid_width_param != ir::no_node) {
+    if (k.grid_width_param != ir::no_node && k.form == ir::map_form::chunked) {
+        s += grid_chunked_map(k, d, live);
+    } else if (k.grid_width_param != ir::no_node) {
         s += grid_map(k, d, live, body);
     } else if (k.form == ir::map_form::chunked) {
         s += chunked_map(k, d, live, body);

@@ -63,13 +63,19 @@ std::vector<geometry_choice> tuning_candidates(const backend::device_info& devic
 
 bool wants_grid_form(const backend::device_info& device) { return !device.gpu; }
 
-bool grid_geometry(std::uint64_t width, std::uint64_t items, backend::geometry& g) {
+bool grid_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t width, std::uint64_t items,
+                   backend::geometry& g, geometry_choice choice) {
     if (width < 16 || items % width != 0) return false;
+    const std::uint64_t rows = items / width;
+    if (form == ir::map_form::chunked) { // bands of rows, as many work-items as a 1-D chunked map
+        g = map_geometry(device, form, items, choice);
+        g.global_items = std::min(g.global_items, rows);
+        return true;
+    }
     // Groups of 32 x 8. An interior-tested stencil map runs its per-element form only in
     // the groups at the border, and a narrower group puts fewer columns there
     // (docs/skeleton-stencil.md has the comparison). Rows narrower than 32 take 16.
     const std::uint32_t across = width >= 32 ? 32 : 16, down = 8;
-    const std::uint64_t rows = items / width;
     g.group_size = across;
     g.group_rows = down;
     g.global_items = (width + across - 1) / across * across;

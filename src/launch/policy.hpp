@@ -33,8 +33,10 @@ std::vector<geometry_choice> tuning_candidates(const backend::device_info& devic
 // Whether a kernel with 2-D neighbour reads gets its grid form (ir::kernel::grid_width_param)
 // on this device: CPU devices, where a 1-D launch computes each read's row per element.
 bool wants_grid_form(const backend::device_info& device);
-// The 2-D launch of a grid kernel over `items` elements, `width` a row; false (use the 1-D
-// form) when the rows do not tile the elements or are too narrow to fill a vector.
-bool grid_geometry(std::uint64_t width, std::uint64_t items, backend::geometry& g);
+// The launch of a grid kernel of this form over `items` elements, `width` a row: for the
+// chunked form a few work-items, each a band of rows; otherwise a 2-D range. False (use the
+// 1-D form) when the rows do not tile the elements or are too narrow to fill a vector.
+bool grid_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t width, std::uint64_t items,
+                   backend::geometry& g, geometry_choice choice = {});
 
 } // namespace loom::launch

@@ -225,7 +225,8 @@ void context_impl::launch(const compiled_plan& p) {
         backend::kernel* kernel = p.kernels[k];
         backend::geometry geometry = launch::map_geometry(device_->info(), g.kernel.form, length);
         const std::uint64_t width = p.grid_kernels[k] ? common_grid_width(p.grid_widths[k]) : 0;
-        if (width && launch::grid_geometry(width, length, geometry)) kernel = p.grid_kernels[k];
+        if (width && launch::grid_geometry(device_->info(), g.kernel.form, width, length, geometry))
+            kernel = p.grid_kernels[k];
         device_->launch(*kernel, args_.data(), args_.size(), geometry);
         ++stats.kernels_launched;
         if (logging::enabled(logging::channel::launch))

@@ -84,6 +84,23 @@ TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D read
     CHECK_FALSE(contains(s, "< loom_h) ? p0["));
 }
 
+TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior columns untested") {
+    loom::ir::kernel k = grid_and_shift();
+    k.form = loom::ir::map_form::chunked;
+    for (const auto* d : {&opencl_dialect(), &cuda_dialect()}) {
+        const std::string s = emit(k, *d);
+        CAPTURE(s);
+        const std::string sl = d->signed_index_type;
+        CHECK(contains(s, "for (" + sl + " loom_row = loom_r0; loom_row < loom_r1; ++loom_row) {"));
+        CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));                     // the column offset
+        CHECK(contains(s, "if ((loom_row + p3 < 0) | (loom_row + p3 >= loom_h)) loom_hi = 0;")); // the row offset
+        CHECK(contains(s, "if (loom_lo < -p5 - loom_base) loom_lo = -p5 - loom_base;"));  // the 1-D read
+        CHECK(occurrences(s, "; ++loom_col) {") == 3);
+        CHECK(occurrences(s, "p0[(" + sl + ")i + v") == 2); // both reads untested, in the interior loop only
+        CHECK_FALSE(contains(s, "get_local_id"));
+    }
+}
+
 TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-element form") {
     kernel_builder b; // the 1-D form of a grid kernel: coordinates from the element index
     const auto u = b.buffer(dtype::f32), v = b.buffer(dtype::f32);

@@ -31,21 +31,38 @@ float wrapped(const std::vector<float>& v, long nx, long x, long y) {
 
 TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows do not tile") {
     loom::backend::geometry g;
-    CHECK(loom::launch::grid_geometry(2049, 2049u * 2047, g));
+    loom::backend::device_info cpu;
+    cpu.compute_units = 2;
+    const auto range = loom::ir::map_form::grid_stride;
+    CHECK(loom::launch::grid_geometry(cpu, range, 2049, 2049u * 2047, g));
     CHECK(g.group_size == 32);
     CHECK(g.group_rows == 8);
     CHECK(g.global_items == 2080); // 2049 rounded up to the group
     CHECK(g.rows == 2048);
-    CHECK(loom::launch::grid_geometry(37, 37 * 23, g));
+    CHECK(loom::launch::grid_geometry(cpu, range, 37, 37 * 23, g));
     CHECK(g.group_size == 32);
     CHECK(g.global_items == 64);
     CHECK(g.rows == 24);
-    CHECK(loom::launch::grid_geometry(20, 20 * 33, g)); // narrower than a group of 32
+    CHECK(loom::launch::grid_geometry(cpu, range, 20, 20 * 33, g)); // narrower than a group of 32
     CHECK(g.group_size == 16);
     CHECK(g.global_items == 32);
     CHECK(g.rows == 40);
-    CHECK_FALSE(loom::launch::grid_geometry(8, 8 * 100, g));   // too narrow for a vector
-    CHECK_FALSE(loom::launch::grid_geometry(64, 64 * 10 + 1, g)); // not whole rows
+    CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 8, 8 * 100, g));   // too narrow for a vector
+    CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 64, 64 * 10 + 1, g)); // not whole rows
+}
+
+TEST_CASE("grid geometry, chunked: a 1-D launch of row bands, never more work-items than rows") {
+    loom::backend::geometry g;
+    loom::backend::device_info cpu;
+    cpu.compute_units = 2;
+    const auto bands = loom::ir::map_form::chunked;
+    CHECK(loom::launch::grid_geometry(cpu, bands, 2048, 2048u * 2048, g));
+    CHECK(g.rows == 0);
+    CHECK(g.group_size == 1);
+    CHECK(g.global_items == 16); // 8 per compute unit
+    CHECK(loom::launch::grid_geometry(cpu, bands, 4096, 4096u * 5, g));
+    CHECK(g.global_items == 5);
+    CHECK_FALSE(loom::launch::grid_geometry(cpu, bands, 64, 64 * 10 + 1, g));
 }
 
 TEST_CASE("grid kernels on a 2-D range and their 1-D fallbacks equal the host, element by element") {
