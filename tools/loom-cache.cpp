@@ -157,6 +157,7 @@ int show_command(const fs::path& dir, const std::string& prefix) {
         return damaged;
     }
     const cache::stored_entry& e = *check.entry;
+    const std::optional<cache::tuning_record> tuned = cache::read_tuning(files.path, e.hex);
     print_table({{"hash", e.hex},
                  {"path", files.path.string()},
                  {"backend", e.backend},
@@ -169,6 +170,7 @@ int show_command(const fs::path& dir, const std::string& prefix) {
                  {"compile", milliseconds(e.compile_ms)},
                  {"source", e.source_file + " (" + human_bytes(e.source_bytes) + ")"},
                  {"binary", e.binary_file + " (" + e.binary_kind + ", " + human_bytes(e.binary_bytes) + ")"},
+                 {"tuned", tuned ? cache::describe(*tuned) : "no (the launch policy's default geometry)"},
                  {"size", human_bytes(files.bytes) + " in all"}});
     std::string source = read_text(files.path / e.source_file);
     std::cout << "\n--- source: " << e.source_file << " ---\n" << source;

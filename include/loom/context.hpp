@@ -23,6 +23,11 @@ struct context_options {
     // statistics() sums the times; 0: no timing; -1: LOOM_PROFILE ("on"/"1" or "off"/"0";
     // default off). Timing costs an event per launch, so it is off unless asked for.
     int profiling = -1;
+    // 1: the first launch of a kernel over a large range (2^20 elements or more) measures a
+    // few launch geometries and keeps the fastest, stored with the kernel in the disk cache
+    // so that later processes launch tuned without measuring; 0: no measuring (a stored
+    // choice is still used); -1: LOOM_TUNE ("on"/"1" or "off"/"0"; default off).
+    int tune = -1;
 };
 
 // Counters a program or test can read to see what the runtime did.
@@ -40,6 +45,7 @@ struct context_statistics {
     // A batch of loop iterations run by one launch (docs/skeleton-loop.md) is one launch.
     std::uint64_t kernels_timed = 0;
     std::uint64_t kernel_ns = 0;
+    std::uint64_t kernels_tuned = 0;    // kernels whose launch geometry this context measured (tune)
 };
 
 class context {

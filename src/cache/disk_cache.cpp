@@ -527,4 +527,17 @@ void disk_cache::forget(const key& k) {
         logging::write(logging::channel::cache, "disk forget " + k.hex() + (removed ? "" : " failed (" + why + ")"));
 }
 
+std::optional<tuning_record> disk_cache::load_tuning(const key& k) const {
+    if (settings_.access == mode::off || settings_.dir.empty()) return std::nullopt;
+    return read_tuning(entry_path(settings_.dir, k), k.hex());
+}
+
+void disk_cache::store_tuning(const key& k, const tuning_record& r) {
+    if (settings_.access != mode::readwrite || !usable() || settings_.dir.empty()) return;
+    const std::string failure = write_tuning(entry_path(settings_.dir, k), k.hex(), r);
+    if (logging::enabled(logging::channel::cache))
+        logging::write(logging::channel::cache, "disk tuning " + k.hex() + (failure.empty() ? ": " + describe(r)
+                                                                                          : " not stored: " + failure));
+}
+
 } // namespace loom::cache

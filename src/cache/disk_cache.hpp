@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/tuning_record.hpp"
+
 namespace loom::cache {
 
 // Part of every key and every metadata file: bump it when the entry layout or the meaning of
@@ -122,6 +124,11 @@ public:
     // The driver rejected a binary this cache returned: drop the entry (readwrite mode) so
     // that it is rebuilt.
     void forget(const key& k);
+    // The tuned geometry stored with entry k, if any (tuning_record.hpp); never throws.
+    std::optional<tuning_record> load_tuning(const key& k) const;
+    // Stores it with entry k when the entry exists and the cache is writable; a failure logs on
+    // the cache channel and is otherwise ignored (the choice stays in memory). Never throws.
+    void store_tuning(const key& k, const tuning_record& r);
 
 private:
     void fall_back_to_memory(const std::string& why);

@@ -33,23 +33,30 @@ program_cache::program_cache(backend::device& dev) : program_cache(dev, settings
 program_cache::program_cache(backend::device& dev, settings disk) : device_(dev), disk_(std::move(disk)) {}
 program_cache::~program_cache() = default;
 
-backend::kernel& program_cache::get(const std::string& source, const std::string& summary) {
+cached_kernel& program_cache::entry(const std::string& source, const std::string& summary) {
     auto it = kernels_.find(source);
     if (it != kernels_.end()) {
         ++stats_.memory_hits;
         if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "memory hit " + short_hash(source));
-        return *it->second;
+        return it->second;
     }
     return compile(source, summary);
 }
 
-backend::kernel& program_cache::keep(const std::string& source, std::unique_ptr<backend::kernel> k) {
-    auto& slot = kernels_[source];
-    slot = std::move(k);
-    return *slot;
+cached_kernel& program_cache::keep(const std::string& source, const key& k, std::unique_ptr<backend::kernel> kernel) {
+    cached_kernel& slot = kernels_[source];
+    slot.kernel = std::move(kernel);
+    slot.k = k;
+    slot.tuning = disk_.load_tuning(k);
+    return slot;
 }
 
-backend::kernel& program_cache::compile(const std::string& source, const std::string& summary) {
+void program_cache::record_tuning(cached_kernel& k, tuning_record r) {
+    disk_.store_tuning(k.k, r);
+    k.tuning = std::move(r);
+}
+
+cached_kernel& program_cache::compile(const std::string& source, const std::string& summary) {
     const backend::device_info& info = device_.info();
     const std::string options = device_.compile_options();
     const kernel_identity identity{source, info.backend, info.name, info.driver, options};
@@ -58,7 +65,7 @@ backend::kernel& program_cache::compile(const std::string& source, const std::st
     if (auto binary = disk_.load(k, identity, &kind)) {
         if (auto loaded = device_.load(*binary, kind)) {
             ++stats_.disk_hits; // disk_cache logs the hit
-            return keep(source, std::move(loaded));
+            return keep(source, k, std::move(loaded));
         }
         disk_.forget(k); // the driver rejected it: rebuild and store a fresh one
     }
@@ -80,7 +87,7 @@ backend::kernel& program_cache::compile(const std::string& source, const std::st
     if (!built.binary.empty())
         disk_.store(k, identity, built.binary,
                     {summary, ms, built.log, device_.dialect().source_extension, built.binary_kind});
-    return keep(source, std::move(built.compiled));
+    return keep(source, k, std::move(built.compiled));
 }
 
 } // namespace loom::cache

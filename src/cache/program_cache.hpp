@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +19,14 @@ struct program_stats {
     std::uint64_t disk_hits = 0;   // binary loaded from the disk cache
 };
 
+// One compiled kernel, its cache key, and its tuned geometry (loaded with the entry, or
+// measured in this process: see runtime/tuner.cpp).
+struct cached_kernel {
+    std::unique_ptr<backend::kernel> kernel;
+    key k;
+    std::optional<tuning_record> tuning;
+};
+
 class program_cache {
 public:
     // Reads the disk cache's settings from the environment (throws loom::error on a bad value).
@@ -28,17 +37,21 @@ public:
     // The kernel for this source, compiled at most once per process (and, with the disk
     // cache, once per machine). `summary` describes the statements for logs and metadata.
     // Throws loom::error with the build log and the path of the saved source on failure.
-    backend::kernel& get(const std::string& source, const std::string& summary);
+    backend::kernel& get(const std::string& source, const std::string& summary) { return *entry(source, summary).kernel; }
+    // The same, with its key and tuning.
+    cached_kernel& entry(const std::string& source, const std::string& summary);
+    // Keeps a tuning measured in this process with the kernel, in memory and on disk.
+    void record_tuning(cached_kernel& k, tuning_record r);
 
     const program_stats& stats() const { return stats_; }
 
 private:
-    backend::kernel& compile(const std::string& source, const std::string& summary);
-    backend::kernel& keep(const std::string& source, std::unique_ptr<backend::kernel> k);
+    cached_kernel& compile(const std::string& source, const std::string& summary);
+    cached_kernel& keep(const std::string& source, const key& k, std::unique_ptr<backend::kernel> kernel);
 
     backend::device& device_;
     disk_cache disk_;
-    std::unordered_map<std::string, std::unique_ptr<backend::kernel>> kernels_;
+    std::unordered_map<std::string, cached_kernel> kernels_; // node-based: entries never move
     program_stats stats_;
 };
 

@@ -18,21 +18,30 @@ std::string from_env(const std::string& given, const char* variable) {
     return v ? v : "";
 }
 
-bool fusion_setting(int given) {
-    if (given >= 0) return given != 0;
-    const char* v = std::getenv("LOOM_FUSION");
-    return !(v && std::string(v) == "0");
-}
-
-// An option given in context_options (0 or 1), else the environment's on/1 or off/0 (default
-// off). `choices` tells the user what each value does when the variable holds anything else.
-bool on_off_setting(int given, const char* variable, const char* what, const char* choices) {
+// An option given in context_options (0 or 1), else the environment's on/1/true or
+// off/0/false, else `fallback`. `choices` tells the user what each value does when the
+// variable holds anything else.
+bool on_off_setting(int given, const char* variable, const char* what, const char* choices, bool fallback = false) {
     if (given >= 0) return given != 0;
     const char* v = std::getenv(variable);
     const std::string value = v ? v : "";
-    if (value.empty() || value == "0" || value == "off") return false;
-    if (value == "1" || value == "on") return true;
+    if (value.empty()) return fallback;
+    if (value == "0" || value == "off" || value == "false") return false;
+    if (value == "1" || value == "on" || value == "true") return true;
     throw error(std::string(variable) + "='" + value + "' is not " + what + ": " + choices);
+}
+
+bool fusion_setting(int given) {
+    return on_off_setting(given, "LOOM_FUSION", "a fusion setting",
+                          "use on (or 1, the default) to fuse statements into kernels, or off (or 0) to run each "
+                          "statement as its own kernel",
+                          true);
+}
+
+bool tuning_setting(int given) {
+    return on_off_setting(given, "LOOM_TUNE", "a tuning setting",
+                          "use on (or 1) to measure a few launch geometries at a kernel's first large launch and keep "
+                          "the fastest with the kernel in the cache, or off (or 0, the default)");
 }
 
 bool contraction_setting(int given) {
@@ -66,9 +75,9 @@ context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
     const bool fusion = fusion_setting(options.fusion), fp_contract = contraction_setting(options.fp_contract);
-    const bool profiling = profiling_setting(options.profiling);
+    const bool profiling = profiling_setting(options.profiling), tune = tuning_setting(options.tune);
     impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device, profiling), fusion,
-                                                   fp_contract);
+                                                   fp_contract, tune);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
@@ -106,8 +115,8 @@ void finish() {
 
 namespace detail {
 
-context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract)
-    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), programs_(*device_) {}
+context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune)
+    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune), programs_(*device_) {}
 
 context_impl::~context_impl() {
     try {

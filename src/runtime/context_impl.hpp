@@ -18,20 +18,26 @@
 
 namespace loom::detail {
 
+// How one planned group launches: its kernel (null: not launched here, see ends_in_reduction
+// and epilogue) and, where the device wants it (launch::wants_grid_form), its grid form for a
+// launch on whole rows when every grid width argument is one value, with the parameters that
+// hold those widths.
+struct group_launch {
+    cache::cached_kernel* kernel = nullptr; // owned by the program cache
+    cache::cached_kernel* grid_kernel = nullptr;
+    std::vector<std::uint32_t> grid_widths;
+};
+
 // A plan with its kernels compiled: what a cached flush pattern needs to launch.
 struct compiled_plan {
     fusion::kernel_plan plan;
-    std::vector<backend::kernel*> kernels; // one per group, owned by the program cache; null: not launched here
+    std::vector<group_launch> launches; // one per group
     // Planned with a reduction's input as its last statement (see flush_into_reduction).
     bool ends_in_reduction = false;
     // ... and the last group holds pending statements too: the reduction runs it as its first pass.
     bool last_group_fused = false;
     // Planned as the epilogue of a held reduction pass (run_held_with_epilogue): one group, not compiled alone.
     bool epilogue = false;
-    // Per group, its grid form (skeleton::wants_grid_form) for a 2-D launch when every grid
-    // width argument is one value (null: none), and the parameters holding those widths.
-    std::vector<backend::kernel*> grid_kernels;
-    std::vector<std::vector<std::uint32_t>> grid_widths;
 };
 
 // What a skeleton needs to build its held pass with the loop's bookkeeping at its end: which
@@ -89,7 +95,7 @@ const char* name_of(flush_cause c);
 
 class context_impl : public std::enable_shared_from_this<context_impl> {
 public:
-    context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract);
+    context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune = false);
     ~context_impl();
 
     backend::device& device() { return *device_; }
@@ -162,6 +168,11 @@ private:
     void allocate_buffers(const compiled_plan& p);
     void launch(const compiled_plan& p);
     std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
+    // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
+    // row), measured first when tuning is on and the kernel has no tuning yet (tuner.cpp).
+    backend::geometry map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
+                                 std::uint64_t width);
+    void tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length, std::uint64_t width);
     void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
     // Flush limits (flush_limits.cpp).
@@ -176,6 +187,7 @@ private:
     std::unique_ptr<backend::device> device_;
     bool fusion_;
     bool fp_contract_;
+    bool tune_;
     fusion::statement_queue queue_;
     cache::program_cache programs_;
     std::shared_ptr<void> skeleton_state_;

@@ -125,44 +125,34 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         const fusion::kernel_group& last = compiled->plan.groups.back();
         compiled->last_group_fused = last.first < last.last;
     }
+    compiled->launches.resize(compiled->plan.groups.size());
     if (planning_epilogue_ && compiled->plan.groups.size() == 1) {
         // The held pass compiles it into its own source (run_held_with_epilogue).
         compiled->epilogue = true;
         compiled->plan.groups[0].kernel.double_grid_division = !info().gpu && info().fp64;
-        compiled->kernels.push_back(nullptr);
-        compiled->grid_kernels.push_back(nullptr);
-        compiled->grid_widths.emplace_back();
         return compiled;
     }
     // Compile every kernel before any runs: a build failure must leave vectors untouched.
-    for (fusion::kernel_group& g : compiled->plan.groups) {
+    for (std::size_t k = 0; k < compiled->plan.groups.size(); ++k) {
+        fusion::kernel_group& g = compiled->plan.groups[k];
         g.kernel.guarded = guard_ != nullptr;
         g.kernel.double_grid_division = !info().gpu && info().fp64;
         g.kernel.form = launch::map_form_for(info());
-        if (planning_reduction_ && &g == &compiled->plan.groups.back()) {
-            // The reduction's input: the reduction compiles it into its own first pass.
-            compiled->kernels.push_back(nullptr);
-            compiled->grid_kernels.push_back(nullptr);
-            compiled->grid_widths.emplace_back();
-            continue;
-        }
+        // The reduction's input: the reduction compiles it into its own first pass.
+        if (planning_reduction_ && k + 1 == compiled->plan.groups.size()) continue;
+        group_launch& out = compiled->launches[k];
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
-        const std::string source = codegen::emit(g.kernel, device_->dialect());
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
                                     std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
-        compiled->kernels.push_back(&programs_.get(source, summary));
-        std::vector<std::uint32_t> widths =
-            launch::wants_grid_form(info()) ? ir::grid_width_params(g.kernel) : std::vector<std::uint32_t>();
-        compiled->grid_kernels.push_back(nullptr);
-        if (!widths.empty()) {
+        out.kernel = &programs_.entry(codegen::emit(g.kernel, device_->dialect()), summary);
+        if (launch::wants_grid_form(info())) out.grid_widths = ir::grid_width_params(g.kernel);
+        if (!out.grid_widths.empty()) {
             ir::kernel grid = g.kernel;
-            grid.grid_width_param = widths[0];
+            grid.grid_width_param = out.grid_widths[0];
             if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
-            compiled->grid_kernels.back() =
-                &programs_.get(codegen::emit(grid, device_->dialect()), summary + ", on a 2-D range");
+            out.grid_kernel = &programs_.entry(codegen::emit(grid, device_->dialect()), summary + ", on whole rows");
         }
-        compiled->grid_widths.push_back(std::move(widths));
     }
     return compiled;
 }
@@ -214,27 +204,30 @@ std::uint64_t context_impl::common_grid_width(const std::vector<std::uint32_t>& 
 
 void context_impl::launch(const compiled_plan& p) {
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
-        if (!p.kernels[k]) continue; // a reduction's input (flush_into_reduction)
-        launch_batch();               // loop iterations gathered before it run first
+        const group_launch& planned = p.launches[k];
+        if (!planned.kernel) continue; // a reduction's input (flush_into_reduction)
+        launch_batch();                // loop iterations gathered before it run first
         const fusion::kernel_group& g = p.plan.groups[k];
         const std::uint64_t& length = queue_.statements[g.first].length;
         args_.clear();
         bind_arguments(g, args_);
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
-        backend::kernel* kernel = p.kernels[k];
-        backend::geometry geometry = launch::map_geometry(device_->info(), g.kernel.form, length);
-        const std::uint64_t width = p.grid_kernels[k] ? common_grid_width(p.grid_widths[k]) : 0;
-        if (width && launch::grid_geometry(device_->info(), g.kernel.form, width, length, geometry))
-            kernel = p.grid_kernels[k];
-        device_->launch(*kernel, args_.data(), args_.size(), geometry);
+        cache::cached_kernel* kernel = planned.kernel;
+        const std::uint64_t width = planned.grid_kernel ? common_grid_width(planned.grid_widths) : 0;
+        backend::geometry geo;
+        if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo)) kernel = planned.grid_kernel;
+        geo = map_launch(*kernel, g, length, kernel == planned.grid_kernel ? width : 0);
+        device_->launch(*kernel->kernel, args_.data(), args_.size(), geo);
         ++stats.kernels_launched;
         if (logging::enabled(logging::channel::launch))
             logging::write(logging::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
                                                  " elements (statements " + std::to_string(g.first) + "-" +
-                                                 std::to_string(g.last) + ")" +
-                                                 (geometry.rows ? ", on a 2-D range of rows " + std::to_string(width)
-                                                                : std::string()));
+                                                 std::to_string(g.last) + "), " + std::to_string(geo.global_items) +
+                                                 " work-items" +
+                                                 (kernel == planned.grid_kernel
+                                                      ? ", on whole rows of " + std::to_string(width)
+                                                      : std::string()));
     }
 }
 

@@ -1,0 +1,96 @@
+// The launch geometry of a map kernel, and its tuning (context_options::tune, LOOM_TUNE).
+// With tuning on, a kernel's first launch over a large range measures the launch policy's
+// candidate geometries (launch::tuning_candidates) and keeps the fastest with the kernel: in
+// memory, and in its disk cache entry, so that later processes launch tuned without
+// measuring. A stored choice is used whether or not tuning is on.
+#include <algorithm>
+#include <chrono>
+
+#include "launch/policy.hpp"
+#include "runtime/context_impl.hpp"
+#include "support/log.hpp"
+
+namespace loom::detail {
+namespace {
+
+// Below this a launch is too short for its geometry to matter or to be measured well.
+constexpr std::uint64_t tune_min_elements = std::uint64_t(1) << 20;
+constexpr int tune_repetitions = 5; // timed rounds over the candidates, after a warm-up; the median counts
+
+const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chunked" : "grid_stride"; }
+
+} // namespace
+
+backend::geometry context_impl::map_launch(cache::cached_kernel& k, const fusion::kernel_group& g,
+                                           std::uint64_t length, std::uint64_t width) {
+    if (tune_ && !k.tuning && length >= tune_min_elements && !g.kernel.guarded) tune(k, g, length, width);
+    launch::geometry_choice choice;
+    if (k.tuning) choice.value = k.tuning->choice;
+    backend::geometry geo;
+    if (!width || !launch::grid_geometry(info(), g.kernel.form, width, length, geo, choice))
+        geo = launch::map_geometry(info(), g.kernel.form, length, choice);
+    return geo;
+}
+
+// Runs every candidate on copies of the buffers the kernel writes, so that the vectors keep
+// their values: a kernel may read what it writes (y = y + x), and must run on them once.
+void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
+                        std::uint64_t width) {
+    const std::vector<launch::geometry_choice> candidates = launch::tuning_candidates(info(), g.kernel.form);
+    cache::tuning_record record;
+    record.form = form_name(g.kernel.form);
+    record.elements = length;
+    record.choice = candidates.empty() ? 1 : candidates.front().value;
+    std::vector<std::unique_ptr<backend::memory>> scratch;
+    std::vector<backend::kernel_arg> trial = args_;
+    try {
+        for (std::size_t a = 0; a < g.args.size(); ++a) {
+            if (g.args[a].kind != ir::param_kind::buffer || !g.kernel.params[a].written) continue;
+            const buffer& b = *class_buffers_[g.args[a].buffer];
+            scratch.push_back(device_->allocate(b.bytes()));
+            device_->copy(*b.memory, *scratch.back(), b.bytes());
+            trial[a].buffer = scratch.back().get();
+        }
+        // Round by round over the candidates, after a warm-up of each (PoCL builds a work-group
+        // function per geometry at its first launch), so that no candidate is measured cold.
+        std::vector<backend::geometry> geometries;
+        for (const launch::geometry_choice& c : candidates) {
+            backend::geometry geo;
+            if (!width || !launch::grid_geometry(info(), g.kernel.form, width, length, geo, c))
+                geo = launch::map_geometry(info(), g.kernel.form, length, c);
+            geometries.push_back(geo);
+            device_->launch(*k.kernel, trial.data(), trial.size(), geo);
+            device_->finish();
+        }
+        std::vector<std::vector<double>> us(candidates.size());
+        for (int r = 0; r < tune_repetitions; ++r)
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                const auto start = std::chrono::steady_clock::now();
+                device_->launch(*k.kernel, trial.data(), trial.size(), geometries[c]);
+                device_->finish();
+                us[c].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+            }
+        double best = 0;
+        for (std::size_t c = 0; c < candidates.size(); ++c) {
+            std::sort(us[c].begin(), us[c].end());
+            const double median = us[c][us[c].size() / 2];
+            record.measured.emplace_back(candidates[c].value, median);
+            if (c == 0 || median < best) { // the default wins ties
+                best = median;
+                record.choice = candidates[c].value;
+            }
+        }
+    } catch (const error& e) { // no memory for the copies, say: launch with the default, measure no more
+        if (logging::enabled(logging::channel::launch))
+            logging::write(logging::channel::launch, std::string("tuning skipped: ") + e.what());
+        k.tuning = record;
+        return;
+    }
+    note_host_sync("tuning");
+    ++stats.kernels_tuned;
+    if (logging::enabled(logging::channel::launch))
+        logging::write(logging::channel::launch, "tuned " + k.k.hex() + ": " + cache::describe(record));
+    programs_.record_tuning(k, std::move(record));
+}
+
+} // namespace loom::detail
