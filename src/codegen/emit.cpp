@@ -320,6 +320,7 @@ std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindab
     std::string s;
     for (std::size_t p = 0; p < k.params.size(); ++p) {
         const ir::kernel_param& param = k.params[p];
+        if (param.packed) continue; // declared from loom_scalars (emit_guard)
         if (param.kind == ir::param_kind::buffer) {
             s += d.global_prefix;
             if (!param.written && !rebindable) s += "const ";
@@ -332,14 +333,26 @@ std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindab
         }
         s += "p" + std::to_string(p) + ", ";
     }
+    if (ir::packs_scalars(k))
+        s += std::string(d.global_prefix) + "const " + type_name(d, dtype::u64) + " *" + d.restrict_keyword +
+             "loom_scalars, ";
     if (k.guarded) // may alias a written buffer: no restrict
         s += std::string(d.global_prefix) + (rebindable ? "int *loom_guard, " : "const int *loom_guard, ");
     return s;
 }
 
-std::string emit_guard(const ir::kernel& k) {
+std::string emit_guard(const ir::kernel& k, const dialect& d) {
     // The same value for every work-item, so a kernel with barriers returns as a whole.
-    return k.guarded ? "    if (loom_guard[0] == 0) return;\n" : "";
+    std::string s = k.guarded ? "    if (loom_guard[0] == 0) return;\n" : "";
+    // Packed scalars: 8 bytes each in parameter order, the value in the first bytes.
+    std::size_t slot = 0;
+    for (std::size_t p = 0; p < k.params.size(); ++p) {
+        if (!k.params[p].packed) continue;
+        const std::string t = type_name(d, k.params[p].type);
+        s += "    const " + t + " p" + std::to_string(p) + " = *(" + d.global_prefix + "const " + t + " *)(loom_scalars + " +
+             std::to_string(slot++) + ");\n";
+    }
+    return s;
 }
 
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,
@@ -354,7 +367,7 @@ std::string emit(const ir::kernel& k, const dialect& d) {
     s += d.kernel_prefix;
     s += " ";
     s += kernel_name;
-    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k);
+    s += "(" + emit_parameters(k, d) + d.index_type + " n) {\n" + emit_guard(k, d);
     const std::vector<bool> live = live_nodes(k, roots);
     const std::string body = values(k, d, live, "        ", "i", neighbour_form::checked) + emit_stores(k, "        ");
     if (k.grid_width_param != ir::no_node && k.form == ir::map_form::chunked) {

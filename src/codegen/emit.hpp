@@ -19,13 +19,14 @@ std::string emit(const ir::kernel& k, const dialect& d);
 bool uses_f64(const ir::kernel& k);
 // The prologue (pragmas) for this kernel in this dialect.
 std::string emit_prologue(const ir::kernel& k, const dialect& d);
-// "T0 p0, T1 p1, ..., " : every parameter, each followed by ", ", then the loop guard's
-// parameter when the kernel is guarded. `rebindable`: buffers are plain pointers (neither
+// "T0 p0, T1 p1, ..., " : every parameter but packed scalars, each followed by ", ", then the
+// packed-scalar buffer when there is one, then the loop guard's parameter when the kernel is guarded. `rebindable`: buffers are plain pointers (neither
 // const nor restrict) of one type per element type, so that the kernel may point one
 // parameter at another's buffer (a looped kernel following loom::swap).
 std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable = false);
-// The first statement of a guarded kernel's body (return when the loop has ended); "" otherwise.
-std::string emit_guard(const ir::kernel& k);
+// The first statements of a kernel's body: a guarded kernel's return when the loop has ended,
+// and the declarations of packed scalars (ir::kernel_param::packed); "" when it has neither.
+std::string emit_guard(const ir::kernel& k, const dialect& d);
 // One "T vK = ...;" line per node reachable from `roots`, in order, each line starting with `indent`.
 // Loads read p<slot>[<index>].
 std::string emit_values(const ir::kernel& k, const dialect& d, const std::vector<std::uint32_t>& roots,

@@ -46,6 +46,7 @@ boundary stencil_conflict(const planned_statement& st, const group_access& acc, 
 struct group_parameters {
     std::vector<std::uint32_t> buffer_mark, scalar_mark; // the group that last counted each class
     std::uint32_t group = 1, count = 0;
+    bool scalars_free = false; // packable scalars (plan_request::pack_scalars) do not count
     // The parameters statement st adds to the current group (not yet counted).
     std::uint32_t added_by(const planned_statement& st) const {
         std::uint32_t added = buffer_mark[st.target] == group ? 0 : 1;
@@ -54,6 +55,7 @@ struct group_parameters {
                 added += buffer_mark[st.slot_buffer[k]] == group || st.slot_buffer[k] == st.target ? 0 : 1;
                 continue;
             }
+            if (scalars_free) continue;
             const std::uint32_t cls = k < st.slot_scalar.size() ? st.slot_scalar[k] : no_buffer;
             added += cls != no_buffer && cls < scalar_mark.size() && scalar_mark[cls] == group ? 0 : 1;
         }
@@ -142,6 +144,9 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
     acc.neighbour_reader.assign(request.buffer_types.size(), no_buffer);
     group_parameters params;
     params.buffer_mark.assign(request.buffer_types.size(), 0);
+    params.scalars_free = request.pack_scalars;
+    // With packing, one parameter is the packed-scalar buffer.
+    const std::uint32_t max_parameters = lim.max_parameters - (request.pack_scalars ? 1 : 0);
     const std::vector<std::uint32_t> last_read = last_reads(request);
     std::uint32_t first = 0, nodes = 0;
     for (std::uint32_t s = 0; s < st.size(); ++s) {
@@ -151,7 +156,7 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
             boundary reason = boundary::end_of_flush;
             if (!request.fuse) reason = boundary::fusion_off;
             else if (st[s].length_class != st[first].length_class) reason = boundary::length_change;
-            else if (params.count + params.added_by(st[s]) > lim.max_parameters) reason = boundary::parameter_limit;
+            else if (params.count + params.added_by(st[s]) > max_parameters) reason = boundary::parameter_limit;
             else if (nodes + s_nodes > lim.max_nodes) reason = boundary::node_limit;
             else if (s - first >= lim.max_statements) reason = boundary::statement_limit;
             else reason = stencil_conflict(st[s], acc, buffer, statement);

@@ -14,4 +14,10 @@ std::vector<std::uint32_t> grid_width_params(const kernel& k) {
     return params;
 }
 
+bool packs_scalars(const kernel& k) {
+    for (const kernel_param& p : k.params)
+        if (p.packed) return true;
+    return false;
+}
+
 } // namespace loom::ir

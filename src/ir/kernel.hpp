@@ -16,6 +16,10 @@ struct kernel_param {
     param_kind kind;
     dtype type;
     bool written = false; // a buffer the kernel stores to (otherwise read-only)
+    // A scalar passed in the kernel's packed-scalar buffer (8 bytes each, in parameter order)
+    // rather than as an argument: the parameter limit never splits a kernel. The emitter
+    // declares it as a local of the same name; the runtime uploads the values.
+    bool packed = false;
 };
 
 // How a map kernel's work-items walk its n elements. The launch policy (src/launch) picks
@@ -54,6 +58,9 @@ struct kernel {
     // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
     map_form form = map_form::grid_stride;
 };
+
+// Whether any scalar of k is packed (kernel_param::packed).
+bool packs_scalars(const kernel& k);
 
 // The parameters holding the grid width of the kernel's 2-D neighbour reads, in body
 // order (repeats included); empty when it has none, or a width that is not a 64-bit

@@ -26,6 +26,8 @@ struct group_launch {
     cache::cached_kernel* kernel = nullptr; // owned by the program cache
     cache::cached_kernel* grid_kernel = nullptr;
     std::vector<std::uint32_t> grid_widths;
+    // The device buffer of its packed scalars (ir::kernel_param::packed), made at the first launch.
+    std::unique_ptr<backend::memory> packed_scalars;
 };
 
 // A plan with its kernels compiled: what a cached flush pattern needs to launch.
@@ -166,7 +168,8 @@ private:
     compiled_plan& plan_for_key();
     std::unique_ptr<compiled_plan> make_plan();
     void allocate_buffers(const compiled_plan& p);
-    void launch(const compiled_plan& p);
+    void launch(compiled_plan& p);
+    const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, std::unique_ptr<backend::memory>& into);
     std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
     // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
     // row), measured first when tuning is on and the kernel has no tuning yet (tuner.cpp).
@@ -204,6 +207,7 @@ private:
     std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
     std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
     std::vector<backend::kernel_arg> args_;
+    std::vector<std::uint64_t> packed_values_;
     // The bytes the pending statements would allocate: each target without device memory,
     // counted once per window (a window ends at every flush); recounted at a limit, when
     // only the targets a live vector still names count (flush_limits.cpp).

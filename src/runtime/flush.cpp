@@ -100,6 +100,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     fusion::plan_request request;
     request.fuse = fusion_;
     request.limits.max_parameters = fusion::parameter_limit_for(info().max_parameter_bytes);
+    request.pack_scalars = !planning_reduction_ && !planning_epilogue_ && !guard_; // kernels launched as maps
     for (const buffer* b : class_buffers_) {
         request.buffer_types.push_back(b->type);
         request.buffer_live.push_back(b->vector_refs > 0);
@@ -182,7 +183,7 @@ void context_impl::bind_arguments(const fusion::kernel_group& g, std::vector<bac
         const fusion::arg_binding& bind = g.args[a];
         if (bind.kind == ir::param_kind::buffer) {
             args.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
-        } else {
+        } else if (!g.kernel.params[a].packed) {
             const fusion::pending_statement& st = queue_.statements[bind.statement];
             args.push_back({nullptr, &queue_.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
         }
@@ -202,15 +203,33 @@ std::uint64_t context_impl::common_grid_width(const std::vector<std::uint32_t>& 
     return std::uint64_t(width);
 }
 
-void context_impl::launch(const compiled_plan& p) {
+// Uploads the values of g's packed scalars into `into` (made on first use) and returns it.
+// The write waits for the kernels before it, which may still read the buffer's last values.
+const backend::memory& context_impl::upload_packed_scalars(const fusion::kernel_group& g,
+                                                           std::unique_ptr<backend::memory>& into) {
+    packed_values_.clear();
+    for (std::size_t a = 0; a < g.args.size(); ++a) {
+        if (!g.kernel.params[a].packed) continue;
+        const fusion::pending_statement& st = queue_.statements[g.args[a].statement];
+        packed_values_.push_back(queue_.slots[st.first_slot + g.args[a].slot].bits);
+    }
+    const std::size_t bytes = packed_values_.size() * sizeof(std::uint64_t);
+    if (!into) into = device_->allocate(bytes);
+    device_->write(*into, 0, packed_values_.data(), bytes);
+    note_host_sync("packed scalars");
+    return *into;
+}
+
+void context_impl::launch(compiled_plan& p) {
     for (std::size_t k = 0; k < p.plan.groups.size(); ++k) {
-        const group_launch& planned = p.launches[k];
+        group_launch& planned = p.launches[k];
         if (!planned.kernel) continue; // a reduction's input (flush_into_reduction)
         launch_batch();                // loop iterations gathered before it run first
         const fusion::kernel_group& g = p.plan.groups[k];
         const std::uint64_t& length = queue_.statements[g.first].length;
         args_.clear();
         bind_arguments(g, args_);
+        if (ir::packs_scalars(g.kernel)) args_.push_back({&upload_packed_scalars(g, planned.packed_scalars), nullptr, 0});
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         cache::cached_kernel* kernel = planned.kernel;

@@ -225,7 +225,7 @@ std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulat
     pass += epilogue_call;
     pass += "    }\n";
 
-    if (!looped) return s + codegen::emit_guard(in.kernel) + pass + "}\n";
+    if (!looped) return s + codegen::emit_guard(in.kernel, d) + pass + "}\n";
     // The batch: iterations back to back in one work-group, each seeing the last one's
     // writes and its bookkeeping (the guard falls uniformly: all read it after the barrier).
     s += "    for (unsigned int loom_it = 0u; loom_it < loom_iterations";

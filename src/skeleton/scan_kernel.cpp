@@ -132,7 +132,7 @@ std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pa
     for (std::size_t j = 0; j < captures.size(); ++j)
         s += std::string(codegen::type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
     const std::string index = d.index_type;
-    s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel);
+    s += index + " chunk, " + index + " n) {\n" + codegen::emit_guard(input.kernel, d);
     if (chunked)
         return s + chunked_scan_body(input, op, pass, exclusive, out_param != no_class, out, t, group, d, sd, call) + "}\n";
     s += "    " + std::string(sd.local_array) + " " + t + " s[" + w + "];\n";

@@ -130,3 +130,20 @@ TEST_CASE("every element type has its OpenCL spelling") {
                              "float *", "double *"})
         CHECK_MESSAGE(contains(s, std::string("__global ") + name), name);
 }
+
+TEST_CASE("packed scalars leave the parameter list and are read from loom_scalars, in both dialects") {
+    kernel_builder b; // y = x * s0 + s1, s1 packed
+    const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32);
+    const auto s0 = b.scalar_param(dtype::f32), s1 = b.scalar_param(dtype::f64);
+    b.store(y, b.op(opcode::cast, dtype::f32,
+                    b.op(opcode::add, dtype::f64, b.op(opcode::cast, dtype::f64, b.op(opcode::mul, dtype::f32, b.load(x), b.scalar(s0))),
+                         b.scalar(s1))));
+    loom::ir::kernel k = b.kernel();
+    k.params[s1].packed = true;
+    const std::string cl = emit(k, opencl_dialect());
+    CHECK(contains(cl, "float p2, __global const ulong *restrict loom_scalars, ulong n)"));
+    CHECK(contains(cl, "const double p3 = *(__global const double *)(loom_scalars + 0);"));
+    const std::string cu = emit(k, loom::codegen::cuda_dialect());
+    CHECK(contains(cu, "const unsigned long long *__restrict__ loom_scalars, unsigned long long n)"));
+    CHECK(contains(cu, "const double p3 = *(const double *)(loom_scalars + 0);"));
+}

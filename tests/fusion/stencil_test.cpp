@@ -185,3 +185,27 @@ TEST_CASE("pipeline_runs_its_stages_fused_and_reusable") {
         for (std::size_t i = 0; i < n; ++i) ref[i] = (hx[i] * hx[i] + ref[i]) - hx[i];
     CHECK(hy == ref);
 }
+
+TEST_CASE("a 2048-tap convolution written as 2048 statements is a handful of kernels, equal to the host") {
+    // Each statement brings two scalars (a coefficient and an offset): past the device's
+    // parameter limit they travel in the packed-scalar buffer, so only the 256-statement flush
+    // limit cuts the stream: 8 kernels, not one per 60 statements.
+    const long n = 8192, taps = 2048;
+    const auto hx = random_floats(std::size_t(n), 950);
+    const auto hc = random_floats(std::size_t(taps), 951);
+    loom::vector<float> x(ctx(), hx), y(ctx(), std::size_t(n), 0.0f);
+    ctx().finish();
+    const auto before = ctx().statistics();
+    for (long j = 0; j < taps; ++j) y += hc[std::size_t(j)] * loom::shift(x, j - taps / 2, loom::boundary::clamp);
+    const auto got = y.to_host();
+    const auto launched = ctx().statistics().kernels_launched - before.kernels_launched;
+    CAPTURE(launched);
+    CHECK(launched <= 8);
+    std::size_t wrong = 0;
+    for (long i = 0; i < n; ++i) {
+        float acc = 0.0f;
+        for (long j = 0; j < taps; ++j) acc += hc[std::size_t(j)] * host_at(hx, i + j - taps / 2, policy::clamp, 0.0f);
+        wrong += got[std::size_t(i)] != acc;
+    }
+    CHECK(wrong == 0);
+}
