@@ -43,6 +43,43 @@ const char* child_handwritten = R"(__kernel void saxpy(__global const float* res
 }
 )";
 
+// The 20-kernel first run: 20 statements of 20 lengths (so no two fuse), statement k nesting
+// k + 1 sin()s (so no two share a kernel), all in one flush with empty caches: what
+// LOOM_COMPILE_THREADS changes. Prints first_call_ms, kernels_compiled and the check.
+int child_twenty_kernels() {
+    loom::context ctx(loom::context_options{"opencl", "", 1});
+    std::vector<std::vector<float>> want;
+    std::vector<loom::vector<float>> xs, ys;
+    for (int k = 0; k < 20; ++k) {
+        const std::size_t n = child_n + std::size_t(k);
+        std::vector<float> hx(n);
+        for (std::size_t i = 0; i < n; ++i) hx[i] = 0.5f + float(i % 97) / 97.0f;
+        xs.emplace_back(ctx, hx);
+        ys.emplace_back(ctx, n);
+        for (float& v : hx)
+            for (int d = 0; d <= k; ++d) v = std::sin(v);
+        want.push_back(hx);
+    }
+    ctx.finish();
+    const auto t = clock_type::now();
+    for (int k = 0; k < 20; ++k) {
+        loom::vector<float> v = loom::vector<float>(ctx, xs[std::size_t(k)].size());
+        v = loom::sin(xs[std::size_t(k)]);
+        for (int d = 1; d <= k; ++d) v = loom::sin(v);
+        ys[std::size_t(k)] = v;
+    }
+    ctx.finish();
+    std::printf("first_call_ms %.3f\n", ms_since(t));
+    std::printf("kernels_compiled %llu\n", (unsigned long long)ctx.statistics().kernels_compiled);
+    bool ok = true;
+    for (int k = 0; k < 20; ++k) {
+        const std::vector<float> got = ys[std::size_t(k)].to_host();
+        ok = ok && bench::compare(got.data(), want[std::size_t(k)].data(), got.size(), {1e-5, 1e-6}).empty();
+    }
+    std::printf("check %s\n", ok ? "ok" : "wrong");
+    return ok ? 0 : 1;
+}
+
 // Prints "key value" lines. Loom mode: context_ms, first_call_ms, second_call_ms, steady_us,
 // kernels_compiled, disk_hits. Handwritten mode (its own process, so that neither compile
 // finds LLVM already warmed up by the other): context_ms, first_call_ms, second_call_ms.
@@ -131,11 +168,11 @@ fs::path fresh_dir(const std::string& what) {
     return templ;
 }
 
-child_result run_child(const std::string& environment, bool handwritten = false) {
+child_result run_child(const std::string& environment, const char* mode = "") {
     child_result r;
     const fs::path log = fresh_dir("log") / "loom.log";
     const std::string command = "env " + environment + " LOOM_LOG=compile,cache LOOM_LOG_FILE=" + log.string() + " '" +
-                                self_path() + "' --child" + (handwritten ? " handwritten" : "") + " 2>&1";
+                                self_path() + "' --child " + mode + " 2>&1";
     const auto start = clock_type::now();
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) {
@@ -162,7 +199,10 @@ child_result run_child(const std::string& environment, bool handwritten = false)
     return r;
 }
 
-enum class phase { loom_cold, loom_disk_warm, loom_cache_off, pocl_cache_warm, handwritten_cold, memory_hit };
+enum class phase {
+    loom_cold, loom_disk_warm, loom_cache_off, pocl_cache_warm, handwritten_cold, memory_hit,
+    twenty_kernels, twenty_kernels_serial // one flush of 20 new kernels, compiled together or one at a time
+};
 
 // The cold Loom children's results, which the in-memory hit reads again: the second call of
 // the same processes, so that it costs no children of its own.
@@ -196,14 +236,16 @@ void run_phase(benchmark::State& state, phase which) {
         case phase::pocl_cache_warm:
             environment = "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=" + filled_pocl;
             break;
-        default: environment = "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=0"; break;
+        case phase::twenty_kernels_serial: environment = "LOOM_COMPILE_THREADS=1 "; [[fallthrough]];
+        default: environment += "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=0"; break;
         }
         child_result r;
         if (which == phase::memory_hit && !cold_runs().empty()) {
             r = cold_runs().back();
             cold_runs().pop_back();
         } else {
-            r = run_child(environment, which == phase::handwritten_cold);
+            const bool twenty = which == phase::twenty_kernels || which == phase::twenty_kernels_serial;
+            r = run_child(environment, which == phase::handwritten_cold ? "handwritten" : twenty ? "twenty" : "");
             if (which == phase::loom_cold) cold_runs().push_back(r);
         }
         if (!r.error.empty()) {
@@ -293,6 +335,8 @@ void register_all() {
         {"first_call/loom_cache_off", phase::loom_cache_off},
         {"first_call/loom_pocl_cache_warm", phase::pocl_cache_warm},
         {"first_call/handwritten_cold", phase::handwritten_cold},
+        {"first_call_20_kernels/loom_cold", phase::twenty_kernels},
+        {"first_call_20_kernels/loom_cold_one_compile_thread", phase::twenty_kernels_serial},
     };
     for (const auto& [name, which] : phases) {
         const phase w = which;
@@ -318,6 +362,9 @@ void register_all() {
 
 int main(int argc, char** argv) {
     bench::set_device_timing(false); // first calls, cache hits and transfers: host time is the measure
-    if (argc > 1 && std::strcmp(argv[1], "--child") == 0) return child_main(argc > 2 && std::strcmp(argv[2], "handwritten") == 0);
+    if (argc > 1 && std::strcmp(argv[1], "--child") == 0) {
+        if (argc > 2 && std::strcmp(argv[2], "twenty") == 0) return child_twenty_kernels();
+        return child_main(argc > 2 && std::strcmp(argv[2], "handwritten") == 0);
+    }
     return bench::run(argc, argv, register_all);
 }

@@ -94,6 +94,9 @@ public:
 
     // Compiles source whose entry point is codegen::kernel_name. Throws build_failure.
     virtual build_result build(const std::string& source) = 0;
+    // Whether build() may run on several threads at once (the program cache then compiles a
+    // flush's new kernels concurrently).
+    virtual bool concurrent_builds() const { return false; }
     // Rebuilds a kernel from a cached binary; nullptr when the driver rejects it.
     virtual std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& binary_kind) = 0;
 

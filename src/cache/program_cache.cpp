@@ -1,7 +1,12 @@
 // In-memory program cache and the compile path (with the build-failure report).
 #include "cache/program_cache.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -27,10 +32,32 @@ std::string save_failed_source(const std::string& source, const std::string& ext
     return out ? path.string() : std::string("(could not be saved)");
 }
 
+
 } // namespace
 
 program_cache::program_cache(backend::device& dev) : program_cache(dev, settings_from_environment()) {}
-program_cache::program_cache(backend::device& dev, settings disk) : device_(dev), disk_(std::move(disk)) {}
+unsigned compile_threads_from_environment() {
+    const char* v = std::getenv("LOOM_COMPILE_THREADS");
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    if (!v || !*v) return hardware;
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end != '\0' || n < 1 || n > 1024)
+        throw error(std::string("LOOM_COMPILE_THREADS='") + v +
+                    "' is not a thread count: give the most kernels to compile at once, 1 or more (default: " +
+                    std::to_string(hardware) + ", the hardware's threads)");
+    return unsigned(n);
+}
+
+program_cache::program_cache(backend::device& dev, settings disk)
+    : device_(dev), options_(dev.compile_options()), compile_threads_(compile_threads_from_environment()),
+      disk_(std::move(disk)) {}
+
+// Views into `source` and this cache's members: valid while both are.
+kernel_identity program_cache::identity_of(const std::string& source) const {
+    const backend::device_info& info = device_.info();
+    return {source, info.backend, info.name, info.driver, options_};
+}
 program_cache::~program_cache() = default;
 
 cached_kernel& program_cache::entry(const std::string& source, const std::string& summary) {
@@ -56,38 +83,101 @@ void program_cache::record_tuning(cached_kernel& k, tuning_record r) {
     k.tuning = std::move(r);
 }
 
-cached_kernel& program_cache::compile(const std::string& source, const std::string& summary) {
-    const backend::device_info& info = device_.info();
-    const std::string options = device_.compile_options();
-    const kernel_identity identity{source, info.backend, info.name, info.driver, options};
+cached_kernel* program_cache::from_disk(const std::string& source) {
+    const kernel_identity identity = identity_of(source);
     const key k = make_key(identity);
     std::string kind;
     if (auto binary = disk_.load(k, identity, &kind)) {
         if (auto loaded = device_.load(*binary, kind)) {
             ++stats_.disk_hits; // disk_cache logs the hit
-            return keep(source, k, std::move(loaded));
+            return &keep(source, k, std::move(loaded));
         }
         disk_.forget(k); // the driver rejected it: rebuild and store a fresh one
     }
+    return nullptr;
+}
+
+std::pair<backend::build_result, double> program_cache::build(const std::string& source) const {
     const auto start = std::chrono::steady_clock::now();
-    backend::build_result built;
     try {
-        built = device_.build(source);
+        backend::build_result built = device_.build(source);
+        return {std::move(built), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     } catch (const backend::build_failure& failure) {
         const std::string path = save_failed_source(source, device_.dialect().source_extension);
         throw error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log + "\nThe generated source is saved in " +
                     path + "; please report it with the build log.");
     }
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+cached_kernel& program_cache::keep_built(const std::string& source, const std::string& summary,
+                                         backend::build_result built, double ms) {
+    const kernel_identity identity = identity_of(source);
+    const key k = make_key(identity);
     ++stats_.compiled;
     if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + k.hex());
     if (logging::enabled(logging::channel::compile))
-        logging::write(logging::channel::compile, info.backend + " " + k.hex() + " " + std::to_string(source.size()) +
-                                                      " bytes " + std::to_string(ms) + " ms: " + summary);
+        logging::write(logging::channel::compile, device_.info().backend + " " + k.hex() + " " +
+                                                      std::to_string(source.size()) + " bytes " + std::to_string(ms) +
+                                                      " ms: " + summary);
     if (!built.binary.empty())
         disk_.store(k, identity, built.binary,
                     {summary, ms, built.log, device_.dialect().source_extension, built.binary_kind});
     return keep(source, k, std::move(built.compiled));
+}
+
+cached_kernel& program_cache::compile(const std::string& source, const std::string& summary) {
+    if (cached_kernel* hit = from_disk(source)) return *hit;
+    auto [built, ms] = build(source);
+    return keep_built(source, summary, std::move(built), ms);
+}
+
+std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& requests) {
+    std::vector<cached_kernel*> out(requests.size(), nullptr);
+    std::vector<std::size_t> misses; // first request of each source neither in memory nor on disk
+    for (std::size_t r = 0; r < requests.size(); ++r) {
+        auto it = kernels_.find(requests[r].source);
+        if (it != kernels_.end()) {
+            out[r] = &it->second;
+            ++stats_.memory_hits;
+        } else if (cached_kernel* hit = from_disk(requests[r].source)) {
+            out[r] = hit;
+        } else if (std::none_of(misses.begin(), misses.end(), [&](std::size_t m) { return requests[m].source == requests[r].source; })) {
+            misses.push_back(r);
+        }
+    }
+    std::vector<std::pair<backend::build_result, double>> built(misses.size());
+    std::vector<std::exception_ptr> failed(misses.size());
+    auto build_one = [&](std::size_t m) {
+        try {
+            built[m] = build(requests[misses[m]].source);
+        } catch (...) {
+            failed[m] = std::current_exception();
+        }
+    };
+    const std::size_t workers = device_.concurrent_builds() ? std::min<std::size_t>(misses.size(), compile_threads_) : 1;
+    if (workers > 1) {
+        std::atomic<std::size_t> next{0};
+        std::vector<std::thread> threads;
+        for (std::size_t w = 0; w < workers; ++w)
+            threads.emplace_back([&] {
+                for (std::size_t m; (m = next.fetch_add(1)) < misses.size();) build_one(m);
+            });
+        for (std::thread& t : threads) t.join();
+    } else {
+        for (std::size_t m = 0; m < misses.size(); ++m) build_one(m);
+    }
+    std::exception_ptr first_failure;
+    for (std::size_t m = 0; m < misses.size(); ++m) {
+        if (failed[m]) {
+            if (!first_failure) first_failure = failed[m];
+            continue;
+        }
+        keep_built(requests[misses[m]].source, requests[misses[m]].summary, std::move(built[m].first), built[m].second);
+    }
+    if (first_failure) std::rethrow_exception(first_failure);
+    for (std::size_t r = 0; r < requests.size(); ++r)
+        if (!out[r]) out[r] = &kernels_.at(requests[r].source);
+    return out;
 }
 
 } // namespace loom::cache

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "backend/device.hpp"
 #include "cache/disk_cache.hpp"
@@ -29,7 +31,8 @@ struct cached_kernel {
 
 class program_cache {
 public:
-    // Reads the disk cache's settings from the environment (throws loom::error on a bad value).
+    // Reads the disk cache's settings and LOOM_COMPILE_THREADS (the most kernels compiled at once;
+    // default: the hardware's threads) from the environment (throws loom::error on a bad value).
     explicit program_cache(backend::device& dev);
     program_cache(backend::device& dev, settings disk);
     ~program_cache();
@@ -40,6 +43,13 @@ public:
     backend::kernel& get(const std::string& source, const std::string& summary) { return *entry(source, summary).kernel; }
     // The same, with its key and tuning.
     cached_kernel& entry(const std::string& source, const std::string& summary);
+    // The kernels for several sources at once (one flush's new kernels): those neither in memory
+    // nor on disk are compiled concurrently where the device allows it. All are compiled before
+    // the first failure is thrown, so that the cache keeps what did compile.
+    struct request {
+        std::string source, summary;
+    };
+    std::vector<cached_kernel*> entries(const std::vector<request>& requests);
     // Keeps a tuning measured in this process with the kernel, in memory and on disk.
     void record_tuning(cached_kernel& k, tuning_record r);
 
@@ -47,9 +57,21 @@ public:
 
 private:
     cached_kernel& compile(const std::string& source, const std::string& summary);
+    // The kernel from the disk cache, kept in memory; null on a miss.
+    cached_kernel* from_disk(const std::string& source);
+    // Builds the source (any thread, where the device allows) and times it; throws loom::error
+    // with the build log and the saved source.
+    std::pair<backend::build_result, double> build(const std::string& source) const;
+    // Logs, stores on disk and keeps a kernel build() made.
+    cached_kernel& keep_built(const std::string& source, const std::string& summary, backend::build_result built,
+                              double ms);
     cached_kernel& keep(const std::string& source, const key& k, std::unique_ptr<backend::kernel> kernel);
 
+    kernel_identity identity_of(const std::string& source) const;
+
     backend::device& device_;
+    const std::string options_; // the device's compile options, part of every identity
+    unsigned compile_threads_;  // LOOM_COMPILE_THREADS, else the hardware's threads
     disk_cache disk_;
     std::unordered_map<std::string, cached_kernel> kernels_; // node-based: entries never move
     program_stats stats_;

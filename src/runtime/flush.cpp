@@ -133,7 +133,10 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         compiled->plan.groups[0].kernel.double_grid_division = !info().gpu && info().fp64;
         return compiled;
     }
-    // Compile every kernel before any runs: a build failure must leave vectors untouched.
+    // Compile every kernel before any runs: a build failure must leave vectors untouched. The
+    // new ones compile together (program_cache::entries).
+    std::vector<cache::program_cache::request> sources;
+    std::vector<cache::cached_kernel**> destinations;
     for (std::size_t k = 0; k < compiled->plan.groups.size(); ++k) {
         fusion::kernel_group& g = compiled->plan.groups[k];
         g.kernel.guarded = guard_ != nullptr;
@@ -146,15 +149,19 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
                                     std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
-        out.kernel = &programs_.entry(codegen::emit(g.kernel, device_->dialect()), summary);
+        sources.push_back({codegen::emit(g.kernel, device_->dialect()), summary});
+        destinations.push_back(&out.kernel);
         if (launch::wants_grid_form(info())) out.grid_widths = ir::grid_width_params(g.kernel);
         if (!out.grid_widths.empty()) {
             ir::kernel grid = g.kernel;
             grid.grid_width_param = out.grid_widths[0];
             if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
-            out.grid_kernel = &programs_.entry(codegen::emit(grid, device_->dialect()), summary + ", on whole rows");
+            sources.push_back({codegen::emit(grid, device_->dialect()), summary + ", on whole rows"});
+            destinations.push_back(&out.grid_kernel);
         }
     }
+    const std::vector<cache::cached_kernel*> kernels = programs_.entries(sources);
+    for (std::size_t i = 0; i < kernels.size(); ++i) *destinations[i] = kernels[i];
     return compiled;
 }
 

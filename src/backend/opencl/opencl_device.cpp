@@ -92,6 +92,9 @@ public:
         check(queue_.enqueueCopyBuffer(as(src), as(dst), 0, 0, bytes), "copying on the device");
     }
 
+    // OpenCL allows building distinct programs of one context from several threads.
+    bool concurrent_builds() const override { return true; }
+
     build_result build(const std::string& source) override {
         build_result r;
         auto k = std::make_unique<opencl_kernel>();
