@@ -568,7 +568,55 @@ def issue_targets(programs, results):
         hs = host.get("host_syncs_per_iteration")
         if hs is not None:
             add("5", "stencil loop driven from the host: host synchronisations per iteration", fmt(hs, 3), "-", None)
+    issue19_targets(programs, add)
     return table(["issue", "measure", "value", "target", "met"], rows)
+
+
+def issue19_targets(programs, add):
+    """Issue 19: element-wise kernels at the speed of the fastest handwritten shape (the baselines are
+    tuned over shapes: per element and a chunk per work-item), never slower than Boost.Compute;
+    stencils within 1.1x; the ten-iteration stream within 1.1x of the fused handwritten kernel."""
+    ew = programs.get("bench_elementwise", {})
+    st = programs.get("bench_stencil", {})
+    ph = programs.get("bench_phases", {})
+    worst, worst_at, slower_than_boost = 0.0, "", []
+    for w in ("copy", "scale", "saxpy", "triad", "chain1", "chain2", "chain4", "chain8", "transcendental",
+              "blackscholes"):
+        for log2 in (20, 24, 26):
+            n = 1 << log2
+            r = ratio(ew, w, "interleaved", n)
+            if r is None:
+                continue
+            if r > worst:
+                worst, worst_at = r, f"{w} 2^{log2}"
+            lo, bc = med(ew, w, "loom_expr", n), med(ew, w, "boost_compute", n)
+            if lo and bc and lo > bc:
+                slower_than_boost.append(f"{w} 2^{log2} ({fmt(lo / bc)})")
+    if worst_at:
+        add("19", f"element-wise at 2^20, 2^24, 2^26, run by run: the worst Loom / fastest handwritten shape ({worst_at})",
+            fmt(worst), "<= 1.05", worst <= 1.05)
+        add("19", "element-wise: cells where Loom (one expression) is slower than Boost.Compute",
+            ", ".join(slower_than_boost) if slower_than_boost else "none", "none", not slower_than_boost)
+    for w in ("stencil1d_3pt", "stencil2d_5pt"):
+        sizes = sorted({n for (ww, v, n) in st if ww == w and v == "interleaved"})
+        if sizes:
+            n = sizes[-1]
+            r = ratio(st, w, "interleaved", n)
+            add("19", f"{w} 2^{n.bit_length() - 1}: Loom / fastest handwritten shape, run by run",
+                interleaved_cell(st, w, n), "<= 1.1", None if r is None else r <= 1.1)
+    n24 = 1 << 24
+    one, each, hw = (med(ew, "issue19_stream", v, n24) for v in ("loom_stmts", "loom_finish_each", "handwritten"))
+    if one and hw:
+        add("19", f"ten-iteration stream 2^24, one finish: Loom {fmt_us(one)} / fused handwritten x10 {fmt_us(hw)}",
+            fmt(one / hw), "<= 1.1", one / hw <= 1.1)
+    if one and each:
+        add("19", f"the same stream: one finish {fmt_us(one)} / a finish per iteration {fmt_us(each)}", fmt(one / each),
+            "<= 1", one / each <= 1)
+    together = med(ph, "first_call_20_kernels", "loom_cold", 1024)
+    serial = med(ph, "first_call_20_kernels", "loom_cold_one_compile_thread", 1024)
+    if together and serial:
+        add("19", f"first run of one flush of 20 new kernels: compiled together / one at a time ({fmt_us(serial)})",
+            fmt_us(together), "-", None)
 
 
 def main():

@@ -51,11 +51,22 @@ template <class T, class Policy, bool TwoD> struct neighbour_read {
     static detail::node_ref lower(detail::shape_builder& b) {
         return b.neighbour_slot(dtype_v<T>, policy_of<Policy>::value, TwoD);
     }
+    // An offset as the kernel gets it: a wrapped one reduced into [0, extent), any other held
+    // in [-extent, extent], which reads the same elements (all past the end beyond it) and
+    // keeps the kernel's index arithmetic clear of 64-bit overflow for any offset.
+    static std::int64_t bounded(std::int64_t k, std::int64_t extent) {
+        if (extent <= 0) return 0;
+        if constexpr (policy_of<Policy>::value == boundary_policy::wrap) return (k % extent + extent) % extent;
+        return k < -extent ? -extent : (k > extent ? extent : k);
+    }
     void bind(detail::statement_recorder& r) const {
         r.vector_slot(source->buffer());
-        r.scalar_slot(&di, sizeof di);
+        const std::int64_t size = std::int64_t(source->size());
+        const std::int64_t i = bounded(di, TwoD ? width : size);
+        r.scalar_slot(&i, sizeof i);
         if constexpr (TwoD) {
-            r.scalar_slot(&dj, sizeof dj);
+            const std::int64_t j = bounded(dj, width > 0 ? size / width : 0);
+            r.scalar_slot(&j, sizeof j);
             r.scalar_slot(&width, sizeof width);
         }
         if constexpr (policy_of<Policy>::value == boundary_policy::constant) {
@@ -83,7 +94,7 @@ template <class T> struct grid_view {
 };
 
 template <class T> grid_view<T> grid(const vector<T>& v, std::size_t nx, std::size_t ny) {
-    if (nx == 0 || nx * ny != v.size())
+    if (nx == 0 || v.size() % nx != 0 || v.size() / nx != ny) // nx * ny may overflow: divide
         throw error("loom: grid of " + std::to_string(nx) + " x " + std::to_string(ny) + " does not match a vector of " +
                     std::to_string(v.size()) + " elements; nx * ny must equal the vector's size");
     return {&v, std::int64_t(nx), std::int64_t(ny)};

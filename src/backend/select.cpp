@@ -1,5 +1,9 @@
 // Backend selection: LOOM_BACKEND=opencl|cuda|auto. auto prefers a CUDA device when the
-// CUDA backend is built and a driver with a device is present, else OpenCL.
+// CUDA backend is built and a driver with a device is present, else OpenCL. Opening a
+// device is serialised process-wide: PoCL's first-time platform and device setup is not
+// thread-safe (contexts made on several threads at once crashed inside clGetDeviceInfo),
+// and serialising it costs nothing after the first context.
+#include <mutex>
 #include <string>
 
 #include "backend/opencl/opencl_device.hpp"
@@ -9,7 +13,10 @@
 
 namespace loom::backend {
 
-std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter, bool profiling) {
+namespace {
+
+std::unique_ptr<device> open_device_alone(const std::string& backend, const std::string& device_filter,
+                                          bool profiling) {
     if (backend == "opencl") return open_opencl_device(device_filter, profiling);
     if (backend == "cuda") {
 #ifdef LOOM_HAVE_CUDA
@@ -32,6 +39,14 @@ std::unique_ptr<device> open_device(const std::string& backend, const std::strin
     }
 #endif
     return open_opencl_device(device_filter, profiling);
+}
+
+} // namespace
+
+std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter, bool profiling) {
+    static std::mutex& discovery = *new std::mutex; // never destroyed: contexts may be made at exit
+    std::lock_guard<std::mutex> alone(discovery);
+    return open_device_alone(backend, device_filter, profiling);
 }
 
 } // namespace loom::backend

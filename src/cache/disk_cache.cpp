@@ -1,6 +1,7 @@
 // The on-disk kernel cache: keys, settings from the environment, the entry format, and the
 // load/store paths. Listing, pruning and verifying a whole directory live in cache_inventory.cpp.
 #include "cache/disk_cache.hpp"
+#include "cache/binary_envelope.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -338,7 +339,13 @@ entry_check read_entry(const fs::path& entry_dir) {
     if (result.problem.empty())
         result.problem = check_file(entry_dir / e.binary_file, e.binary_bytes, e.binary_xxh3, &binary_bytes);
     if (!result.problem.empty()) return result;
-    result.binary.assign(binary_bytes.begin(), binary_bytes.end());
+    const std::optional<key> k = key_from_hex(e.hex);
+    if (!k) {
+        result.problem = "meta.json's key '" + e.hex + "' is not 32 hex digits";
+        return result;
+    }
+    result.binary = unwrap_binary(binary_bytes, *k, e.source_xxh3, result.problem);
+    if (!result.problem.empty()) return result;
     result.entry = std::move(e);
     return result;
 }
@@ -460,6 +467,9 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             fall_back_to_memory("cannot write in " + settings_.dir.string() + " (" + ec.message() + ")");
             return;
         }
+        // The binary as stored: its header binds it to this entry (binary_envelope.hpp).
+        const std::uint64_t source_xxh3 = checksum(id.source.data(), id.source.size());
+        const std::vector<unsigned char> stored = wrap_binary(k, source_xxh3, binary);
         // Insertion order kept, so that a person reading meta.json sees the version and key first.
         const nlohmann::ordered_json meta = {
             {"format_version", format_version},
@@ -474,17 +484,17 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             {"source",
              {{"file", *source_file},
               {"bytes", id.source.size()},
-              {"xxh3_64", hex64(checksum(id.source.data(), id.source.size()))}}},
+              {"xxh3_64", hex64(source_xxh3)}}},
             {"binary",
              {{"file", *binary_file},
               {"kind", d.binary_kind},
-              {"bytes", binary.size()},
-              {"xxh3_64", hex64(checksum(binary.data(), binary.size()))}}},
+              {"bytes", stored.size()},
+              {"xxh3_64", hex64(checksum(stored.data(), stored.size()))}}},
         };
         // Driver logs and device names are not always UTF-8; replace rather than throw.
         const std::string meta_text = meta.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
         std::string failure = write_file(staged / *source_file, id.source.data(), id.source.size());
-        if (failure.empty()) failure = write_file(staged / *binary_file, binary.data(), binary.size());
+        if (failure.empty()) failure = write_file(staged / *binary_file, stored.data(), stored.size());
         if (failure.empty()) failure = write_file(staged / build_log_file_name, d.build_log.data(), d.build_log.size());
         // Written last: its mtime is the entry's last use, and its presence marks a whole entry.
         if (failure.empty()) failure = write_file(staged / metadata_file_name, meta_text.data(), meta_text.size());

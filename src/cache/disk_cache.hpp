@@ -18,7 +18,7 @@ namespace loom::cache {
 
 // Part of every key and every metadata file: bump it when the entry layout or the meaning of
 // a stored binary changes, and every old entry becomes a miss instead of being misread.
-inline constexpr unsigned format_version = 1;
+inline constexpr unsigned format_version = 2; // 2: binaries carry a header binding them to their entry
 
 enum class mode { readwrite, read, off };
 
@@ -85,7 +85,7 @@ struct stored_entry {
 
 struct entry_check {
     std::optional<stored_entry> entry; // set when the entry is complete and every checksum holds
-    std::vector<unsigned char> binary; // the binary, read while checking it
+    std::vector<unsigned char> binary; // the binary's payload, read and unwrapped while checking it
     std::string problem;               // why not, in words a user can act on
 };
 

@@ -35,7 +35,8 @@ std::string save_failed_source(const std::string& source, const std::string& ext
 
 } // namespace
 
-program_cache::program_cache(backend::device& dev) : program_cache(dev, settings_from_environment()) {}
+program_cache::program_cache(backend::device& dev, void (*after_build)())
+    : program_cache(dev, settings_from_environment(), after_build) {}
 unsigned compile_threads_from_environment() {
     const char* v = std::getenv("LOOM_COMPILE_THREADS");
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
@@ -49,9 +50,9 @@ unsigned compile_threads_from_environment() {
     return unsigned(n);
 }
 
-program_cache::program_cache(backend::device& dev, settings disk)
+program_cache::program_cache(backend::device& dev, settings disk, void (*after_build)())
     : device_(dev), options_(dev.compile_options()), compile_threads_(compile_threads_from_environment()),
-      disk_(std::move(disk)) {}
+      after_build_(after_build), disk_(std::move(disk)) {}
 
 // Views into `source` and this cache's members: valid while both are.
 kernel_identity program_cache::identity_of(const std::string& source) const {
@@ -114,6 +115,7 @@ cached_kernel& program_cache::keep_built(const std::string& source, const std::s
     const kernel_identity identity = identity_of(source);
     const key k = make_key(identity);
     ++stats_.compiled;
+    if (after_build_) after_build_();
     if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + k.hex());
     if (logging::enabled(logging::channel::compile))
         logging::write(logging::channel::compile, device_.info().backend + " " + k.hex() + " " +

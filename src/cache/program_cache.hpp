@@ -33,8 +33,9 @@ class program_cache {
 public:
     // Reads the disk cache's settings and LOOM_COMPILE_THREADS (the most kernels compiled at once;
     // default: the hardware's threads) from the environment (throws loom::error on a bad value).
-    explicit program_cache(backend::device& dev);
-    program_cache(backend::device& dev, settings disk);
+    // `after_build`, when given, is called after every kernel the device compiler builds.
+    explicit program_cache(backend::device& dev, void (*after_build)() = nullptr);
+    program_cache(backend::device& dev, settings disk, void (*after_build)() = nullptr);
     ~program_cache();
 
     // The kernel for this source, compiled at most once per process (and, with the disk
@@ -72,6 +73,7 @@ private:
     backend::device& device_;
     const std::string options_; // the device's compile options, part of every identity
     unsigned compile_threads_;  // LOOM_COMPILE_THREADS, else the hardware's threads
+    void (*after_build_)();
     disk_cache disk_;
     std::unordered_map<std::string, cached_kernel> kernels_; // node-based: entries never move
     program_stats stats_;

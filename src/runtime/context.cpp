@@ -115,8 +115,26 @@ void finish() {
 
 namespace detail {
 
+namespace {
+void finish_live_contexts_at_exit() {
+    try {
+        loom::finish();
+    } catch (const std::exception& e) {
+        logging::warn(std::string("pending statements failed at exit: ") + e.what());
+    }
+}
+} // namespace
+
+// Registered after each kernel the device compiler builds, so that the last registration runs
+// before any static the compiler made while building is destroyed (exit runs handlers and
+// static destructors in reverse order of registration, and compilers make some statics lazily,
+// in later builds): the statements still pending at exit run while the compiler can still
+// build them. A context destroyed later (a static one) then finds nothing left to compile.
+void run_pending_work_before_compilers_exit() { std::atexit(finish_live_contexts_at_exit); }
+
 context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune)
-    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune), programs_(*device_) {}
+    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune),
+      programs_(*device_, run_pending_work_before_compilers_exit) {}
 
 context_impl::~context_impl() {
     try {

@@ -84,6 +84,10 @@ struct batched_passes {
     std::uint32_t bookkeeping_statements = 0; // for the launch log
 };
 
+// Makes sure statements still pending when the program exits run before the device compiler's
+// statics are torn down (context.cpp). Called after each flush that compiled a kernel.
+void run_pending_work_before_compilers_exit();
+
 // Hash of a plan key: a few dozen small integers, never source text.
 struct plan_key_hash {
     std::size_t operator()(const std::vector<std::uint32_t>& key) const;
@@ -156,6 +160,14 @@ public:
     // The device loop running in this context, if any (loop_while; they do not nest).
     std::shared_ptr<void>& device_loop() { return device_loop_; }
 
+    // The one launch path: every kernel Loom runs for the user (maps, reduction and scan passes,
+    // held passes, loop batches) is enqueued here, and counted in statistics().kernels_launched.
+    // The tuner's trial launches (tuner.cpp) are the one exception: they are measurements on
+    // copies, not work. Callers log what they launched on the launch channel.
+    void execute(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g) {
+        device_->launch(k, args, count, g);
+        ++stats.kernels_launched;
+    }
     // Counts a wait of the host for the device (and logs it on the launch channel).
     void note_host_sync(const char* what);
 
@@ -178,6 +190,8 @@ private:
     void tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length, std::uint64_t width);
     void run_planned(flush_cause cause);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
+    // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
+    void keep_initial_contents() noexcept;
     // Flush limits (flush_limits.cpp).
     void start_pending_window();
     std::uint64_t count_pending_bytes();
@@ -202,12 +216,14 @@ private:
     // Per-flush scratch, kept to reuse its capacity: the flush allocates nothing once warm.
     std::uint64_t flush_generation_ = 0;
     std::vector<std::uint32_t> key_;
+    std::size_t live_words_ = 0; // where key_'s per-class liveness words begin
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
     std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
     std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
     std::vector<backend::kernel_arg> args_;
     std::vector<std::uint64_t> packed_values_;
+    std::vector<char> counted_; // per buffer class: counted by allocate_buffers
     // The bytes the pending statements would allocate: each target without device memory,
     // counted once per window (a window ends at every flush); recounted at a limit, when
     // only the targets a live vector still names count (flush_limits.cpp).

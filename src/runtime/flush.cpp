@@ -93,7 +93,10 @@ void context_impl::assign_classes() {
             }
         }
     }
-    for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs > 0 ? 1u : 0u);
+    // Liveness is read once, here: a vector may die on another thread at any moment, and the
+    // plan must be the one its key describes (make_plan reads these words, not the counts).
+    live_words_ = key_.size();
+    for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs.load() > 0 ? 1u : 0u);
 }
 
 std::unique_ptr<compiled_plan> context_impl::make_plan() {
@@ -101,9 +104,9 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     request.fuse = fusion_;
     request.limits.max_parameters = fusion::parameter_limit_for(info().max_parameter_bytes);
     request.pack_scalars = !planning_reduction_ && !planning_epilogue_ && !guard_; // kernels launched as maps
-    for (const buffer* b : class_buffers_) {
-        request.buffer_types.push_back(b->type);
-        request.buffer_live.push_back(b->vector_refs > 0);
+    for (std::size_t c = 0; c < class_buffers_.size(); ++c) {
+        request.buffer_types.push_back(class_buffers_[c]->type);
+        request.buffer_live.push_back(key_[live_words_ + c] != 0);
     }
     for (const fusion::pending_statement& st : queue_.statements) {
         fusion::planned_statement ps;
@@ -176,7 +179,22 @@ compiled_plan& context_impl::plan_for_key() {
     return *plans_.emplace(key_, std::move(made)).first->second;
 }
 
+// Allocates what the plan's kernels bind and no buffer has yet. What the flush needs is added
+// up first and refused with a loom::error when the device cannot hold it at all: some drivers
+// (PoCL) abort the process when a lazy allocation fails inside a launch.
 void context_impl::allocate_buffers(const compiled_plan& p) {
+    std::uint64_t needed = 0;
+    counted_.assign(class_buffers_.size(), 0); // keeps its capacity: no allocation once warm
+    for (const fusion::kernel_group& g : p.plan.groups)
+        for (const fusion::arg_binding& a : g.args)
+            if (a.kind == ir::param_kind::buffer && !class_buffers_[a.buffer]->memory && !counted_[a.buffer]) {
+                counted_[a.buffer] = 1;
+                needed += class_buffers_[a.buffer]->bytes();
+            }
+    if (needed > info().global_memory && info().global_memory != 0)
+        throw error("loom: out of device memory: these statements need " + std::to_string(needed) +
+                    " bytes of new device memory, and " + info().name + " has " +
+                    std::to_string(info().global_memory) + " bytes in all; use smaller vectors or fewer at once");
     for (const fusion::kernel_group& g : p.plan.groups)
         for (const fusion::arg_binding& a : g.args)
             if (a.kind == ir::param_kind::buffer) {
@@ -244,8 +262,7 @@ void context_impl::launch(compiled_plan& p) {
         backend::geometry geo;
         if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo)) kernel = planned.grid_kernel;
         geo = map_launch(*kernel, g, length, kernel == planned.grid_kernel ? width : 0);
-        device_->launch(*kernel->kernel, args_.data(), args_.size(), geo);
-        ++stats.kernels_launched;
+        execute(*kernel->kernel, args_.data(), args_.size(), geo);
         if (logging::enabled(logging::channel::launch))
             logging::write(logging::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
                                                  " elements (statements " + std::to_string(g.first) + "-" +
@@ -291,6 +308,7 @@ void context_impl::flush(flush_cause cause) {
     try {
         run_planned(cause);
     } catch (...) {
+        keep_initial_contents();
         queue_.clear();
         throw;
     }

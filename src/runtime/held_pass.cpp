@@ -29,8 +29,7 @@ void context_impl::release_held() {
     backend::kernel* k = h.kernel;
     if (!k) return;
     h.kernel = nullptr; // whatever happens, it is not held any more
-    device_->launch(*k, h.args.data(), h.args.size(), h.geometry);
-    ++stats.kernels_launched;
+    execute(*k, h.args.data(), h.args.size(), h.geometry);
     h.keep.clear();
     if (logging::enabled(logging::channel::launch)) logging::write(logging::channel::launch, "held reduction pass");
 }
@@ -73,6 +72,7 @@ bool context_impl::run_held_with_epilogue() {
     } catch (...) {
         planning_epilogue_ = false;
         drop_held(); // neither it nor the statements ran: the loop's error says so
+        keep_initial_contents();
         queue_.clear();
         throw;
     }
@@ -86,8 +86,7 @@ void context_impl::batch_held_pass(backend::kernel& k, const epilogue_request& r
     const backend::geometry& g = held_.geometry;
     if (g.global_items != g.group_size) {
         launch_batch();
-        device_->launch(k, args_.data(), args_.size(), g);
-        ++stats.kernels_launched;
+        execute(k, args_.data(), args_.size(), g);
         held_.keep.clear();
         log_held_launch(statements, 1, 1);
         return;
@@ -129,20 +128,18 @@ void context_impl::launch_batch() {
         if (count == 1 || looped) {
             batch_.args = b.first_arguments();
             if (looped) batch_.args.push_back({nullptr, &count, sizeof count});
-            device_->launch(looped ? *looped : b.kernel(), batch_.args.data(), batch_.args.size(), b.geometry());
+            execute(looped ? *looped : b.kernel(), batch_.args.data(), batch_.args.size(), b.geometry());
             launches = 1;
         } else {
             b.for_each_iteration([&](const std::vector<backend::kernel_arg>& args) {
-                device_->launch(b.kernel(), args.data(), args.size(), b.geometry());
+                execute(b.kernel(), args.data(), args.size(), b.geometry());
                 ++launches;
             });
         }
     } catch (...) {
-        stats.kernels_launched += launches;
         b.clear();
         throw;
     }
-    stats.kernels_launched += launches;
     log_held_launch(batch_.bookkeeping_statements, count, launches);
     b.clear();
 }

@@ -31,6 +31,7 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
         run_planned(flush_cause::skeleton);
     } catch (...) {
         planning_reduction_ = false;
+        keep_initial_contents();
         queue_.clear();
         throw;
     }

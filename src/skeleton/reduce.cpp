@@ -297,8 +297,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
             return;
         }
         ctx.release_held(); // a batch of loop iterations before this pass
-        dev.launch(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
-        ++ctx.stats.kernels_launched;
+        ctx.execute(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
     };
     std::vector<backend::kernel_arg>& args = state.args;
     args.clear();

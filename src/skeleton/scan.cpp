@@ -126,14 +126,14 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     guard(args);
     args.push_back({totals, nullptr, 0});
     tail(args, sop.identity, chunk, n);
-    dev.launch(pass1, args.data(), args.size(), {groups * group, group});
+    ctx.execute(pass1, args.data(), args.size(), {groups * group, group});
 
     args.clear();
     args.push_back({totals, nullptr, 0});
     guard(args);
     args.push_back({offsets, nullptr, 0});
     tail(args, sop.identity, parts, parts);
-    dev.launch(pass2, args.data(), args.size(), {group, group});
+    ctx.execute(pass2, args.data(), args.size(), {group, group});
 
     args.clear();
     input_arguments(plan, in, args);
@@ -141,8 +141,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     if (!out_is_input) args.push_back({output->memory.get(), nullptr, 0});
     args.push_back({offsets, nullptr, 0});
     tail(args, init, chunk, n);
-    dev.launch(pass3, args.data(), args.size(), {groups * group, group});
-    ctx.stats.kernels_launched += 3;
+    ctx.execute(pass3, args.data(), args.size(), {groups * group, group});
 }
 
 } // namespace loom::detail

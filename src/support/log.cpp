@@ -2,6 +2,8 @@
 #include "support/log.hpp"
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -21,7 +23,8 @@ sink& the_sink() {
     return s;
 }
 
-unsigned parse_channels(const char* spec) {
+// The channels LOOM_LOG names; an unknown name is reported (`unknown`), never ignored silently.
+unsigned parse_channels(const char* spec, std::string& unknown) {
     if (!spec) return 0;
     unsigned mask = 0;
     std::stringstream in(spec);
@@ -32,6 +35,7 @@ unsigned parse_channels(const char* spec) {
         else if (item == "compile") mask |= unsigned(channel::compile);
         else if (item == "cache") mask |= unsigned(channel::cache);
         else if (item == "launch") mask |= unsigned(channel::launch);
+        else if (!item.empty() && item != "off" && item != "0") unknown += (unknown.empty() ? "'" : ", '") + item + "'";
     }
     return mask;
 }
@@ -58,13 +62,22 @@ void reload_from_environment() {
     if (s.owns_file) std::fclose(s.file);
     s.file = stderr;
     s.owns_file = false;
+    std::string problems;
     if (const char* path = std::getenv("LOOM_LOG_FILE"); path && *path) {
         if (std::FILE* f = std::fopen(path, "a")) {
             s.file = f;
             s.owns_file = true;
+        } else {
+            problems = std::string("LOOM_LOG_FILE='") + path + "' cannot be opened for writing (" +
+                       std::strerror(errno) + "); the log goes to stderr";
         }
     }
-    channel_mask.store(parse_channels(std::getenv("LOOM_LOG")));
+    std::string unknown;
+    channel_mask.store(parse_channels(std::getenv("LOOM_LOG"), unknown));
+    if (!unknown.empty())
+        problems += (problems.empty() ? "" : "; ") + std::string("LOOM_LOG names no channel ") + unknown +
+                    ": use fusion, compile, cache, launch or all, separated by commas";
+    if (!problems.empty()) std::fprintf(stderr, "loom warning: %s\n", problems.c_str());
 }
 
 bool enabled(channel c) {

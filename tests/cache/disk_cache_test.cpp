@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <nlohmann/json.hpp>
+#include <xxhash.h>
 
 #include "cache/cache_inventory.hpp"
 #include "cache/cache_test_support.hpp"
@@ -59,7 +60,7 @@ TEST_CASE("stored kernel loads back with its binary kind and a complete entry on
     CHECK(meta["options"] == k.options);
     CHECK(meta["summary"] == k.details.summary);
     CHECK(meta["compile_ms"] == 12.5);
-    CHECK(meta["binary"]["bytes"] == 4000);
+    CHECK(meta["binary"]["bytes"] == 4000 + 48); // the payload and its 48-byte header (binary_envelope.hpp)
     CHECK(meta["binary"]["kind"] == "opencl-binary");
     const std::string created = meta["created"];
     CHECK(created.size() == 20); // 2024-05-01T12:00:00Z
@@ -126,6 +127,37 @@ TEST_CASE("a binary with flipped bytes but the right size fails its checksum") {
     CHECK_FALSE(fs::exists(entry));
 }
 
+TEST_CASE("another entry's binary, with meta.json rewritten to agree with it, is refused by its header") {
+    // meta.json's checksums only say a file is whole; the binary's header says whose it is.
+    scratch_dir tmp;
+    disk_cache cache(settings_for(tmp.path()));
+    const sample_kernel mine = make_sample(1, 1024), theirs = make_sample(2, 1024);
+    const fs::path entry = stored_entry_dir(cache, mine), other = stored_entry_dir(cache, theirs);
+    fs::copy_file(other / "binary.bin", entry / "binary.bin", fs::copy_options::overwrite_existing);
+    const std::string swapped = read_text(entry / "binary.bin");
+    nlohmann::json meta = nlohmann::json::parse(read_text(entry / metadata_file_name));
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits(swapped.data(), swapped.size()));
+    meta["binary"]["bytes"] = swapped.size();
+    meta["binary"]["xxh3_64"] = hex;
+    write_text(entry / metadata_file_name, meta.dump(2));
+    CHECK(read_entry(entry).problem == "the binary belongs to another entry (its header names another key)");
+    CHECK_FALSE(load(cache, mine));
+    CHECK_FALSE(fs::exists(entry)); // removed, to be rebuilt
+    CHECK(load(cache, theirs) == theirs.binary);
+
+    // A binary from before the header (or from anything else) is refused the same way.
+    store(cache, mine);
+    const std::string payload(mine.binary.begin(), mine.binary.end());
+    write_text(entry / "binary.bin", payload);
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)XXH3_64bits(payload.data(), payload.size()));
+    meta = nlohmann::json::parse(read_text(entry / metadata_file_name));
+    meta["binary"]["bytes"] = payload.size();
+    meta["binary"]["xxh3_64"] = hex;
+    write_text(entry / metadata_file_name, meta.dump(2));
+    CHECK(read_entry(entry).problem == "the binary has no Loom header: not written by this Loom");
+}
+
 TEST_CASE("garbage metadata is ignored and removed") {
     scratch_dir tmp;
     disk_cache cache(settings_for(tmp.path()));
@@ -153,7 +185,8 @@ TEST_CASE("an entry of another format version is ignored") {
     const sample_kernel k = make_sample(1);
     const fs::path entry = stored_entry_dir(cache, k);
     edit_metadata(entry, [](nlohmann::json& m) { m["format_version"] = format_version + 1; });
-    CHECK(read_entry(entry).problem == "format version 2, this Loom reads version 1");
+    CHECK(read_entry(entry).problem == "format version " + std::to_string(format_version + 1) +
+                                           ", this Loom reads version " + std::to_string(format_version));
     CHECK_FALSE(load(cache, k));
     CHECK_FALSE(fs::exists(entry));
 }

@@ -147,7 +147,7 @@ TEST_CASE("loom-cache show of a damaged entry explains it and exits 1") {
     fs::resize_file(c.entry(c.first) / "binary.bin", 10);
     const tool_result r = run_tool("show " + c.first.key().hex().substr(0, 6) + " --dir " + c.dir);
     CHECK(r.status == 1);
-    CHECK(has(r.output, "is damaged: binary.bin is 10 bytes, meta.json says 4096"));
+    CHECK(has(r.output, "is damaged: binary.bin is 10 bytes, meta.json says 4144"));
 }
 
 TEST_CASE("loom-cache stats counts entries, bytes and backends") {
@@ -178,7 +178,7 @@ TEST_CASE("loom-cache verify exits 0 on a clean cache and 1 on a damaged one, an
     write_text(c.entry(c.cuda) / "meta.json", "garbage");
     r = run_tool("verify --dir " + c.dir);
     CHECK(r.status == 1);
-    CHECK(has(r.output, "bad       " + c.second.key().hex() + "  binary.bin is 100 bytes, meta.json says 1024"));
+    CHECK(has(r.output, "bad       " + c.second.key().hex() + "  binary.bin is 100 bytes, meta.json says 1072"));
     CHECK(has(r.output, "bad       " + c.cuda.key().hex() + "  meta.json is not a JSON object"));
     CHECK(has(r.output, "1 good, 2 bad"));
     CHECK(has(r.output, "verify --fix"));
