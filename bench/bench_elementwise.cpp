@@ -708,9 +708,11 @@ void run_handwritten(benchmark::State& state, const workload& w) {
 // One of Loom's forms (the expression, or the statements fused) and the tuned kernel, run by
 // run (bench::time_interleaved). Issue 4 compares the two forms: timed apart, their ratio at
 // 2^24 moved between 0.86 and 1.14 over two runs of identical kernels.
-void run_interleaved(benchmark::State& state, const workload& w, loom_form form, const char* variant) {
+void run_interleaved(benchmark::State& state, const workload& w, loom_form form, const char* variant,
+                     bool fp_contract = false) {
     const bench::own_instances fresh; // both made anew for the pair
-    const std::function<void()> hand = handwritten_run(state, w), loom = loom_run(state, w, form, true, variant);
+    const std::function<void()> hand = handwritten_run(state, w),
+                                loom = loom_run(state, w, form, true, variant, fp_contract);
     if (!hand || !loom) return;
     bench::time_interleaved(state, loom, hand);
     bench::set_bytes(state, w.bytes_per_element * double(state.range(0)));
@@ -813,6 +815,11 @@ void register_all() {
             bench::add_interleaved(
                 w.name, [p](benchmark::State& s) { run_interleaved(s, *p, p->stmts, "loom_stmts"); }, w.max_log2,
                 "interleaved_stmts");
+        // The rounding the handwritten kernel has (OpenCL's default FP_CONTRACT ON), run by run.
+        if (w.expr && w.multiply_adds)
+            bench::add_interleaved(
+                w.name, [p](benchmark::State& s) { run_interleaved(s, *p, p->expr, "loom_contract", true); },
+                w.max_log2, "interleaved_contract");
         if (w.name == "copy") bench::add("copy/copybuffer", [p](benchmark::State& s) { run_copybuffer(s, *p); }, n);
         if (w.boost_compute) bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }

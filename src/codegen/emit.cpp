@@ -78,12 +78,11 @@ std::string neighbour_read(const ir::node& n, const dialect& d, const std::strin
     const std::string w = value(n.arg[ir::grid_width]), dj = value(n.arg[ir::offset_j]);
     if (k.grid_width_param != ir::no_node) { // the launch gives the coordinates (its width is w)
         const std::string x = "(loom_col + " + di + ")", y = "(loom_row + " + dj + ")";
-        // Here each element maps its own neighbour's coordinates. This form runs in the border
-        // work-groups of an interior-tested map (the others take the interior form above) and
-        // in CUDA's single body. One load at the mapped index: a select between the
-        // in-grid element i + dj * w + di and the mapped one became a masked load plus a
-        // masked gather per read: 3.6-3.7 ms against 2.9 ms for this form with every group on it
-        // (2048 x 2048, clamped 5-point, PoCL; docs/skeleton-stencil.md).
+        // Here each element maps its own neighbour's coordinates. This form runs at the
+        // border of an interior-tested map (the interior takes the form above) and in
+        // CUDA's single body. One load at the mapped index: a select between the in-grid
+        // element i + dj * w + di and the mapped one becomes a masked load plus a masked
+        // gather per read on a vectorising CPU compiler, which was slower.
         // A wrapped coordinate takes the offset modulo the size once (the same for every
         // element) and then one conditional subtraction: a `%` per element is a scalar
         // division per lane, as AVX-512 has no vector integer division.

@@ -8,6 +8,10 @@
 #include "launch/policy.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "loom/error.hpp"
 
 namespace loom::launch {
 namespace {
@@ -15,7 +19,7 @@ namespace {
 // A chunk is at least this many elements: below it a work-item costs more to start than its
 // elements take. Work-items per compute unit by default: enough for the runtime to balance
 // the units when one is slowed, few enough to keep the cost per work-group small.
-constexpr std::uint64_t min_chunk = 4096;
+constexpr std::uint64_t min_chunk = 1024;
 constexpr std::uint32_t default_items_per_unit = 8;
 constexpr std::uint32_t default_block = 256;
 constexpr std::uint64_t threads_per_unit = 2048; // the grid-stride cap: a few waves per unit
@@ -61,7 +65,17 @@ std::vector<geometry_choice> tuning_candidates(const backend::device_info& devic
     return out;
 }
 
-bool wants_grid_form(const backend::device_info& device) { return !device.gpu; }
+bool wants_grid_form(const backend::device_info&) { return true; }
+
+std::optional<ir::map_form> form_from_environment() {
+    const char* v = std::getenv("LOOM_KERNEL_FORM");
+    const std::string value = v ? v : "";
+    if (value.empty() || value == "auto") return std::nullopt;
+    if (value == "chunked") return ir::map_form::chunked;
+    if (value == "grid_stride") return ir::map_form::grid_stride;
+    throw error("LOOM_KERNEL_FORM='" + value + "' is not a kernel form: use chunked (a contiguous chunk per work-item, "
+                "the CPU form), grid_stride (the GPU form) or auto (the device's own, the default)");
+}
 
 bool grid_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t width, std::uint64_t items,
                    backend::geometry& g, geometry_choice choice) {

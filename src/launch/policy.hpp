@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "backend/device.hpp"
@@ -31,8 +32,14 @@ backend::geometry map_geometry(const backend::device_info& device, ir::map_form 
 std::vector<geometry_choice> tuning_candidates(const backend::device_info& device, ir::map_form form);
 
 // Whether a kernel with 2-D neighbour reads gets its grid form (ir::kernel::grid_width_param)
-// on this device: CPU devices, where a 1-D launch computes each read's row per element.
+// on this device: every device, as a 1-D launch computes each read's row and column per
+// element (a 64-bit division per read on a GPU, docs/bench/gpu-code-quality.md).
 bool wants_grid_form(const backend::device_info& device);
+
+// LOOM_KERNEL_FORM: "chunked" or "grid_stride" runs every map in that form whatever the device
+// (to compare forms, and so that CI runs the GPU forms on its CPU device); empty or "auto": the
+// device's own (map_form_for). Throws loom::error naming the accepted values otherwise.
+std::optional<ir::map_form> form_from_environment();
 // The launch of a grid kernel of this form over `items` elements, `width` a row: for the
 // chunked form a few work-items, each a band of rows; otherwise a 2-D range. False (use the
 // 1-D form) when the rows do not tile the elements or are too narrow to fill a vector.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "loom/error.hpp"
+#include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
 #include "support/log.hpp"
 
@@ -134,7 +135,7 @@ void run_pending_work_before_compilers_exit() { std::atexit(finish_live_contexts
 
 context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune)
     : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune),
-      programs_(*device_, run_pending_work_before_compilers_exit) {}
+      form_(launch::form_from_environment()), programs_(*device_, run_pending_work_before_compilers_exit) {}
 
 context_impl::~context_impl() {
     try {

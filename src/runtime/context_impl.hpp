@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -205,6 +206,7 @@ private:
     bool fusion_;
     bool fp_contract_;
     bool tune_;
+    std::optional<ir::map_form> form_; // LOOM_KERNEL_FORM, else the device's (launch::map_form_for)
     fusion::statement_queue queue_;
     cache::program_cache programs_;
     std::shared_ptr<void> skeleton_state_;

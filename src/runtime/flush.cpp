@@ -144,7 +144,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         fusion::kernel_group& g = compiled->plan.groups[k];
         g.kernel.guarded = guard_ != nullptr;
         g.kernel.double_grid_division = !info().gpu && info().fp64;
-        g.kernel.form = launch::map_form_for(info());
+        g.kernel.form = form_ ? *form_ : launch::map_form_for(info());
         // The reduction's input: the reduction compiles it into its own first pass.
         if (planning_reduction_ && k + 1 == compiled->plan.groups.size()) continue;
         group_launch& out = compiled->launches[k];

@@ -44,12 +44,15 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
     std::vector<std::unique_ptr<backend::memory>> scratch;
     std::vector<backend::kernel_arg> trial = args_;
     try {
-        for (std::size_t a = 0; a < g.args.size(); ++a) {
+        // Arguments follow the parameters, packed scalars left out (bind_arguments).
+        for (std::size_t a = 0, position = 0; a < g.args.size(); ++a) {
+            if (g.kernel.params[a].packed) continue;
+            const std::size_t at = position++;
             if (g.args[a].kind != ir::param_kind::buffer || !g.kernel.params[a].written) continue;
             const buffer& b = *class_buffers_[g.args[a].buffer];
             scratch.push_back(device_->allocate(b.bytes()));
             device_->copy(*b.memory, *scratch.back(), b.bytes());
-            trial[a].buffer = scratch.back().get();
+            trial[at].buffer = scratch.back().get();
         }
         // Round by round over the candidates, after a warm-up of each (PoCL builds a work-group
         // function per geometry at its first launch), so that no candidate is measured cold.

@@ -25,16 +25,13 @@ reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint6
         return g;
     }
     // On a CPU a group's work-items run one after another and each round of its tree is a
-    // barrier: PoCL spent 10-20 us on a group of 256 whatever its input (one pass over 2^12
-    // floats: 4 groups of 256 10.7 us, 4 groups of 8 1.3 us; over 2^20: 8 groups of 256
-    // 84.3 us, 8 of 8 72.3 us). So a group is small, 8 to 64 work-items, each with at least
-    // 2048 elements when the input allows (its set-up and its step of the tree are then a
-    // few percent of its time). A second group, and with it pass 2 and a second launch, once
-    // the input passes 2^14 elements. One group of a plain sum was as fast as eight up to
-    // 2^19 floats on the 2-core device, but a group runs on one core, and an input dearer
-    // than a load needs the others early: sum(sin(x) * exp(x) + cos(x)) over 2^16 floats
-    // took 1423 us in one group and 760 us in four (a plain sum there, run by run against
-    // the handwritten kernel: 0.83-1.08 in four runs with four groups).
+    // barrier, a fixed cost per group whatever its input (PoCL: tens of microseconds for a
+    // group of 256). So a group is small, 8 to 64 work-items, each with at least 2048
+    // elements when the input allows (its set-up and its step of the tree are then a few
+    // percent of its time). A second group, and with it pass 2 and a second launch, once the
+    // input passes 2^14 elements: a group runs on one core, and an input dearer than a load
+    // needs the others early, though one group of a plain sum is as fast as several up to
+    // far larger inputs. docs/skeleton-reduce.md has the measurements.
     constexpr std::uint64_t per_item = 2048, one_group = std::uint64_t(1) << 14;
     g.groups = n <= one_group ? 1 : std::min(wanted, (n + one_group - 1) / one_group);
     g.group = std::min(g.group, 64u);

@@ -28,8 +28,8 @@ std::vector<std::uint32_t> element_roots(const input_kernel& in, const std::vect
 // operation) and the eight are folded in order into a<k>. In order, not as a tree: LLVM's
 // SLP vectorizer (PoCL) recognises the in-order fold as one horizontal reduction and keeps
 // the eight lanes in one vector register; with the tree it split them into 2-wide pieces
-// built by element inserts, and a float min or max of 2^24 elements took 2.0-3.0 ms
-// instead of 1.55. reduce_depth counts this order.
+// built by element inserts, which made a float min or max markedly slower. reduce_depth
+// counts this order.
 std::string chunked_fold(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
                          const codegen::dialect& d, const codegen::skeleton_dialect& sd,
                          const std::function<std::string(std::size_t, const std::string&, const std::string&)>& call) {

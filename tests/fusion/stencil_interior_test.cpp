@@ -2,7 +2,7 @@
 // element i + offset in each chunk's interior and clamps, wraps or substitutes per element at
 // its ends; a 2-D launch does the same per work-group. Offsets shorter than a chunk or group,
 // longer than one, and outside the data altogether put elements on both sides of the split,
-// as do the partial last chunk of a vector (13 chunks of 3968 elements here) and the partial
+// as do the partial last chunk of a vector (16 chunks of 3264 elements here) and the partial
 // groups of a grid (32 x 8). Every element is compared with the host, exactly.
 #include <doctest/doctest.h>
 
@@ -24,7 +24,7 @@ template <class F> void for_each_policy(F f) {
 } // namespace
 
 TEST_CASE("1-D reads equal the host in interior and border work-groups, for near, far and outside offsets") {
-    const long n = 50 * 1024 + 333; // on a CPU device: 13 chunks, the last one partial
+    const long n = 50 * 1024 + 333; // on a 2-unit CPU device: 16 chunks, the last one partial
     const auto hx = random_floats(std::size_t(n), 900);
     loom::vector<float> x(ctx(), hx), y(ctx(), std::size_t(n));
     for_each_policy([&](policy p, const char* name, auto boundary) {

@@ -111,3 +111,29 @@ TEST_CASE("LOOM_TUNE takes on/off/1/0/true/false and refuses anything else") {
     scoped_env tune("LOOM_TUNE", "true");
     CHECK_NOTHROW(loom::context(tuned(-1)));
 }
+
+TEST_CASE("a kernel whose scalars are packed is tuned on copies of the right buffers") {
+    // 200 statements of two scalars each pass the parameter limit: the kernel's arguments are
+    // not its parameters one for one, and the tuner must still copy the buffer it writes.
+    scratch_dir dir;
+    scoped_env cache_dir("LOOM_CACHE_DIR", dir.path().c_str());
+    const std::size_t n = std::size_t(1) << 20;
+    const long taps = 200;
+    const auto hx = random_floats(57, n), hc = random_floats(58, std::size_t(taps));
+    loom::context ctx(tuned(1));
+    loom::vector<float> x(ctx, hx), y(ctx, n, 0.5f);
+    for (long j = 0; j < taps; ++j) y += hc[std::size_t(j)] * loom::shift(x, j - taps / 2);
+    const auto got = y.to_host();
+    CHECK(ctx.statistics().kernels_tuned >= 1);
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < n; i += 997) {
+        float acc = 0.5f;
+        for (long j = 0; j < taps; ++j) {
+            long at = long(i) + j - taps / 2;
+            at = at < 0 ? 0 : (at >= long(n) ? long(n) - 1 : at);
+            acc += hc[std::size_t(j)] * hx[std::size_t(at)];
+        }
+        wrong += got[i] != acc;
+    }
+    CHECK(wrong == 0);
+}

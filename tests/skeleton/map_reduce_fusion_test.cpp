@@ -73,7 +73,7 @@ TEST_CASE("pending statements run in the reduction's first pass, at every size, 
         for (std::size_t i = 0; i < n; ++i) {
             y[i] = 3 * hx[i] + 1;
             z[i] = y[i] * y[i] - hx[i];
-            sum += z[i] - 2;
+            sum = i32(std::uint32_t(sum) + std::uint32_t(z[i] - 2)); // wraps, as the device's int sum does
             y[i] += 1;
             max = std::max(max, z[i] + y[i]);
         }
