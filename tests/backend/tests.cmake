@@ -16,7 +16,7 @@ endif()
 
 # Runtime tests on a real GPU, with their own main (it prints the skip reason).
 add_executable(test_cuda_runtime ${CMAKE_CURRENT_LIST_DIR}/gpu/cuda_runtime_test.cpp)
-target_link_libraries(test_cuda_runtime PRIVATE loom::loom doctest::doctest CUDA::nvrtc Threads::Threads)
+target_link_libraries(test_cuda_runtime PRIVATE loom::loom doctest::doctest Threads::Threads)
 target_include_directories(test_cuda_runtime PRIVATE ${PROJECT_SOURCE_DIR}/src ${CUDAToolkit_INCLUDE_DIRS})
 target_compile_definitions(test_cuda_runtime PRIVATE LOOM_HAVE_CUDA=1)
 loom_warnings(test_cuda_runtime)

@@ -15,6 +15,12 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer RESULT_VAR
 if(rc)
   message(FATAL_ERROR "building the consumer project failed (${rc})")
 endif()
+# Nothing of CUDA may be a hard dependency of a consumer, even linked with --no-as-needed:
+# NVRTC and the driver are opened at run time, so the program starts where neither exists.
+execute_process(COMMAND readelf -d ${WORK_DIR}/consumer/consumer OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
+if(NOT rc AND dynamic MATCHES "(libcuda|libnvrtc)[^]]*")
+  message(FATAL_ERROR "the consumer needs ${CMAKE_MATCH_0}: CUDA must not be on a consumer's link line\n${dynamic}")
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env LOOM_CACHE_DIR=${CACHE_DIR} ${WORK_DIR}/consumer/consumer
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 message(STATUS "${out}")

@@ -1,10 +1,10 @@
-// NVRTC: one program per call, compiled for one architecture, destroyed on every path.
+// NVRTC (opened at run time: nvrtc_api.hpp): one program per call, compiled for one
+// architecture, destroyed on every path.
 #include "backend/cuda/nvrtc_compile.hpp"
-
-#include <nvrtc.h>
 
 #include <algorithm>
 
+#include "backend/cuda/nvrtc_api.hpp"
 #include "backend/device.hpp"
 
 namespace loom::backend::cuda {
@@ -14,20 +14,21 @@ namespace {
 class program {
 public:
     explicit program(const std::string& source) {
-        const nvrtcResult r = nvrtcCreateProgram(&prog_, source.c_str(), "loom_kernel.cu", 0, nullptr, nullptr);
+        const nvrtc_api& nv = nvrtc();
+        const nvrtcResult r = nv.nvrtcCreateProgram(&prog_, source.c_str(), "loom_kernel.cu", 0, nullptr, nullptr);
         if (r != NVRTC_SUCCESS)
-            throw error(std::string("loom: NVRTC could not create a program (") + nvrtcGetErrorString(r) + ")");
+            throw error(std::string("loom: NVRTC could not create a program (") + nv.nvrtcGetErrorString(r) + ")");
     }
-    ~program() { nvrtcDestroyProgram(&prog_); }
+    ~program() { nvrtc().nvrtcDestroyProgram(&prog_); }
     program(const program&) = delete;
     program& operator=(const program&) = delete;
     nvrtcProgram get() const { return prog_; }
 
     std::string log() const {
         std::size_t size = 0;
-        if (nvrtcGetProgramLogSize(prog_, &size) != NVRTC_SUCCESS || size <= 1) return {};
+        if (nvrtc().nvrtcGetProgramLogSize(prog_, &size) != NVRTC_SUCCESS || size <= 1) return {};
         std::string text(size, '\0');
-        if (nvrtcGetProgramLog(prog_, text.data()) != NVRTC_SUCCESS) return {};
+        if (nvrtc().nvrtcGetProgramLog(prog_, text.data()) != NVRTC_SUCCESS) return {};
         text.resize(size - 1); // the count includes the terminating '\0'
         return text;
     }
@@ -38,7 +39,7 @@ private:
 
 void check(nvrtcResult r, const char* doing) {
     if (r != NVRTC_SUCCESS)
-        throw error(std::string("loom: NVRTC failed while ") + doing + " (" + nvrtcGetErrorString(r) + ")");
+        throw error(std::string("loom: NVRTC failed while ") + doing + " (" + nvrtc().nvrtcGetErrorString(r) + ")");
 }
 
 std::string arch_list() {
@@ -56,16 +57,16 @@ const std::vector<std::string>& nvrtc_common_options() {
 
 std::string nvrtc_version() {
     int major = 0, minor = 0;
-    check(nvrtcVersion(&major, &minor), "reporting its version");
+    check(nvrtc().nvrtcVersion(&major, &minor), "reporting its version");
     return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 
 const std::vector<int>& nvrtc_architectures() {
     static const std::vector<int> archs = [] {
         int count = 0;
-        check(nvrtcGetNumSupportedArchs(&count), "listing its architectures");
+        check(nvrtc().nvrtcGetNumSupportedArchs(&count), "listing its architectures");
         std::vector<int> a(std::size_t(std::max(count, 0)));
-        if (count > 0) check(nvrtcGetSupportedArchs(a.data()), "listing its architectures");
+        if (count > 0) check(nvrtc().nvrtcGetSupportedArchs(a.data()), "listing its architectures");
         std::sort(a.begin(), a.end());
         return a;
     }();
@@ -100,22 +101,22 @@ nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bo
     for (const std::string& o : options) argv.push_back(o.c_str());
 
     program prog(source);
-    const nvrtcResult compiled = nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
+    const nvrtcResult compiled = nvrtc().nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
     out.log = prog.log();
     if (compiled != NVRTC_SUCCESS)
         throw build_failure("loom: NVRTC (" + nvrtc_version() + ", " + out.target +
-                                ") rejected a generated kernel (" + nvrtcGetErrorString(compiled) + ")",
+                                ") rejected a generated kernel (" + nvrtc().nvrtcGetErrorString(compiled) + ")",
                             out.log);
 
     std::size_t size = 0;
     if (cubin) {
-        check(nvrtcGetCUBINSize(prog.get(), &size), "sizing the cubin");
+        check(nvrtc().nvrtcGetCUBINSize(prog.get(), &size), "sizing the cubin");
         out.binary.resize(size);
-        check(nvrtcGetCUBIN(prog.get(), reinterpret_cast<char*>(out.binary.data())), "copying the cubin");
+        check(nvrtc().nvrtcGetCUBIN(prog.get(), reinterpret_cast<char*>(out.binary.data())), "copying the cubin");
     } else {
-        check(nvrtcGetPTXSize(prog.get(), &size), "sizing the PTX"); // includes the '\0'
+        check(nvrtc().nvrtcGetPTXSize(prog.get(), &size), "sizing the PTX"); // includes the '\0'
         out.binary.resize(size);
-        check(nvrtcGetPTX(prog.get(), reinterpret_cast<char*>(out.binary.data())), "copying the PTX");
+        check(nvrtc().nvrtcGetPTX(prog.get(), reinterpret_cast<char*>(out.binary.data())), "copying the PTX");
     }
     return out;
 }
