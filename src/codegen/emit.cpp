@@ -137,6 +137,22 @@ std::string expression(const ir::node& n, const dialect& d, const std::string& i
     case opcode::abs:
         if (!ir::is_float(n.type)) return "(" + a + " < 0 ? -" + a + " : " + a + ")";
         break;
+    // Integer division is defined where C leaves it undefined, the same in both dialects
+    // (docs/type-promotion.md): x / 0 == 0 and x % 0 == x; for signed types MIN / -1 == MIN
+    // (the negation wraps, done in the unsigned type) and MIN % -1 == 0.
+    case opcode::div:
+    case opcode::mod: {
+        if (ir::is_float(n.type) || n.type == dtype::boolean) break;
+        const bool div = n.op == opcode::div;
+        std::string s = "(" + b + " == 0 ? " + (div ? "(" + t + ")0" : a) + " : ";
+        if (ir::is_signed_integer(n.type)) {
+            const std::string u = type_name(d, dtype(std::uint8_t(n.type) + 4)); // i8..i64 -> u8..u64
+            s += "(" + b + " == -1 ? " + (div ? "(" + t + ")((" + u + ")0 - (" + u + ")" + a + ")" : "(" + t + ")0") +
+                 " : ";
+            return s + "(" + a + (div ? " / " : " % ") + b + ")))";
+        }
+        return s + "(" + a + (div ? " / " : " % ") + b + "))";
+    }
     default: break;
     }
     if (op.infix) {
