@@ -1,6 +1,7 @@
 // Randomised differential test: seeded programs of up to 12 statements over up to 6
 // vectors, with aliasing, compound assignment, scalars that change between runs,
-// temporaries that die and host reads in the middle, run fused and unfused. Fused
+// temporaries that die, host reads and reductions in the middle, clamped stencil reads (of
+// vectors the program writes too) and index(), run fused and unfused. Fused
 // results must equal unfused results bit for bit, and both must equal a host model, by
 // the rule docs/fusion.md states: every bit, except that a NaN equals any NaN (the sign and
 // payload of a NaN are not specified by OpenCL or CUDA, and a fused kernel's vector code may
@@ -11,19 +12,26 @@
 
 #include <loom/loom.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <utility>
 
 namespace {
 
 // Every statement kind is a fixed C++ expression type (Loom lowers per type), so the
 // generator picks kinds and operands; the values of the scalars vary per run.
-enum class kind { add, scale_add, mul_sub, add_assign, mul_assign, select, temp_chain, host_read, min_max, copy };
-constexpr int kinds = 10;
+enum class kind {
+    add, scale_add, mul_sub, add_assign, mul_assign, select, temp_chain, host_read, min_max, copy,
+    stencil,  // dst = shift(a, k) * 0.5 + b, clamped, k in -2..2: a neighbour read, maybe of a written vector
+    indexed,  // dst = cast<float>(index()) * 0.25 + a
+    reduction // a sum of a * b read by the host mid-stream (map-reduce fusion with pending statements)
+};
+constexpr int kinds = 13;
 
 struct statement {
     kind k;
@@ -50,7 +58,10 @@ program generate(std::mt19937& gen) {
 using host_vectors = std::vector<std::vector<float>>;
 
 // The host model: the same statements, element by element, in float.
-void run_on_host(const program& p, host_vectors& v, const float* s, std::vector<float>& reads) {
+// The host's sums are compared within a tolerance (their order differs from the device's);
+// fused and unfused sums must be equal bit for bit.
+void run_on_host(const program& p, host_vectors& v, const float* s, std::vector<float>& reads,
+                 std::vector<std::pair<double, double>>& sums) {
     const std::size_t n = v[0].size();
     for (const statement& st : p.body) {
         std::vector<float> out(n);
@@ -71,15 +82,30 @@ void run_on_host(const program& p, host_vectors& v, const float* s, std::vector<
             case kind::host_read: out[i] = d; break;
             case kind::min_max: out[i] = std::max(std::min(a, b), c * 0.5f); break;
             case kind::copy: out[i] = a; break;
+            case kind::stencil: {
+                const long at = std::clamp(long(i) + long(st.scalar) - 2, 0L, long(n) - 1);
+                out[i] = v[st.a][std::size_t(at)] * 0.5f + b;
+                break;
+            }
+            case kind::indexed: out[i] = float(i) * 0.25f + a; break;
+            case kind::reduction: out[i] = d; break;
             }
         }
         if (st.k == kind::host_read) reads.push_back(v[st.a][std::size_t(st.b) * 7 % n]);
+        if (st.k == kind::reduction) {
+            double sum = 0, magnitude = 0; // the sum, and the sum of its terms' magnitudes
+            for (std::size_t i = 0; i < n; ++i) {
+                sum += double(v[st.a][i] * v[st.b][i]);
+                magnitude += std::fabs(double(v[st.a][i] * v[st.b][i]));
+            }
+            sums.emplace_back(sum, magnitude);
+        }
         v[st.dst] = std::move(out);
     }
 }
 
 void run_on_device(const program& p, loom::context& ctx, const host_vectors& init, const float* s,
-                   host_vectors& result, std::vector<float>& reads) {
+                   host_vectors& result, std::vector<float>& reads, std::vector<float>& sums) {
     std::vector<loom::vector<float>> v;
     for (int i = 0; i < p.vectors; ++i) v.emplace_back(ctx, init[std::size_t(i)]);
     for (const statement& st : p.body) {
@@ -103,6 +129,9 @@ void run_on_device(const program& p, loom::context& ctx, const host_vectors& ini
         case kind::host_read: reads.push_back(a[std::size_t(st.b) * 7 % a.size()]); break;
         case kind::min_max: dst = loom::max(loom::min(a, b), c * 0.5f); break;
         case kind::copy: dst = a; break;
+        case kind::stencil: dst = loom::shift(a, st.scalar - 2) * 0.5f + b; break;
+        case kind::indexed: dst = loom::cast<float>(loom::index()) * 0.25f + a; break;
+        case kind::reduction: sums.push_back(loom::sum(a * b)); break;
         }
     }
     result.clear();
@@ -143,11 +172,12 @@ TEST_CASE("fused_results_equal_unfused_results_and_the_host_model_bit_for_bit") 
         for (int run = 0; run < 2; ++run) {
             const float scalars[4] = {value(gen), value(gen), 0.5f, -1.25f};
             host_vectors expect = init, got_fused, got_unfused;
-            std::vector<float> reads_host, reads_fused, reads_unfused;
-            run_on_host(p, expect, scalars, reads_host);
+            std::vector<float> reads_host, reads_fused, reads_unfused, sums_fused, sums_unfused;
+            std::vector<std::pair<double, double>> sums_host;
+            run_on_host(p, expect, scalars, reads_host, sums_host);
             const auto f0 = fused.statistics().kernels_launched, u0 = unfused.statistics().kernels_launched;
-            run_on_device(p, fused, init, scalars, got_fused, reads_fused);
-            run_on_device(p, unfused, init, scalars, got_unfused, reads_unfused);
+            run_on_device(p, fused, init, scalars, got_fused, reads_fused, sums_fused);
+            run_on_device(p, unfused, init, scalars, got_unfused, reads_unfused, sums_unfused);
             fused_kernels += fused.statistics().kernels_launched - f0;
             unfused_kernels += unfused.statistics().kernels_launched - u0;
             INFO("seed " << seed << " run " << run << " n " << n << " statements " << p.body.size());
@@ -157,6 +187,11 @@ TEST_CASE("fused_results_equal_unfused_results_and_the_host_model_bit_for_bit") 
             }
             REQUIRE(reads_fused == reads_host);
             REQUIRE(reads_unfused == reads_host);
+            REQUIRE(same_bits(sums_fused, sums_unfused)); // one reduction kernel, fused input or not
+            REQUIRE(sums_fused.size() == sums_host.size());
+            for (std::size_t r = 0; r < sums_host.size(); ++r) // the device sums floats in another order
+                REQUIRE(std::fabs(double(sums_fused[r]) - sums_host[r].first) <=
+                        double(n) * 1.2e-7 * sums_host[r].second + 1e-30);
         }
     }
     std::printf("differential test: %llu fused kernels vs %llu unfused kernels launched\n",
