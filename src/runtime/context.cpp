@@ -93,7 +93,7 @@ bool context::has_fp64() const { return impl_->info().fp64; }
 void context::finish() const { detail::finish(*impl_); }
 context_statistics context::statistics() const {
     std::lock_guard<std::recursive_mutex> guard(impl_->mutex());
-    context_statistics s = impl_->stats;
+    context_statistics s = impl_->counters();
     // Every compile goes through the program cache, whichever skeleton asked for it.
     s.kernels_compiled = impl_->programs().stats().compiled;
     s.disk_hits = impl_->programs().stats().disk_hits;

@@ -94,6 +94,12 @@ struct plan_key_hash {
     std::size_t operator()(const std::vector<std::uint32_t>& key) const;
 };
 
+// What a plan is for, an argument of planning (and part of the plan key): the pending
+// statements alone; with a reduction's input as its last statement, whose last group the
+// reduction runs as its first pass (flush_into_reduction); or as the epilogue of a held
+// reduction pass (run_held_with_epilogue).
+enum class plan_purpose : std::uint8_t { statements, reduction_input, epilogue };
+
 // Why a flush happened; the fusion log prints the name.
 enum class flush_cause : std::uint8_t {
     host_read, host_write, finish, statement_limit, byte_limit, skeleton, loop, pipeline, context_end
@@ -167,19 +173,20 @@ public:
     // copies, not work. Callers log what they launched on the launch channel.
     void execute(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g) {
         device_->launch(k, args, count, g);
-        ++stats.kernels_launched;
+        ++stats_.kernels_launched;
     }
     // Counts a wait of the host for the device (and logs it on the launch channel).
     void note_host_sync(const char* what);
 
-    context_statistics stats;
+    // The counters statistics() reports; only the context's own parts change them.
+    const context_statistics& counters() const { return stats_; }
     const compiled_plan* last_plan() const { return last_plan_; }
 
 private:
-    void assign_classes();
+    void assign_classes(plan_purpose purpose);
     std::uint32_t scalar_class(const detail::slot_info& slot, std::uint64_t bits);
-    compiled_plan& plan_for_key();
-    std::unique_ptr<compiled_plan> make_plan();
+    compiled_plan& plan_for_key(plan_purpose purpose);
+    std::unique_ptr<compiled_plan> make_plan(plan_purpose purpose);
     void allocate_buffers(const compiled_plan& p);
     void launch(compiled_plan& p);
     const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, std::unique_ptr<backend::memory>& into);
@@ -189,7 +196,7 @@ private:
     backend::geometry map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
                                  std::uint64_t width);
     void tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length, std::uint64_t width);
-    void run_planned(flush_cause cause);
+    void run_planned(flush_cause cause, plan_purpose purpose = plan_purpose::statements);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const;
     // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
     void keep_initial_contents() noexcept;
@@ -202,6 +209,7 @@ private:
     void launch_batch();
 
     std::recursive_mutex mutex_;
+    context_statistics stats_;
     std::unique_ptr<backend::device> device_;
     bool fusion_;
     bool fp_contract_;
@@ -234,8 +242,6 @@ private:
     // The target of a reduction's input in flush_into_reduction: never allocated, as no
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;
-    bool planning_reduction_ = false;
-    bool planning_epilogue_ = false;
     held_pass held_; // after device_: its buffers go first
     batched_passes batch_;
 };

@@ -66,15 +66,14 @@ std::uint32_t context_impl::scalar_class(const detail::slot_info& slot, std::uin
 // The plan key: fusion switch and guard; per statement its shape, length class, target class and
 // slot classes (buffer classes, scalar value classes); then per buffer class whether a live vector
 // names it.
-void context_impl::assign_classes() {
+void context_impl::assign_classes(plan_purpose purpose) {
     ++flush_generation_;
     key_.clear();
     class_buffers_.clear();
     lengths_.clear();
     scalar_values_.clear();
     slot_scalar_.resize(queue_.slots.size());
-    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (planning_reduction_ ? 4u : 0u) |
-                   (planning_epilogue_ ? 8u : 0u));
+    key_.push_back((fusion_ ? 1u : 0u) | (guard_ ? 2u : 0u) | (std::uint32_t(purpose) << 2));
     for (const fusion::pending_statement& st : queue_.statements) {
         std::uint32_t length_class = 0;
         while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
@@ -99,11 +98,12 @@ void context_impl::assign_classes() {
     for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs.load() > 0 ? 1u : 0u);
 }
 
-std::unique_ptr<compiled_plan> context_impl::make_plan() {
+std::unique_ptr<compiled_plan> context_impl::make_plan(plan_purpose purpose) {
+    const bool into_reduction = purpose == plan_purpose::reduction_input;
     fusion::plan_request request;
     request.fuse = fusion_;
     request.limits.max_parameters = fusion::parameter_limit_for(info().max_parameter_bytes);
-    request.pack_scalars = !planning_reduction_ && !planning_epilogue_ && !guard_; // kernels launched as maps
+    request.pack_scalars = purpose == plan_purpose::statements && !guard_; // kernels launched as maps
     for (std::size_t c = 0; c < class_buffers_.size(); ++c) {
         request.buffer_types.push_back(class_buffers_[c]->type);
         request.buffer_live.push_back(key_[live_words_ + c] != 0);
@@ -124,13 +124,13 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     }
     auto compiled = std::make_unique<compiled_plan>();
     compiled->plan = fusion::plan_kernels(request);
-    compiled->ends_in_reduction = planning_reduction_;
-    if (planning_reduction_) {
+    compiled->ends_in_reduction = into_reduction;
+    if (into_reduction) {
         const fusion::kernel_group& last = compiled->plan.groups.back();
         compiled->last_group_fused = last.first < last.last;
     }
     compiled->launches.resize(compiled->plan.groups.size());
-    if (planning_epilogue_ && compiled->plan.groups.size() == 1) {
+    if (purpose == plan_purpose::epilogue && compiled->plan.groups.size() == 1) {
         // The held pass compiles it into its own source (run_held_with_epilogue).
         compiled->epilogue = true;
         compiled->plan.groups[0].kernel.double_grid_division = !info().gpu && info().fp64;
@@ -146,7 +146,7 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
         g.kernel.double_grid_division = !info().gpu && info().fp64;
         g.kernel.form = form_ ? *form_ : launch::map_form_for(info());
         // The reduction's input: the reduction compiles it into its own first pass.
-        if (planning_reduction_ && k + 1 == compiled->plan.groups.size()) continue;
+        if (into_reduction && k + 1 == compiled->plan.groups.size()) continue;
         group_launch& out = compiled->launches[k];
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
@@ -168,14 +168,14 @@ std::unique_ptr<compiled_plan> context_impl::make_plan() {
     return compiled;
 }
 
-compiled_plan& context_impl::plan_for_key() {
+compiled_plan& context_impl::plan_for_key(plan_purpose purpose) {
     auto it = plans_.find(key_);
     if (it != plans_.end()) {
-        ++stats.plan_hits;
+        ++stats_.plan_hits;
         return *it->second;
     }
-    auto made = make_plan();
-    ++stats.plans_made;
+    auto made = make_plan(purpose);
+    ++stats_.plans_made;
     return *plans_.emplace(key_, std::move(made)).first->second;
 }
 
@@ -275,7 +275,7 @@ void context_impl::launch(compiled_plan& p) {
 }
 
 void context_impl::note_host_sync(const char* what) {
-    ++stats.host_syncs;
+    ++stats_.host_syncs;
     if (logging::enabled(logging::channel::launch)) logging::write(logging::channel::launch, std::string("sync: ") + what);
 }
 
@@ -286,16 +286,16 @@ void context_impl::set_guard(buffer* flag) {
 }
 
 // Plans the queued statements (a cached plan when the key is known), allocates, launches.
-void context_impl::run_planned(flush_cause cause) {
-    assign_classes();
-    const std::uint64_t made_before = stats.plans_made;
-    compiled_plan& p = plan_for_key();
+void context_impl::run_planned(flush_cause cause, plan_purpose purpose) {
+    assign_classes(purpose);
+    const std::uint64_t made_before = stats_.plans_made;
+    compiled_plan& p = plan_for_key(purpose);
     allocate_buffers(p);
-    if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, cause);
+    if (logging::enabled(logging::channel::fusion)) log_plan(p, stats_.plans_made == made_before, cause);
     launch(p);
     last_plan_ = &p;
-    ++stats.flushes;
-    stats.statements += queue_.statements.size() - (p.ends_in_reduction ? 1 : 0);
+    ++stats_.flushes;
+    stats_.statements += queue_.statements.size() - (p.ends_in_reduction ? 1 : 0);
 }
 
 void context_impl::flush(flush_cause cause) {

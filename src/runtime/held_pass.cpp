@@ -46,14 +46,12 @@ bool context_impl::run_held_with_epilogue() {
     for (const fusion::pending_statement& st : queue_.statements)
         if (st.length != 1) return false;
     start_pending_window();
-    planning_epilogue_ = true;
     try {
-        assign_classes();
-        const std::uint64_t made_before = stats.plans_made;
-        compiled_plan& p = plan_for_key();
-        planning_epilogue_ = false;
+        assign_classes(plan_purpose::epilogue);
+        const std::uint64_t made_before = stats_.plans_made;
+        compiled_plan& p = plan_for_key(plan_purpose::epilogue);
         allocate_buffers(p);
-        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats.plans_made == made_before, flush_cause::loop);
+        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats_.plans_made == made_before, flush_cause::loop);
         if (p.epilogue) {
             const fusion::kernel_group& g = p.plan.groups[0];
             const epilogue_request request{held_.owner, held_.pass, &g.kernel, &key_, nullptr};
@@ -67,10 +65,9 @@ bool context_impl::run_held_with_epilogue() {
             launch(p);
         }
         last_plan_ = &p;
-        ++stats.flushes;
-        stats.statements += queue_.statements.size();
+        ++stats_.flushes;
+        stats_.statements += queue_.statements.size();
     } catch (...) {
-        planning_epilogue_ = false;
         drop_held(); // neither it nor the statements ran: the loop's error says so
         keep_initial_contents();
         queue_.clear();

@@ -26,16 +26,13 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
     start_pending_window();
     queue_.statements.push_back(
         {&input, reduction_sink_, std::uint32_t(queue_.slots.size() - input.slots.size()), length});
-    planning_reduction_ = true;
     try {
-        run_planned(flush_cause::skeleton);
+        run_planned(flush_cause::skeleton, plan_purpose::reduction_input);
     } catch (...) {
-        planning_reduction_ = false;
         keep_initial_contents();
         queue_.clear();
         throw;
     }
-    planning_reduction_ = false;
     if (last_plan_->last_group_fused) return &last_plan_->plan.groups.back();
     end_reduction_flush();
     return nullptr;

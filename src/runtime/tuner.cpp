@@ -90,7 +90,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         return;
     }
     note_host_sync("tuning");
-    ++stats.kernels_tuned;
+    ++stats_.kernels_tuned;
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch, "tuned " + k.k.hex() + ": " + cache::describe(record));
     programs_.record_tuning(k, std::move(record));
