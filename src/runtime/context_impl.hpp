@@ -94,6 +94,15 @@ struct plan_key_hash {
     std::size_t operator()(const std::vector<std::uint32_t>& key) const;
 };
 
+// State a layer above the runtime keeps per context (the skeletons' plans): the context owns it
+// and destroys it before its caches, without knowing its type.
+struct context_extension {
+    virtual ~context_extension() = default;
+};
+
+// The state of the loom::loop_while running in a context (device_loop.cpp).
+struct device_loop_state;
+
 // What a plan is for, an argument of planning (and part of the plan key): the pending
 // statements alone; with a reduction's input as its last statement, whose last group the
 // reduction runs as its first pass (flush_into_reduction); or as the epilogue of a held
@@ -121,7 +130,7 @@ public:
     cache::program_cache& programs() { return programs_; }
     // State the skeletons keep per context (reduce and scan plans). It refers to the program
     // cache and the device, so it is declared after them and destroyed before them.
-    std::shared_ptr<void>& skeleton_state() { return skeleton_state_; }
+    std::unique_ptr<context_extension>& skeleton_state() { return skeleton_state_; }
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
     void flush(flush_cause cause = flush_cause::skeleton);
@@ -165,7 +174,7 @@ public:
     void drop_guard() { guard_ = nullptr; } // without the flush (after a failed one)
     buffer* guard() const { return guard_; }
     // The device loop running in this context, if any (loop_while; they do not nest).
-    std::shared_ptr<void>& device_loop() { return device_loop_; }
+    std::shared_ptr<device_loop_state>& device_loop() { return device_loop_; }
 
     // The one launch path: every kernel Loom runs for the user (maps, reduction and scan passes,
     // held passes, loop batches) is enqueued here, and counted in statistics().kernels_launched.
@@ -217,9 +226,9 @@ private:
     std::optional<ir::map_form> form_; // LOOM_KERNEL_FORM, else the device's (launch::map_form_for)
     fusion::statement_queue queue_;
     cache::program_cache programs_;
-    std::shared_ptr<void> skeleton_state_;
+    std::unique_ptr<context_extension> skeleton_state_;
     buffer* guard_ = nullptr;
-    std::shared_ptr<void> device_loop_;
+    std::shared_ptr<device_loop_state> device_loop_; // shared_ptr: the type is complete only in device_loop.cpp
     std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<compiled_plan>, plan_key_hash> plans_;
     const compiled_plan* last_plan_ = nullptr;
 

@@ -9,9 +9,9 @@
 #include "runtime/context_impl.hpp"
 
 namespace loom::detail {
-namespace {
 
-struct swap_record {
+// One loom::swap made in a loop body, to take back if its iteration turns out idle.
+struct device_loop_swap {
     std::uint64_t iteration;
     void* a;
     void* b;
@@ -21,11 +21,13 @@ struct swap_record {
 struct device_loop_state {
     buffer_ptr active;
     std::uint64_t iteration = 0;
-    std::vector<swap_record> swaps;
+    std::vector<device_loop_swap> swaps;
     bool log_lost = false; // a swap could not be logged (out of host memory)
 };
 
-device_loop_state* state_of(context_impl& ctx) { return static_cast<device_loop_state*>(ctx.device_loop().get()); }
+namespace {
+
+device_loop_state* state_of(context_impl& ctx) { return ctx.device_loop().get(); }
 
 } // namespace
 
@@ -63,7 +65,7 @@ void device_loop_scope::end_iteration() { ctx_.run_held_with_epilogue(); }
 void device_loop_scope::finish(std::uint64_t iterations_run) {
     device_loop_state& state = *state_of(ctx_);
     bool idle_swaps = false;
-    for (const swap_record& r : state.swaps) idle_swaps = idle_swaps || r.iteration >= iterations_run;
+    for (const device_loop_swap& r : state.swaps) idle_swaps = idle_swaps || r.iteration >= iterations_run;
     if (state.log_lost && idle_swaps)
         throw error("loom: loop_while ran out of host memory logging loom::swap calls; the swapped vectors may "
                     "name each other's buffers");

@@ -12,9 +12,9 @@ std::size_t key_hash::operator()(const std::vector<std::uint32_t>& key) const {
 }
 
 skeleton_state& state_of(detail::context_impl& ctx) {
-    std::shared_ptr<void>& state = ctx.skeleton_state();
-    if (!state) state = std::make_shared<skeleton_state>();
-    return *static_cast<skeleton_state*>(state.get());
+    std::unique_ptr<detail::context_extension>& state = ctx.skeleton_state();
+    if (!state) state = std::make_unique<skeleton_state>();
+    return static_cast<skeleton_state&>(*state); // the only extension the context holds there
 }
 
 backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes) {

@@ -43,7 +43,7 @@ using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_pt
 // What the skeletons keep per context: their plans, and scratch a call reuses so that a
 // repeated reduction or scan allocates nothing (skeleton calls do not nest: the context's
 // lock is held throughout).
-struct skeleton_state {
+struct skeleton_state final : detail::context_extension {
     plan_table plans;
     std::vector<std::uint32_t> key;
     std::vector<backend::kernel_arg> args;
