@@ -17,4 +17,5 @@
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"
 #include "loom/stencil.hpp"
+#include "loom/tie.hpp"
 #include "loom/vector.hpp"

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "loom/expr/operands.hpp"
 #include "loom/expr/trace.hpp"
 #include "loom/scalar.hpp"
 #include "loom/vector.hpp"
@@ -64,35 +65,6 @@ void run_reduce(context_impl& ctx, const reduce_call& call, const reduce_results
 } // namespace detail
 
 namespace expr {
-
-template <class E> const detail::buffer_ptr* first_buffer(const E& e);
-
-template <class E, std::size_t... I> const detail::buffer_ptr* first_buffer_of_children(const E& e, std::index_sequence<I...>) {
-    const detail::buffer_ptr* found = nullptr;
-    ((found = found ? found : first_buffer(proto::child_c<I>(e))), ...);
-    return found;
-}
-
-// The buffer of the first vector in the expression, or nullptr.
-template <class E> const detail::buffer_ptr* first_buffer(const E& e) {
-    if constexpr (!proto::is_expr<E>::value) {
-        if constexpr (is_vector<E>::value) return e.buffer() ? &e.buffer() : nullptr;
-        else return nullptr;
-    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
-        return first_buffer(proto::value(e));
-    } else {
-        return first_buffer_of_children(e, std::make_index_sequence<proto::arity_of<E>::value>{});
-    }
-}
-
-// The context an expression's vectors live in (checked against every vector later).
-template <class E> detail::context_impl& context_of_expression(const E& e, const char* what) {
-    const detail::buffer_ptr* b = first_buffer(e);
-    if (!b)
-        throw error(std::string("loom: ") + what +
-                    " needs at least one loom::vector (with a context) in its input expression");
-    return *detail::context_of(**b);
-}
 
 // Slot roles and captured values of a traced operation tree, in slot order (the order
 // lower() numbers slots and bind() visits terminals).

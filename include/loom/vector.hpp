@@ -3,18 +3,76 @@
 // the program's order.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <iterator>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "loom/context.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/expr/lower.hpp"
+#include "loom/expr/operands.hpp"
 
 namespace loom {
+
+namespace detail {
+
+// A position in a loom::vector (V, or const V for reading only). Random access; dereferencing
+// gives an element proxy (or the value), so each access flushes and moves one element: fine for
+// host algorithms over a few elements, slow over many. loom::copy of iterator ranges moves a
+// whole range in one transfer.
+template <class V> class vector_iterator {
+    using vector_type = std::remove_const_t<V>;
+
+public:
+    using value_type = typename vector_type::value_type;
+    using difference_type = std::ptrdiff_t;
+    using reference = std::conditional_t<std::is_const_v<V>, value_type, typename vector_type::element_proxy>;
+    using pointer = void;
+    using iterator_category = std::random_access_iterator_tag;
+
+    vector_iterator() = default;
+    vector_iterator(V* v, std::size_t i) : v_(v), i_(i) {}
+    // An iterator converts to a const one.
+    template <class W, std::enable_if_t<std::is_same_v<const W, V> && !std::is_same_v<W, V>, int> = 0>
+    vector_iterator(const vector_iterator<W>& other) : v_(other.owner()), i_(other.position()) {}
+
+    reference operator*() const { return (*v_)[i_]; }
+    reference operator[](difference_type k) const { return (*v_)[std::size_t(difference_type(i_) + k)]; }
+
+    vector_iterator& operator++() { return ++i_, *this; }
+    vector_iterator& operator--() { return --i_, *this; }
+    vector_iterator operator++(int) { return {v_, i_++}; }
+    vector_iterator operator--(int) { return {v_, i_--}; }
+    vector_iterator& operator+=(difference_type k) { return i_ = std::size_t(difference_type(i_) + k), *this; }
+    vector_iterator& operator-=(difference_type k) { return *this += -k; }
+    friend vector_iterator operator+(vector_iterator it, difference_type k) { return it += k; }
+    friend vector_iterator operator+(difference_type k, vector_iterator it) { return it += k; }
+    friend vector_iterator operator-(vector_iterator it, difference_type k) { return it -= k; }
+    friend difference_type operator-(const vector_iterator& a, const vector_iterator& b) {
+        return difference_type(a.i_) - difference_type(b.i_);
+    }
+    friend bool operator==(const vector_iterator& a, const vector_iterator& b) { return a.v_ == b.v_ && a.i_ == b.i_; }
+    friend bool operator!=(const vector_iterator& a, const vector_iterator& b) { return !(a == b); }
+    friend bool operator<(const vector_iterator& a, const vector_iterator& b) { return a.i_ < b.i_; }
+    friend bool operator>(const vector_iterator& a, const vector_iterator& b) { return b < a; }
+    friend bool operator<=(const vector_iterator& a, const vector_iterator& b) { return !(b < a); }
+    friend bool operator>=(const vector_iterator& a, const vector_iterator& b) { return !(a < b); }
+
+    V* owner() const { return v_; }
+    std::size_t position() const { return i_; }
+
+private:
+    V* v_ = nullptr;
+    std::size_t i_ = 0;
+};
+
+} // namespace detail
 
 template <class T> class vector {
     static_assert(is_element_type_v<T>, "loom::vector<T>: T must be float, double or an integer type of 8 to 64 bits "
@@ -34,6 +92,12 @@ public:
             return *this;
         }
         element_proxy& operator=(const element_proxy& other) { return *this = T(other); }
+        // Exchanges the two elements' values (what std::sort and std::reverse do through iterators).
+        friend void swap(element_proxy a, element_proxy b) {
+            const T t = a;
+            a = T(b);
+            b = t;
+        }
 
     private:
         vector& v_;
@@ -49,6 +113,26 @@ public:
     vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) { *this = value; }
 
     vector(const context& ctx, const std::vector<T>& host) : vector(ctx, host.begin(), host.end()) {}
+
+    // n elements copied from host memory. (A template, so that `vector(ctx, n, 0)` stays a fill.)
+    template <class P, std::enable_if_t<std::is_same_v<P, const T*> || std::is_same_v<P, T*>, int> = 0>
+    vector(const context& ctx, std::size_t n, P host) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) {
+        if (n && !host) throw error("loom: vector(ctx, n, host): the host pointer is null");
+        if (n) detail::upload(*buf_, 0, n, host);
+    }
+
+    // The value of an expression: `loom::vector<float> y = 2 * x + sin(z);`. The context and the
+    // length are those of the expression's first vector; the assignment is a statement like any.
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> vector(const E& e) {
+        const expr::first_operand_t first = expr::first_operand(e);
+        if (!first.buffer)
+            throw error("loom: a vector built from an expression takes its context and length from the expression's "
+                        "vectors, and this one names none; construct it with (context, size) and assign instead");
+        ctx_ = detail::shared_context_of(**first.buffer);
+        size_ = first.length;
+        buf_ = make(ctx_, size_);
+        assign(e);
+    }
 
     template <class It, class = typename std::iterator_traits<It>::iterator_category>
     vector(const context& ctx, It first, It last) : ctx_(ctx.impl()) {
@@ -106,6 +190,8 @@ public:
         return assign(e);
     }
     template <class U> vector& operator=(const vector<U>& other) { return assign(other); }
+    // Every element takes the device scalar's value (no host round trip).
+    template <class U> vector& operator=(const scalar<U>& s) { return assign(s); }
     template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> vector& operator=(S value) {
         return assign(value);
     }
@@ -124,6 +210,24 @@ public:
 
     element_proxy operator[](std::size_t i) { return element_proxy(*this, i); }
     T operator[](std::size_t i) const { return get(i); }
+    // Like operator[], but an index out of range throws std::out_of_range (as std::vector::at does).
+    element_proxy at(std::size_t i) {
+        check_at(i);
+        return element_proxy(*this, i);
+    }
+    T at(std::size_t i) const {
+        check_at(i);
+        return get(i);
+    }
+
+    using iterator = detail::vector_iterator<vector>;
+    using const_iterator = detail::vector_iterator<const vector>;
+    iterator begin() { return {this, 0}; }
+    iterator end() { return {this, size_}; }
+    const_iterator begin() const { return {this, 0}; }
+    const_iterator end() const { return {this, size_}; }
+    const_iterator cbegin() const { return begin(); }
+    const_iterator cend() const { return end(); }
 
     // Exchanges the two vectors' device buffers: no copy, no flush (statements already
     // recorded keep the buffers they named). The ping-pong step of iterative schemes;
@@ -169,6 +273,11 @@ private:
         return *this;
     }
 
+    void check_at(std::size_t i) const {
+        if (i >= size_)
+            throw std::out_of_range("loom::vector::at: element " + std::to_string(i) + " is out of range for a vector of " +
+                                    std::to_string(size_) + " elements");
+    }
     void check_index(std::size_t i) const {
         if (i >= size_)
             throw error("loom: element " + std::to_string(i) + " is out of range for a vector of " +
@@ -205,6 +314,43 @@ template <class T> void copy(const std::vector<T>& host, vector<T>& v) {
         throw error("loom: length mismatch in loom::copy: the host vector has " + std::to_string(host.size()) +
                     " elements and the device vector " + std::to_string(v.size()));
     if (!host.empty()) detail::upload(*v.buffer(), 0, host.size(), host.data());
+}
+
+namespace detail {
+template <class V> void check_range(const vector_iterator<V>& first, const vector_iterator<V>& last) {
+    if (first.owner() != last.owner() || last < first || last.position() > (first.owner() ? first.owner()->size() : 0))
+        throw error("loom::copy: [first, last) is not a range of one vector");
+}
+} // namespace detail
+
+// [first, last) of a device vector to a host output iterator: one transfer.
+template <class V, class OutputIt>
+OutputIt copy(detail::vector_iterator<V> first, detail::vector_iterator<V> last, OutputIt out) {
+    detail::check_range(first, last);
+    using T = typename detail::vector_iterator<V>::value_type;
+    const std::size_t n = std::size_t(last - first);
+    if (n == 0) return out;
+    if constexpr (std::is_pointer_v<OutputIt> && std::is_same_v<std::remove_pointer_t<OutputIt>, T>) {
+        detail::download(*first.owner()->buffer(), first.position(), n, out);
+        return out + n;
+    } else {
+        std::vector<T> host(n);
+        detail::download(*first.owner()->buffer(), first.position(), n, host.data());
+        return std::copy(host.begin(), host.end(), out);
+    }
+}
+
+// [first, last) of host values into a device vector from `out`: one transfer.
+template <class InputIt, class T>
+detail::vector_iterator<vector<T>> copy(InputIt first, InputIt last, detail::vector_iterator<vector<T>> out) {
+    const std::vector<T> host(first, last);
+    if (host.empty()) return out;
+    if (!out.owner() || out.position() + host.size() > out.owner()->size())
+        throw error("loom::copy: " + std::to_string(host.size()) + " elements do not fit from position " +
+                    std::to_string(out.position()) + " of a vector of " +
+                    std::to_string(out.owner() ? out.owner()->size() : 0) + " elements");
+    detail::upload(*out.owner()->buffer(), out.position(), host.size(), host.data());
+    return out + std::ptrdiff_t(host.size());
 }
 
 } // namespace loom

@@ -50,10 +50,13 @@ struct domain : proto::domain<proto::generator<expression>, grammar> {
         : proto_base_domain::as_child<T> {};
 };
 
-// Every Loom expression node.
+// Every Loom expression node. A regular type: copyable, storable in a std::tuple or a
+// std::optional, and default-constructible exactly when its node is (a node that refers to a
+// vector is not), which std::is_default_constructible reports without a hard error.
 template <class E> struct expression : proto::extends<E, expression<E>, domain> {
     using base = proto::extends<E, expression<E>, domain>;
-    expression(const E& e = E()) : base(e) {}
+    template <class N = E, std::enable_if_t<std::is_default_constructible_v<N>, int> = 0> expression() : base(N()) {}
+    expression(const E& e) : base(e) {}
 };
 
 // Terminal values other than vectors and host scalars.

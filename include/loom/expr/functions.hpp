@@ -91,6 +91,12 @@ template <class T, class A, enable_if_loom_call<A> = 0> auto cast(A&& a) {
                                                                             expr::as_child(std::forward<A>(a)));
 }
 
+// A host value converted to T (static_cast<T>): a host scalar of type T where one goes.
+template <class T, class A, std::enable_if_t<std::is_arithmetic_v<std::decay_t<A>>, int> = 0> constexpr T cast(A a) {
+    static_assert(std::is_arithmetic_v<T>, "loom::cast<T>: T must be an arithmetic type");
+    return static_cast<T>(a);
+}
+
 // The element index i (a std::uint64_t) of the element being computed.
 inline auto index() {
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::index_tag{});

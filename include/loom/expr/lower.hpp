@@ -47,6 +47,10 @@ template <class T> struct is_cast<cast_tag<T>> : std::true_type { using type = T
 template <class T> struct is_function_name : is_cast<T> {};
 template <opcode Op> struct is_function_name<function_tag<Op>> : std::true_type {};
 template <class T> struct function_opcode;
+// A compile-time constant (std::integral_constant, std::true_type) where a scalar goes: a host
+// scalar of its value type.
+template <class T> struct is_integral_constant : std::false_type {};
+template <class V, V v> struct is_integral_constant<std::integral_constant<V, v>> : std::true_type {};
 template <opcode Op> struct function_opcode<function_tag<Op>> { static constexpr opcode value = Op; };
 
 // A terminal kind defined elsewhere (a stencil read, a device scalar) lowers and binds
@@ -64,6 +68,7 @@ template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, con
     else if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
     else if constexpr (is_device_scalar<T>::value) return b.device_scalar_slot(dtype_v<typename T::value_type>);
     else if constexpr (std::is_same_v<T, index_tag>) return b.index();
+    else if constexpr (is_integral_constant<T>::value) return lower_terminal(b, T::value);
     else {
         static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
                                                "expression or an arithmetic host scalar");
@@ -132,6 +137,8 @@ template <class V> void bind_terminal(detail::statement_recorder& r, const V& v)
         r.device_scalar_slot(v.buffer());
     } else if constexpr (std::is_same_v<T, index_tag> || is_function_name<T>::value) {
         // no value to bind: the index is the element's own, a function name is in the shape
+    } else if constexpr (is_integral_constant<T>::value) {
+        bind_terminal(r, T::value);
     } else if constexpr (std::is_same_v<T, bool>) {
         const std::int32_t widened = v; // bool scalars travel as int32 (see shape_builder::scalar_slot)
         r.scalar_slot(&widened, sizeof widened);
