@@ -27,3 +27,27 @@ message(STATUS "${out}")
 if(rc)
   message(FATAL_ERROR "the consumer program failed (${rc})")
 endif()
+
+# The same program built with pkg-config alone (a static library lists its private libraries).
+file(GLOB pc_file ${WORK_DIR}/prefix/lib*/pkgconfig/loom.pc ${WORK_DIR}/prefix/lib/*/pkgconfig/loom.pc)
+if(NOT pc_file)
+  message(FATAL_ERROR "no loom.pc installed under ${WORK_DIR}/prefix")
+endif()
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --cflags --libs --static loom
+                OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "pkg-config --cflags --libs loom failed (${rc})")
+endif()
+separate_arguments(flags UNIX_COMMAND "${flags}")
+execute_process(COMMAND c++ ${SOURCE_DIR}/tests/install/consumer/main.cpp -o ${WORK_DIR}/consumer_pc ${flags}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "building the consumer with pkg-config failed (${rc}):\n${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LOOM_CACHE_DIR=${CACHE_DIR} ${WORK_DIR}/consumer_pc
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message(STATUS "pkg-config: ${out}")
+if(rc)
+  message(FATAL_ERROR "the consumer built with pkg-config failed (${rc})")
+endif()

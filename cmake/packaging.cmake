@@ -1,0 +1,16 @@
+# `cpack -G DEB` in the build directory: a Debian package of the library, headers, CMake and
+# pkg-config files, loom-cache and the docs. Its dependencies are what a consumer's
+# find_package(loom) or pkg-config needs on a clean Debian 12.
+set(CPACK_PACKAGE_NAME loom-dev)
+set(CPACK_PACKAGE_VENDOR "Loom")
+set(CPACK_PACKAGE_CONTACT "Loom developers <loom@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "C++ arithmetic on device vectors, fused and JIT-compiled for OpenCL and CUDA")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libboost-dev (>= 1.71), ocl-icd-opencl-dev, opencl-c-headers, libxxhash-dev, nlohmann-json3-dev, g++, cmake")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "pocl-opencl-icd | opencl-icd")
+include(CPack)
