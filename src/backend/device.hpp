@@ -2,6 +2,7 @@
 // all of it; nothing above src/backend sees OpenCL or CUDA headers.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,10 +30,36 @@ struct device_info {
     std::size_t max_parameter_bytes = 1024;
 };
 
+// The device memory live on one physical device, allocated by any context of the process (each
+// context opens a backend device of its own on it). device::allocate adds to it, and a memory's
+// destructor takes its bytes back once the backend has freed them.
+class memory_ledger {
+public:
+    // Adds `bytes` when the total stays within `limit` (0: no limit); false, adding nothing, when not.
+    bool reserve(std::uint64_t bytes, std::uint64_t limit);
+    void release(std::uint64_t bytes) { in_use_.fetch_sub(bytes); }
+    std::uint64_t in_use() const { return in_use_.load(); }
+
+private:
+    std::atomic<std::uint64_t> in_use_{0};
+};
+
+// The ledger of the physical device `id` names: the backend with the driver's own handle of the
+// device, never its name alone (two boards of one model share a name). Never destroyed: memory
+// freed at exit still returns its bytes.
+memory_ledger& ledger_of(const std::string& id);
+
 // One device allocation. Owned by a Loom buffer; freed by its destructor.
 class memory {
 public:
-    virtual ~memory() = default;
+    virtual ~memory() {
+        if (ledger_) ledger_->release(bytes_);
+    }
+
+private:
+    friend class device; // device::allocate records where the bytes were counted
+    memory_ledger* ledger_ = nullptr;
+    std::uint64_t bytes_ = 0;
 };
 
 // A compiled kernel ready to launch.
@@ -85,8 +112,13 @@ public:
     virtual const codegen::dialect& dialect() const = 0;
     virtual std::string compile_options() const = 0;
 
-    // Throws loom::error (out of device memory, with the size asked for).
-    virtual std::unique_ptr<memory> allocate(std::size_t bytes) = 0;
+    // Throws loom::error (out of device memory, with the size asked for), before the driver sees
+    // the request when the device cannot hold it beside what every context of the process holds
+    // on it already: some drivers (PoCL) allocate lazily and abort the process when that fails
+    // inside a later command.
+    std::unique_ptr<memory> allocate(std::size_t bytes);
+    // The bytes live on this physical device, allocated by any context of the process.
+    std::uint64_t memory_in_use() const { return ledger().in_use(); }
     // Transfers are ordered with launches on the device's one queue/stream and block until done.
     virtual void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
@@ -107,6 +139,12 @@ public:
     // With profiling on (open_device): the launches finished so far and their device time,
     // without waiting for the rest. Zero when profiling is off.
     virtual kernel_timing timing() = 0;
+
+protected:
+    // The backend's allocation, once the ledger has room for it. Throws loom::error.
+    virtual std::unique_ptr<memory> allocate_memory(std::size_t bytes) = 0;
+    // The ledger of the physical device this one opens (ledger_of).
+    virtual memory_ledger& ledger() const = 0;
 };
 
 // Chooses a device from LOOM_BACKEND (opencl | cuda | auto) and LOOM_DEVICE (index or

@@ -32,10 +32,12 @@ void context_impl::keep_initial_contents() noexcept {
         const fusion::bound_slot* value = b.memory ? nullptr : fill_value(st, queue_);
         if (!value) continue; // had memory (its old value stands) or began with something else
         try {
+            // Device memory first: after a flush that failed for want of memory, a fill that does
+            // not fit either is refused before its host image is made.
+            b.memory = device_->allocate(b.bytes());
             const std::size_t element = size_of(b.type);
             host.resize(b.bytes());
             for (std::size_t at = 0; at < host.size(); at += element) std::memcpy(host.data() + at, &value->bits, element);
-            b.memory = device_->allocate(b.bytes());
             device_->write(*b.memory, 0, host.data(), host.size());
         } catch (const std::exception& e) { // the flush's own error is the one to report
             b.memory.reset();

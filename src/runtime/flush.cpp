@@ -180,8 +180,10 @@ compiled_plan& context_impl::plan_for_key(plan_purpose purpose) {
 }
 
 // Allocates what the plan's kernels bind and no buffer has yet. What the flush needs is added
-// up first and refused with a loom::error when the device cannot hold it at all: some drivers
-// (PoCL) abort the process when a lazy allocation fails inside a launch.
+// up first and refused with a loom::error when the device cannot hold it beside the memory
+// every context of the process holds on it already (backend::memory_ledger): some drivers
+// (PoCL) abort the process when a lazy allocation fails inside a launch. Refused before any
+// of it is allocated, so the flush fails whole.
 void context_impl::allocate_buffers(const compiled_plan& p) {
     std::uint64_t needed = 0;
     counted_.assign(class_buffers_.size(), 0); // keeps its capacity: no allocation once warm
@@ -191,10 +193,13 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
                 counted_[a.buffer] = 1;
                 needed += class_buffers_[a.buffer]->bytes();
             }
-    if (needed > info().global_memory && info().global_memory != 0)
+    const std::uint64_t total = info().global_memory, in_use = device_->memory_in_use();
+    if (total != 0 && (needed > total || in_use > total - needed))
         throw error("loom: out of device memory: these statements need " + std::to_string(needed) +
-                    " bytes of new device memory, and " + info().name + " has " +
-                    std::to_string(info().global_memory) + " bytes in all; use smaller vectors or fewer at once");
+                    " bytes of new device memory, and " + info().name + " has " + std::to_string(total) +
+                    " bytes in all, " + std::to_string(in_use) +
+                    " of them allocated already by this process's contexts; free vectors you no longer need, or "
+                    "use smaller vectors or fewer at once");
     for (const fusion::kernel_group& g : p.plan.groups)
         for (const fusion::arg_binding& a : g.args)
             if (a.kind == ir::param_kind::buffer) {

@@ -2,19 +2,23 @@
 // it found: contexts opened on several threads at once; liveness read once per flush; a failed
 // flush keeps the initial contents of vectors made in its window; offsets at the ends of
 // int64 clamp and wrap without overflow; grid sizes whose product overflows are refused;
-// environment variables that hold a wrong value say so.
+// environment variables that hold a wrong value say so; contexts that together ask for more
+// memory than their device has get a loom::error before the driver is asked.
 #include <doctest/doctest.h>
 
 #include <loom/loom.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "../cache/cache_test_support.hpp"
+#include "runtime/context_impl.hpp"
 #include "runtime/kernel_observer.hpp"
 #include "support/log.hpp"
 
@@ -32,6 +36,14 @@ struct observing {
     explicit observing(loom::detail::kernel_observer o) { loom::detail::set_kernel_observer(std::move(o)); }
     ~observing() { loom::detail::set_kernel_observer(nullptr); }
 };
+
+// The bytes of this process's memory that are resident (committed), from /proc/self/statm.
+std::uint64_t resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    std::uint64_t size = 0, resident = 0;
+    statm >> size >> resident;
+    return resident * std::uint64_t(::sysconf(_SC_PAGESIZE));
+}
 
 } // namespace
 
@@ -141,4 +153,57 @@ TEST_CASE("environment variables are never ignored silently: LOOM_LOG, LOOM_LOG_
     scoped_env fusion("LOOM_FUSION", "of");
     CHECK_THROWS_WITH_AS(loom::context(on_opencl(-1)), doctest::Contains("LOOM_FUSION='of'"),
                          loom::error);
+}
+
+TEST_CASE("contexts that together ask for more than the device's memory get a loom::error and keep their vectors") {
+    // PoCL allocates lazily and aborts the process when that fails inside a launch, so Loom refuses
+    // first, counting what every context holds on the device. The first context holds all of the
+    // device but half its largest allocation, in allocations never written (so neither the driver
+    // nor the host commits them); the second then asks for two vectors that each need more than
+    // what is left, so nothing of them is allocated either, not even their fills after the failure.
+    loom::context first(on_opencl()), second(on_opencl());
+    loom::backend::device& first_device = first.impl()->device();
+    loom::backend::device& second_device = second.impl()->device();
+    const std::uint64_t total = first_device.info().global_memory;
+    REQUIRE(total > 0);
+    const std::uint64_t largest = std::min(first_device.info().max_allocation, total);
+    loom::vector<float> x(first, 64, 3.0f), y(second, 64, 7.0f);
+    first.finish();
+    second.finish();
+    const std::uint64_t resident_before = resident_bytes(), in_use_before = first_device.memory_in_use();
+    REQUIRE(in_use_before < total - largest / 2);
+
+    std::vector<std::unique_ptr<loom::backend::memory>> held;
+    const std::uint64_t held_bytes = total - in_use_before - largest / 2;
+    for (std::uint64_t left = held_bytes; left > 0; left -= std::min(left, largest))
+        held.push_back(first_device.allocate(std::min(left, largest)));
+    CHECK(second_device.memory_in_use() == in_use_before + held_bytes); // one device, seen from both contexts
+
+    using loom::cache::test::captured_stderr;
+    loom::cache::test::scratch_dir dir;
+    const std::size_t n = std::size_t(largest / 4 * 3 / sizeof(float)); // more than the half left
+    {
+        captured_stderr err(dir.path() / "stderr.txt");
+        auto ask_for_more = [&] {
+            loom::vector<float> a(second, n, 1.0f), b(second, n);
+            b = a * 2.0f;
+            second.finish();
+        };
+        CHECK_THROWS_WITH_AS(ask_for_more(), doctest::Contains("loom: out of device memory: these statements need"),
+                             loom::error);
+        // The fill kept after the failed flush is refused too, by the allocation itself.
+        CHECK(err.text().find("out of device memory: allocating") != std::string::npos);
+    }
+    CHECK_THROWS_WITH_AS(second_device.allocate(n * sizeof(float)),
+                         doctest::Contains("allocated already by this process's contexts"), loom::error);
+    CHECK(first_device.memory_in_use() == in_use_before + held_bytes); // nothing of the refused was counted
+    CHECK(resident_bytes() - std::min(resident_bytes(), resident_before) < largest / 4);
+
+    CHECK(x.to_host() == std::vector<float>(64, 3.0f));
+    CHECK(y.to_host() == std::vector<float>(64, 7.0f));
+    held.clear();
+    CHECK(second_device.memory_in_use() == in_use_before);
+    loom::vector<float> z(second, 64);
+    z = y * 2.0f + x.size();
+    CHECK(z.to_host() == std::vector<float>(64, 78.0f));
 }

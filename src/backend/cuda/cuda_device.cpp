@@ -240,7 +240,8 @@ std::string device_name(const driver_api& api, CUdevice dev) {
 class cuda_device final : public device {
 public:
     cuda_device(const driver_api& api, CUdevice dev, const std::string& version, bool profiling)
-        : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))) {
+        : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))),
+          ledger_(ledger_of("cuda " + std::to_string(dev))) { // CUdevice: the driver's handle, one per device
         int major = 0, minor = 0, units = 1, threads = 1024;
         ctx_->check(api_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
                     "reading the compute capability");
@@ -297,24 +298,6 @@ public:
     const device_info& info() const override { return info_; }
     const codegen::dialect& dialect() const override { return codegen::cuda_dialect(); }
     std::string compile_options() const override { return options_; }
-
-    std::unique_ptr<memory> allocate(std::size_t bytes) override {
-        context_scope scope(*ctx_);
-        auto m = std::make_unique<cuda_memory>();
-        m->owner = ctx_;
-        const CUresult r = api_.cuMemAlloc(&m->ptr, std::max<std::size_t>(bytes, 1));
-        if (r != CUDA_SUCCESS) m->ptr = 0;
-        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
-            std::size_t free = 0, total = 0;
-            const bool known = api_.cuMemGetInfo(&free, &total) == CUDA_SUCCESS;
-            throw error("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info_.name +
-                        " failed (CUDA_ERROR_OUT_OF_MEMORY" +
-                        (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free" : "") +
-                        "). Free vectors you no longer need, or use smaller ones");
-        }
-        if (r != CUDA_SUCCESS) fail(api_, r, "allocating " + std::to_string(bytes) + " bytes", info_.name);
-        return m;
-    }
 
     void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         if (bytes == 0) return;
@@ -466,6 +449,25 @@ public:
     }
 
 private:
+    std::unique_ptr<memory> allocate_memory(std::size_t bytes) override {
+        context_scope scope(*ctx_);
+        auto m = std::make_unique<cuda_memory>();
+        m->owner = ctx_;
+        const CUresult r = api_.cuMemAlloc(&m->ptr, std::max<std::size_t>(bytes, 1));
+        if (r != CUDA_SUCCESS) m->ptr = 0;
+        if (r == CUDA_ERROR_OUT_OF_MEMORY) {
+            std::size_t free = 0, total = 0;
+            const bool known = api_.cuMemGetInfo(&free, &total) == CUDA_SUCCESS;
+            throw error("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info_.name +
+                        " failed (CUDA_ERROR_OUT_OF_MEMORY" +
+                        (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free" : "") +
+                        "). Free vectors you no longer need, or use smaller ones");
+        }
+        if (r != CUDA_SUCCESS) fail(api_, r, "allocating " + std::to_string(bytes) + " bytes", info_.name);
+        return m;
+    }
+    memory_ledger& ledger() const override { return ledger_; }
+
     struct staging_buffer {
         void* host = nullptr;   // pinned, cuda_staging_chunk bytes
         CUevent done = nullptr; // recorded after the copy that last used it
@@ -547,6 +549,7 @@ private:
 
     const driver_api& api_;
     std::shared_ptr<cuda_context> ctx_;
+    memory_ledger& ledger_;
     CUstream stream_ = nullptr;
     device_info info_;
     int compute_capability_ = 0;

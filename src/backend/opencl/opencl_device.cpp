@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ bool usable_binary(const std::vector<unsigned char>& binary) {
     return std::search(binary.begin(), binary.end(), pocl_bitcode.begin(), pocl_bitcode.end()) != binary.end();
 }
 
+// The ledger names a device by its cl_device_id: the driver hands every context of the process
+// the same handle for one device.
+std::string ledger_name(const cl::Device& dev) {
+    return "opencl " + std::to_string(reinterpret_cast<std::uintptr_t>(dev()));
+}
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s;
@@ -45,7 +52,7 @@ std::string lower(std::string s) {
 class opencl_device final : public device {
 public:
     opencl_device(cl::Platform platform, cl::Device dev, bool profiling)
-        : device_(dev), context_(dev),
+        : device_(dev), context_(dev), ledger_(ledger_of(ledger_name(dev))),
           queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
         info_.backend = "opencl";
@@ -66,18 +73,6 @@ public:
     const device_info& info() const override { return info_; }
     const codegen::dialect& dialect() const override { return codegen::opencl_dialect(); }
     std::string compile_options() const override { return "-cl-std=CL1.2"; }
-
-    std::unique_ptr<memory> allocate(std::size_t bytes) override {
-        if (bytes > max_alloc_)
-            throw error("loom: out of device memory: a vector of " + std::to_string(bytes) +
-                        " bytes exceeds the largest allocation " + info_.name + " allows (" +
-                        std::to_string(max_alloc_) + " bytes); use smaller vectors");
-        auto m = std::make_unique<opencl_memory>();
-        cl_int status = CL_SUCCESS;
-        m->buffer = cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &status);
-        check(status, "allocating " + std::to_string(bytes) + " bytes");
-        return m;
-    }
 
     void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         if (bytes == 0) return;
@@ -151,11 +146,25 @@ public:
     kernel_timing timing() override { return clock_ ? clock_->collect() : kernel_timing{}; }
 
 private:
+    std::unique_ptr<memory> allocate_memory(std::size_t bytes) override {
+        if (bytes > max_alloc_)
+            throw error("loom: out of device memory: a vector of " + std::to_string(bytes) +
+                        " bytes exceeds the largest allocation " + info_.name + " allows (" +
+                        std::to_string(max_alloc_) + " bytes); use smaller vectors");
+        auto m = std::make_unique<opencl_memory>();
+        cl_int status = CL_SUCCESS;
+        m->buffer = cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &status);
+        check(status, "allocating " + std::to_string(bytes) + " bytes");
+        return m;
+    }
+    memory_ledger& ledger() const override { return ledger_; }
+
     static const cl::Buffer& as(const memory& m) { return static_cast<const opencl_memory&>(m).buffer; }
     static cl::Buffer& as(memory& m) { return static_cast<opencl_memory&>(m).buffer; }
 
     cl::Device device_;
     cl::Context context_;
+    memory_ledger& ledger_;
     cl::CommandQueue queue_;
     device_info info_;
     std::size_t max_alloc_ = 0;
