@@ -53,6 +53,7 @@ template <class T, class Policy, bool TwoD> struct neighbour_read {
         return b.neighbour_slot(dtype_v<T>, policy_of<Policy>::value, TwoD);
     }
     first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
+    bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
     // An offset as the kernel gets it: a wrapped one reduced into [0, extent), any other held
     // in [-extent, extent], which reads the same elements (all past the end beyond it) and
     // keeps the kernel's index arithmetic clear of 64-bit overflow for any offset.

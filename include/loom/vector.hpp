@@ -122,8 +122,9 @@ public:
     }
 
     // The value of an expression: `loom::vector<float> y = 2 * x + sin(z);`. The context and the
-    // length are those of the expression's first vector; the assignment is a statement like any.
-    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> vector(const E& e) {
+    // length are those of the expression's first vector (or view); the assignment is a statement like any.
+    template <class E, std::enable_if_t<expr::is_expression_v<E> || expr::is_view<E>::value, int> = 0>
+    vector(const E& e) {
         const expr::first_operand_t first = expr::first_operand(e);
         if (!first.buffer)
             throw error("loom: a vector built from an expression takes its context and length from the expression's "
@@ -190,6 +191,7 @@ public:
         return assign(e);
     }
     template <class U> vector& operator=(const vector<U>& other) { return assign(other); }
+    template <class U> vector& operator=(const vector_view<U>& view) { return assign(view); }
     // Every element takes the device scalar's value (no host round trip).
     template <class U> vector& operator=(const scalar<U>& s) { return assign(s); }
     template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> vector& operator=(S value) {
@@ -219,6 +221,13 @@ public:
         check_at(i);
         return get(i);
     }
+
+    // Elements start, start + stride, ... (count of them) as a view that reads and assigns inside
+    // expressions (loom/view.hpp); the bounds are checked here.
+    vector_view<T> slice(std::size_t start, std::size_t count, std::ptrdiff_t stride = 1);
+    // Like std::vector::resize: the first min(n, size()) elements are kept, new ones are zero.
+    // A new buffer: statements recorded earlier keep the old one.
+    void resize(std::size_t n);
 
     using iterator = detail::vector_iterator<vector>;
     using const_iterator = detail::vector_iterator<const vector>;
@@ -354,3 +363,5 @@ detail::vector_iterator<vector<T>> copy(InputIt first, InputIt last, detail::vec
 }
 
 } // namespace loom
+
+#include "loom/view.hpp"

@@ -1,6 +1,7 @@
-// What differs between OpenCL C and CUDA C++: type names, qualifiers, the index
-// built-ins and math function names. Each dialect is one table of this struct; the
-// emitter core (emit.cpp) writes everything else once.
+// What differs between OpenCL C and CUDA C++: type names, qualifiers, the index and
+// work-group built-ins and math function names. Each dialect is one table of this struct;
+// the source builder and the emitters (maps, reduction and scan passes) write everything
+// else once.
 #pragma once
 
 #include <string>
@@ -27,11 +28,14 @@ struct dialect {
     const char* global_size;
     // The same for a grid kernel on its 2-D launch: element i = loom_row * loom_w + loom_col,
     // for loom_col < loom_w and loom_row < loom_h (loom_w and loom_h are declared before it).
+    // Several lines where the dialect walks the grid in loops; each line's own leading spaces
+    // are its depth below the first's. grid_item_exists is nullptr when the item is such a
+    // loop, which then ends with "{" and its block is the element's body.
     const char* grid_item;
     const char* grid_item_exists;
     const char* stride_loop_head;     // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
-    // the emitter bounds the elements of a group with them (emit.cpp, interior test). nullptr
+    // the emitter bounds the elements of a group with them (map_kernel.cpp, interior test). nullptr
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).
     const char* local_id[2];
     const char* local_size[2];
@@ -41,6 +45,17 @@ struct dialect {
     // The function that computes op for operands of type t (t is f32 or f64); nullptr
     // where the emitter core spells the op itself (min, max, clamp, integer abs).
     const char* (*math_name)(opcode op, dtype t);
+    // What the multi-pass kernels (reduction and scan passes) need beyond a map: work-group
+    // memory, barriers and the group built-ins.
+    struct work_group {
+        const char* array_qualifier; // of a work-group array: "__local" or "__shared__"
+        const char* barrier;         // a barrier over work-group memory, as a statement
+        const char* global_barrier;  // ... over work-group and global memory (the group's global writes seen after it)
+        const char* local_id;        // this work-item's index in its group (an unsigned int)
+        const char* group_id;        // the group's index (an unsigned int)
+        const char* group_count;     // the number of groups (an unsigned int)
+    } group;
+    const char* function_prefix; // before a device function called from a kernel
 };
 
 const dialect& opencl_dialect();

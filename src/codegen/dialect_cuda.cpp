@@ -35,13 +35,13 @@ const dialect cuda = {
     "((unsigned long long)blockDim.x * gridDim.x)",
     "for (long long loom_row = blockIdx.y * (long long)blockDim.y + threadIdx.y; loom_row < loom_h;"
     " loom_row += (long long)blockDim.y * gridDim.y)\n"
-    "    for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"
+    "for (long long loom_col = blockIdx.x * (long long)blockDim.x + threadIdx.x; loom_col < loom_w;"
     " loom_col += (long long)blockDim.x * gridDim.x) {\n"
-    "        const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
+    "    const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
     nullptr,
     "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
     " i += (unsigned long long)blockDim.x * gridDim.x) {",
-    // No interior test (emit.cpp): it removes a gather per vector lane on CPU devices; on a
+    // No interior test (map_kernel.cpp): it removes a gather per vector lane on CPU devices; on a
     // GPU its effect is unmeasured, so CUDA kernels keep the single body.
     {nullptr, nullptr},
     {nullptr, nullptr},
@@ -50,6 +50,10 @@ const dialect cuda = {
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
      "unsigned long long", "float", "double"},
     cuda_math_name,
+    {"__shared__", "__syncthreads();",
+     "__syncthreads();", // orders the block's global memory accesses as well
+     "threadIdx.x", "blockIdx.x", "gridDim.x"},
+    "static __device__ __forceinline__",
 };
 
 } // namespace

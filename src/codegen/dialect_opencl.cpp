@@ -24,7 +24,7 @@ const dialect opencl = {
     "get_global_size(0)",
     // PoCL vectorises along dimension 0, where the row is the same for every work-item.
     "const long loom_col = get_global_id(0), loom_row = get_global_id(1);\n"
-    "    const ulong i = (ulong)(loom_row * loom_w + loom_col);",
+    "const ulong i = (ulong)(loom_row * loom_w + loom_col);",
     // `&`, not `&&`: with a short circuit, loom_h's 64-bit division sits under the column
     // test, which varies along the row, and PoCL ran the division once per vector lane;
     // evaluated unconditionally it is hoisted out of the work-item loop.
@@ -36,6 +36,9 @@ const dialect opencl = {
     "long",
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},
     opencl_math_name,
+    {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+     "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)"},
+    "static",
 };
 
 } // namespace

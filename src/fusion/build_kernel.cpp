@@ -47,7 +47,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 remap[i] = body.add(n);
                 continue;
             }
-            if (n.op == opcode::load_neighbour || n.op == opcode::load_first) {
+            if (n.op == opcode::load_neighbour || n.op == opcode::load_first || n.op == opcode::load_at) {
                 // Grouping guarantees nothing in this group writes the buffer: read memory.
                 const std::uint32_t cls = st.slot_buffer[n.slot];
                 n.slot = buffer_param(cls);
@@ -75,8 +75,18 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 if (a != ir::no_node) a = remap[a];
             remap[i] = body.add(n);
         }
-        value_of[st.target] = remap[sh.root];
         g.last_value = remap[sh.root];
+        if (sh.store_index != ir::no_node) {
+            // Stored now, at its index; grouping ends the kernel after it, so nothing later in
+            // the group reads the target in a register.
+            const std::uint32_t p = buffer_param(st.target);
+            g.kernel.params[p].written = true;
+            g.kernel.stores.push_back({p, remap[sh.root], remap[sh.store_index],
+                                       sh.store_limit == ir::no_node ? ir::no_node : remap[sh.store_limit]});
+            g.stored.push_back(st.target);
+            continue;
+        }
+        value_of[st.target] = remap[sh.root];
     }
 
     for (std::uint32_t cls = 0; cls < classes; ++cls) {

@@ -15,10 +15,15 @@ namespace {
 // Per buffer class, within the current group: the statement that last wrote it, and
 // the statement that last read it at other indices (no_buffer when none).
 struct group_access {
-    std::vector<std::uint32_t> writer, neighbour_reader;
+    // ... the statement that last read it at all, and the one that last wrote it through a view or scatter.
+    std::vector<std::uint32_t> writer, neighbour_reader, reader, scatterer;
+    bool any_scattered = false;
     void reset() {
         std::fill(writer.begin(), writer.end(), no_buffer);
         std::fill(neighbour_reader.begin(), neighbour_reader.end(), no_buffer);
+        std::fill(reader.begin(), reader.end(), no_buffer);
+        if (any_scattered) std::fill(scatterer.begin(), scatterer.end(), no_buffer);
+        any_scattered = false;
     }
 };
 
@@ -26,12 +31,32 @@ struct group_access {
 boundary stencil_conflict(const planned_statement& st, const group_access& acc, std::uint32_t& buffer,
                           std::uint32_t& statement) {
     const auto& slots = st.shape->slots;
+    if (acc.any_scattered) {
+        // Written at other indices by this kernel: nothing after may read or write it here.
+        std::uint32_t touched = acc.scatterer[st.target] != no_buffer ? st.target : no_buffer;
+        for (std::uint32_t cls : st.slot_buffer)
+            if (touched == no_buffer && cls != no_buffer && acc.scatterer[cls] != no_buffer) touched = cls;
+        if (touched != no_buffer) {
+            buffer = touched;
+            statement = acc.scatterer[touched];
+            return boundary::view_write;
+        }
+    }
+    if (st.shape->store_index != ir::no_node) {
+        // A write at other indices: no statement of this kernel may have touched the vector.
+        const std::uint32_t by = acc.writer[st.target] != no_buffer ? acc.writer[st.target] : acc.reader[st.target];
+        if (by != no_buffer) {
+            buffer = st.target;
+            statement = by;
+            return boundary::view_write;
+        }
+    }
     for (std::size_t k = 0; k < slots.size(); ++k) {
         const std::uint32_t cls = st.slot_buffer[k];
         if (slots[k].neighbour && acc.writer[cls] != no_buffer) {
             buffer = cls;
             statement = acc.writer[cls];
-            return boundary::neighbour_read;
+            return slots[k].any_length ? boundary::gather_read : boundary::neighbour_read;
         }
     }
     if (acc.neighbour_reader[st.target] != no_buffer) {
@@ -129,8 +154,15 @@ bool is_limit(boundary b) {
 void record_access(const planned_statement& st, std::uint32_t s, group_access& acc) {
     const auto& slots = st.shape->slots;
     for (std::size_t k = 0; k < slots.size(); ++k)
-        if (slots[k].neighbour) acc.neighbour_reader[st.slot_buffer[k]] = s;
+        if (st.slot_buffer[k] != no_buffer) {
+            if (slots[k].neighbour) acc.neighbour_reader[st.slot_buffer[k]] = s;
+            acc.reader[st.slot_buffer[k]] = s;
+        }
     acc.writer[st.target] = s;
+    if (st.shape->store_index != ir::no_node) {
+        acc.scatterer[st.target] = s;
+        acc.any_scattered = true;
+    }
 }
 
 } // namespace
@@ -142,6 +174,8 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
     group_access acc;
     acc.writer.assign(request.buffer_types.size(), no_buffer);
     acc.neighbour_reader.assign(request.buffer_types.size(), no_buffer);
+    acc.scatterer.assign(request.buffer_types.size(), no_buffer);
+    acc.reader.assign(request.buffer_types.size(), no_buffer);
     group_parameters params;
     params.buffer_mark.assign(request.buffer_types.size(), 0);
     params.scalars_free = request.pack_scalars;
@@ -191,6 +225,8 @@ const char* name_of(boundary b) {
     case boundary::statement_limit: return "statement_limit";
     case boundary::neighbour_read: return "neighbour_read";
     case boundary::neighbour_write: return "neighbour_write";
+    case boundary::view_write: return "view_write";
+    case boundary::gather_read: return "gather_read";
     }
     return "?";
 }

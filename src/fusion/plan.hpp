@@ -63,6 +63,8 @@ enum class boundary : std::uint8_t {
     statement_limit, // ... max_statements
     neighbour_read,  // the next statement reads, at other indices, a vector this kernel writes
     neighbour_write, // the next statement writes a vector this kernel reads at other indices
+    gather_read,     // the next statement gathers from (or reads through a view) a vector this kernel writes
+    view_write,      // a vector written through a view or scatter meets another access to it in this kernel
 };
 const char* name_of(boundary b);
 

@@ -14,6 +14,12 @@ std::vector<std::uint32_t> grid_width_params(const kernel& k) {
     return params;
 }
 
+void append_store_nodes(const kernel& k, std::vector<std::uint32_t>& roots) {
+    for (const kernel_store& st : k.stores)
+        for (std::uint32_t n : {st.value, st.index, st.limit})
+            if (n != no_node) roots.push_back(n);
+}
+
 bool packs_scalars(const kernel& k) {
     for (const kernel_param& p : k.params)
         if (p.packed) return true;

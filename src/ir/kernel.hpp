@@ -36,6 +36,8 @@ enum class map_form : std::uint8_t {
 struct kernel_store {
     std::uint32_t param; // a buffer parameter
     std::uint32_t value; // the body node whose value is stored at element i
+    std::uint32_t index = no_node; // a body node: store at its value (a u64) instead of at i
+    std::uint32_t limit = no_node; // with index: a body node; no store where index >= limit
 };
 
 struct kernel {
@@ -58,6 +60,9 @@ struct kernel {
     // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
     map_form form = map_form::grid_stride;
 };
+
+// The body nodes the stores need: each store's value, and its index and limit where it has them.
+void append_store_nodes(const kernel& k, std::vector<std::uint32_t>& roots);
 
 // Whether any scalar of k is packed (kernel_param::packed).
 bool packs_scalars(const kernel& k);

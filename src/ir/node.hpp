@@ -29,6 +29,19 @@ struct node {
 // Operands of a load_neighbour node (each a node, or no_node when absent).
 enum neighbour_operand : unsigned { offset_i = 0, offset_j = 1, grid_width = 2, boundary_value = 3 };
 
+// What an `index` node names, in its slot. Statements and planned kernels hold only
+// `element`; the others appear where codegen lowers a kernel's neighbour reads into index
+// arithmetic (codegen/lower_neighbour_reads.hpp), and only the emitter reads them.
+enum class index_value : std::uint32_t {
+    element,     // the element being computed (u64)
+    count,       // n, the elements the kernel walks (u64)
+    grid_column, // a grid kernel's column and row of the element on its 2-D launch (i64)
+    grid_row,
+    grid_height, // the rows of that launch (i64)
+    zero,        // the constants index arithmetic needs (i64)
+    one,
+};
+
 // Hash-consing table shared by every builder of node lists: adding a node equal to an
 // existing one returns the existing index, which is how common sub-expressions merge.
 class node_list {

@@ -10,6 +10,7 @@ constexpr op_info table[] = {
     {"index", 0, op_class::leaf, nullptr},
     {"load_neighbour", 0, op_class::leaf, nullptr},
     {"load_first", 0, op_class::leaf, nullptr},
+    {"load_at", 0, op_class::leaf, nullptr},
     {"cast", 1, op_class::leaf, nullptr},
     {"negate", 1, op_class::unary_arith, "-"},
     {"unary_plus", 1, op_class::unary_arith, "+"},

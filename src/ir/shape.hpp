@@ -21,6 +21,9 @@ struct slot_info {
     // gives equal scalars one kernel parameter, but not these: a stencil's offsets may change
     // between runs, and that must not change the plan (see fusion::planned_statement).
     bool neighbour_operand = false;
+    // A vector read at computed indices (a gather or a view, also `neighbour`): its length is
+    // its own, not the statement's, and is checked where the indices are made.
+    bool any_length = false;
 };
 
 struct shape {
@@ -31,6 +34,11 @@ struct shape {
     dtype target_type = dtype::f32;
     std::vector<slot_info> slots;
     bool uses_f64 = false;
+    // A store through a view or a scatter: the target is written at this node's index
+    // (a u64) instead of the element's own, and the last slot is the target itself, read at
+    // other indices (what it held elsewhere survives). ir::no_node for a whole-vector target.
+    std::uint32_t store_index = ir::no_node;
+    std::uint32_t store_limit = ir::no_node; // with store_index: a store at or past it is skipped
     // The same statement with its multiply-adds contracted (ir/contraction.hpp), for contexts
     // with fp_contract on; this shape itself when it has none. Set when registered.
     const shape* contracted = nullptr;

@@ -94,11 +94,7 @@ node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bo
     n.boundary = std::uint8_t(policy);
     n.slot = std::uint32_t(m.slots.size());
     m.slots.push_back({slot_kind::vector, element, true});
-    auto operand = [&](dtype type) {
-        const node_ref r = scalar_slot(type);
-        m.slots.back().neighbour_operand = true;
-        return r;
-    };
+    auto operand = [&](dtype type) { return operand_slot(type); };
     n.arg[ir::offset_i] = operand(dtype::i64);
     if (two_d) {
         n.arg[ir::offset_j] = operand(dtype::i64);
@@ -106,6 +102,27 @@ node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bo
     }
     if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = operand(element);
     return m.nodes.add(n);
+}
+
+std::uint32_t shape_builder::gather_source(dtype element) {
+    const std::uint32_t slot = std::uint32_t(impl_->slots.size());
+    impl_->slots.push_back({slot_kind::vector, element, true, false, false, true});
+    return slot;
+}
+
+node_ref shape_builder::gather(std::uint32_t source, node_ref index, bool checked) {
+    impl& m = *impl_;
+    ir::node n{opcode::load_at, m.slots[source].type};
+    n.slot = source;
+    n.arg[0] = m.convert(index, dtype::u64); // a negative index becomes one past any length
+    if (checked) n.arg[1] = operand_slot(dtype::u64);
+    return m.nodes.add(n);
+}
+
+node_ref shape_builder::operand_slot(dtype type) {
+    const node_ref r = scalar_slot(type);
+    impl_->slots.back().neighbour_operand = true;
+    return r;
 }
 
 dtype shape_builder::type_of(node_ref n) const { return impl_->type(n); }
@@ -237,6 +254,22 @@ const shape* shape_builder::finish_assignment(node_ref root, dtype target) {
     s.target_type = target;
     s.nodes = impl_->nodes.nodes();
     s.slots = impl_->slots;
+    return register_shape(std::move(s));
+}
+
+const shape* shape_builder::finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked) {
+    impl& m = *impl_;
+    shape s;
+    s.root = m.convert(root, target);
+    s.store_index = m.convert(index, dtype::u64);
+    if (checked) s.store_limit = operand_slot(dtype::u64);
+    s.has_target = true;
+    s.target_type = target;
+    // The target, read at other indices: the fusion pass keeps what earlier statements stored
+    // in it, and ends a kernel that writes it before this statement.
+    m.slots.push_back({slot_kind::vector, target, true, false, false, true});
+    s.nodes = m.nodes.nodes();
+    s.slots = m.slots;
     return register_shape(std::move(s));
 }
 

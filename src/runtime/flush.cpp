@@ -195,7 +195,7 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
             }
     const std::uint64_t total = info().global_memory, in_use = device_->memory_in_use();
     if (total != 0 && (needed > total || in_use > total - needed))
-        throw error("loom: out of device memory: these statements need " + std::to_string(needed) +
+        throw out_of_memory("loom: out of device memory: these statements need " + std::to_string(needed) +
                     " bytes of new device memory, and " + info().name + " has " + std::to_string(total) +
                     " bytes in all, " + std::to_string(in_use) +
                     " of them allocated already by this process's contexts; free vectors you no longer need, or "
@@ -361,6 +361,12 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
         if (g.reason == fusion::boundary::neighbour_read)
             line += " (statement " + std::to_string(g.last + 1) + " reads b" + std::to_string(g.reason_buffer) +
                     " at other indices; statement " + std::to_string(g.reason_statement) + " writes it)";
+        if (g.reason == fusion::boundary::gather_read)
+            line += " (statement " + std::to_string(g.last + 1) + " gathers from b" + std::to_string(g.reason_buffer) +
+                    ", which statement " + std::to_string(g.reason_statement) + " writes)";
+        if (g.reason == fusion::boundary::view_write)
+            line += " (statement " + std::to_string(g.last + 1) + " touches b" + std::to_string(g.reason_buffer) +
+                    ", which statement " + std::to_string(g.reason_statement) + " writes through a view or scatter)";
         if (g.reason == fusion::boundary::neighbour_write)
             line += " (statement " + std::to_string(g.last + 1) + " writes b" + std::to_string(g.reason_buffer) +
                     ", which statement " + std::to_string(g.reason_statement) + " reads at other indices)";

@@ -1,4 +1,5 @@
 // Recording statements and moving data: the calls the header-only front end makes.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -17,10 +18,10 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
     // a failing flush would take the pending statements of other vectors with it.
     const std::uint64_t bytes = length * size_of(type);
     if (length > ctx->info().max_allocation / size_of(type))
-        throw error("loom: out of device memory: a vector of " + std::to_string(length) + " " + name_of(type) +
-                    " elements (" + std::to_string(bytes) + " bytes) exceeds the largest allocation " +
-                    ctx->info().name + " allows (" + std::to_string(ctx->info().max_allocation) +
-                    " bytes); use smaller vectors");
+        throw out_of_memory("loom: out of device memory: a vector of " + std::to_string(length) + " " +
+                            name_of(type) + " elements (" + std::to_string(bytes) +
+                            " bytes) exceeds the largest allocation " + ctx->info().name + " allows (" +
+                            std::to_string(ctx->info().max_allocation) + " bytes); use smaller vectors");
     auto b = std::make_shared<buffer>();
     b->ctx = ctx.get();
     b->length = length;
@@ -103,25 +104,50 @@ const shape* copy_shape(dtype t) {
 
 } // namespace
 
-void statement_recorder::commit_assignment(const shape* written, const buffer_ptr& target) {
-    const shape* s = ctx_.statement_form(written);
-    fusion::statement_queue& q = ctx_.queue();
-    const std::uint64_t length = target->length;
+void statement_recorder::view_extent(std::uint64_t count) {
+    view_min_ = std::min(view_min_, count);
+    view_max_ = std::max(view_max_, count);
+}
+
+void statement_recorder::check_operands(const shape* s, std::uint64_t length) const {
+    const fusion::statement_queue& q = ctx_.queue();
     for (std::size_t i = first_slot_; i < q.slots.size(); ++i) {
         const buffer* b = q.slots[i].buffer.get();
         if (!b) continue;
         if (b->ctx != &ctx_)
             throw error("loom: an expression mixes vectors from two contexts; copy the data into one context "
                         "(loom::copy through the host) before combining them");
-        if (s->slots[i - first_slot_].broadcast) continue; // a device scalar serves any length
+        const slot_info& slot = s->slots[i - first_slot_];
+        if (slot.broadcast || slot.any_length) continue; // a device scalar, a gathered or viewed vector
         if (b->length != length)
-            throw error("loom: length mismatch: assigning an expression over " + std::to_string(b->length) +
+            throw length_error("loom: length mismatch: assigning an expression over " + std::to_string(b->length) +
                         " elements to a vector of " + std::to_string(length) +
                         " elements; element-wise expressions need vectors of equal length");
     }
+    if (view_max_ != 0 || view_min_ != ~std::uint64_t(0))
+        if (view_min_ != length || view_max_ != length)
+            throw length_error("loom: length mismatch: a view of " + std::to_string(view_min_ == length ? view_max_ : view_min_) +
+                        " elements in a statement over " + std::to_string(length) +
+                        " elements; views and vectors in one statement need equal lengths");
     if (s->uses_f64 && !ctx_.info().fp64)
         throw error("loom: this expression computes in double, which the device " + ctx_.info().name +
                     " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");
+}
+
+void statement_recorder::commit_view_assignment(const shape* written, const buffer_ptr& target, std::uint64_t length) {
+    const shape* s = ctx_.statement_form(written);
+    check_operands(s, length);
+    fusion::statement_queue& q = ctx_.queue();
+    q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
+    committed_ = true;
+    ctx_.after_record();
+}
+
+void statement_recorder::commit_assignment(const shape* written, const buffer_ptr& target) {
+    const shape* s = ctx_.statement_form(written);
+    fusion::statement_queue& q = ctx_.queue();
+    const std::uint64_t length = target->length;
+    check_operands(s, length);
     bool reads_own_target_at_other_indices = false;
     for (std::size_t k = 0; k < s->slots.size(); ++k)
         reads_own_target_at_other_indices |= s->slots[k].neighbour && q.slots[first_slot_ + k].buffer == target;

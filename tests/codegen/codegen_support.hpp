@@ -34,11 +34,19 @@ public:
     // A clamped read of buffer p at offset di (and dj on a grid width w): operands are scalar nodes.
     std::uint32_t neighbour(std::uint32_t p, std::uint32_t di, std::uint32_t dj = loom::ir::no_node,
                             std::uint32_t w = loom::ir::no_node) {
+        return neighbour(p, loom::boundary_policy::clamp, di, dj, w);
+    }
+    // The same read with a boundary policy; `value` (a node) is the constant policy's value.
+    std::uint32_t neighbour(std::uint32_t p, loom::boundary_policy policy, std::uint32_t di,
+                            std::uint32_t dj = loom::ir::no_node, std::uint32_t w = loom::ir::no_node,
+                            std::uint32_t value = loom::ir::no_node) {
         loom::ir::node n{opcode::load_neighbour, k_.params[p].type};
+        n.boundary = std::uint8_t(policy);
         n.slot = p;
         n.arg[loom::ir::offset_i] = di;
         n.arg[loom::ir::offset_j] = dj;
         n.arg[loom::ir::grid_width] = w;
+        n.arg[loom::ir::boundary_value] = value;
         return body_.add(n);
     }
     // Launch the kernel on the 2-D range of rows as wide as scalar parameter p.
@@ -76,6 +84,14 @@ inline std::size_t occurrences(const std::string& text, const std::string& what)
 }
 
 inline bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The text from the first `from` on up to the next `to` after it ("" when either is missing).
+inline std::string between(const std::string& text, const std::string& from, const std::string& to) {
+    const std::size_t begin = text.find(from);
+    if (begin == std::string::npos) return "";
+    const std::size_t end = text.find(to, begin + from.size());
+    return end == std::string::npos ? "" : text.substr(begin, end - begin);
+}
 
 // y = a * x + sin(x) over float buffers x (read) and y (written), a a float scalar.
 inline loom::ir::kernel saxpy_sin(dtype t = dtype::f32) {

@@ -2,7 +2,9 @@
 // into an interior, where it reads element i + offset with no test, and the ends, which take
 // the per-element border form; a 2-D launch tests once per work-group whether the group and
 // every read of it stay inside. Values are checked against the host in
-// tests/fusion/stencil_interior_test.cpp; this checks which form each read takes.
+// tests/fusion/stencil_interior_test.cpp and, for the lowered reads alone, in
+// lower_neighbour_reads_test.cpp; this checks which form each read takes. A border form
+// clamps, wraps or selects (" ? " in the text); an untested read has none of them.
 #include "codegen_support.hpp"
 
 using namespace loom_codegen_test;
@@ -45,8 +47,17 @@ TEST_CASE("a chunked 1-D stencil reads i + offset untested in the chunk's interi
                               d->signed_index_type + ")n - p2;"));
         CHECK(occurrences(s, "; ++i) {") == 3);       // begin..lo, lo..hi, hi..end
         CHECK(occurrences(s, "p1[i] = ") == 3);       // one store per loop
-        CHECK(occurrences(s, "p0[(" + std::string(d->signed_index_type) + ")i + v") == 1); // the interior read
-        CHECK(occurrences(s, " ? 0 : (") == 2);       // the clamped read, in the two ends
+        const std::string u = d->index_type;
+        const std::string head = between(s, "for (" + u + " i = loom_begin;", "}\n"),
+                          interior = between(s, "for (" + u + " i = (" + u + ")loom_lo;", "}\n"),
+                          tail = between(s, "for (" + u + " i = (" + u + ")loom_hi;", "}\n");
+        CHECK(occurrences(interior, " = p0[v") == 1); // the interior read, at i + p2 ...
+        CHECK(contains(interior, " = (v"));
+        CHECK_FALSE(contains(interior, " ? "));      // ... with no test
+        for (const std::string& end : {head, tail}) {
+            CHECK(occurrences(end, " = p0[v") == 1);  // the clamped read, in the two ends
+            CHECK(occurrences(end, " ? ") == 2);      // a clamp: below the first, past the last
+        }
     }
 }
 
@@ -76,12 +87,18 @@ TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D read
     CHECK(contains(s, "(loom_i0 + p5 >= 0) & (loom_i1 + p5 < (long)n)"));
     CHECK(occurrences(s, "p1[i] = ") == 2);
     CAPTURE(s);
-    // Both reads at i + offset in the interior body only. In the border body the grid read is
-    // one load at its clamped row and column, with no select between two loads (which
+    // Both reads at i + offset in the interior body, with no test. In the border body the grid
+    // read is one load at its clamped row and column, with no select between two loads (which
     // became a masked load and a masked gather).
-    CHECK(occurrences(s, "p0[(long)i + v") == 2);
-    CHECK(occurrences(s, "p0[((loom_row + v") == 1);
-    CHECK_FALSE(contains(s, "< loom_h) ? p0["));
+    const std::string interior = between(s, "if ((loom_c1 < loom_w)", "} else if"),
+                      border = between(s, "} else if", "\n    }\n");
+    CHECK(occurrences(interior, " = p0[v") == 2);
+    CHECK_FALSE(contains(interior, " ? "));
+    CHECK(occurrences(border, " = p0[v") == 2);
+    CHECK(contains(border, " = loom_row;"));
+    CHECK(contains(border, " = loom_h;"));
+    CHECK(occurrences(border, " ? ") == 6); // clamped: the grid read's column and row, the 1-D read
+    CHECK_FALSE(contains(border, "? p0["));
 }
 
 TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior columns untested") {
@@ -96,7 +113,11 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
         CHECK(contains(s, "if ((loom_row + p3 < 0) | (loom_row + p3 >= loom_h)) loom_hi = 0;")); // the row offset
         CHECK(contains(s, "if (loom_lo < -p5 - loom_base) loom_lo = -p5 - loom_base;"));  // the 1-D read
         CHECK(occurrences(s, "; ++loom_col) {") == 3);
-        CHECK(occurrences(s, "p0[(" + sl + ")i + v") == 2); // both reads untested, in the interior loop only
+        const std::string interior = between(s, "loom_col = loom_lo;", "}\n"),
+                          left = between(s, "loom_col = 0;", "}\n"), right = between(s, "loom_col = loom_hi;", "}\n");
+        CHECK(occurrences(interior, " = p0[v") == 2); // both reads untested in the interior loop
+        CHECK_FALSE(contains(interior, " ? "));
+        for (const std::string& end : {left, right}) CHECK(occurrences(end, " ? ") == 6); // three clamps, as above
         CHECK_FALSE(contains(s, "get_local_id"));
     }
 }
@@ -109,6 +130,12 @@ TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-elem
     const std::string s = emit(b.kernel(), opencl_dialect());
     CHECK_FALSE(contains(s, "get_local_id"));
     CHECK(occurrences(s, "p1[i] = ") == 1);
+    // Row and column from one division by the width, which is at least 1: C's division, without
+    // the guards for 0 and -1 that Loom's integer division has elsewhere.
+    CAPTURE(s);
+    CHECK(occurrences(s, " / v") == 2); // the element's row, and the grid's height
+    CHECK_FALSE(contains(s, " % v"));
+    CHECK_FALSE(contains(s, "== 0 ?"));
 }
 
 TEST_CASE("CUDA grid-stride stencil kernels keep one body with the per-element border form") {

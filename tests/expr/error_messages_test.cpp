@@ -120,15 +120,19 @@ TEST_CASE("a device index too large for an integer is a loom::error listing the 
 }
 
 TEST_CASE("% on floating-point operands is rejected by the IR builder with a loom::error") {
-    loom::vector<float> x(ctx(), 4, 1.0f), y(ctx(), 4, 2.0f);
-    const std::string m = message_of([&] { y = x % y; });
+    // Loom's operators reject it at compile time (tests/compile_fail); the IR builder, which
+    // traced lambdas and other front ends reach too, rejects it as well.
+    auto reject = [](loom::dtype t, loom::opcode op) {
+        loom::detail::shape_builder b;
+        const loom::detail::node_ref a = b.vector_slot(t);
+        return message_of([&] { op == loom::opcode::bit_not ? b.apply(op, a) : b.apply(op, a, b.scalar_slot(t)); });
+    };
+    const std::string m = reject(loom::dtype::f32, loom::opcode::mod);
     CHECK_MESSAGE(m.find("float") != std::string::npos, m);
     CHECK_MESSAGE(m.find("integer") != std::string::npos, m);
-    loom::vector<double> d(ctx(), 4);
-    CHECK_THROWS_WITH_AS(d = d % 2, Contains("double"), loom::error);
-    CHECK_THROWS_WITH_AS(d = ~d, Contains("double"), loom::error);
-    CHECK_THROWS_WITH_AS(y = x << 1, Contains("float"), loom::error);
-    CHECK(y.to_host() == std::vector<float>(4, 2.0f));
+    CHECK(reject(loom::dtype::f64, loom::opcode::mod).find("double") != std::string::npos);
+    CHECK(reject(loom::dtype::f64, loom::opcode::bit_not).find("double") != std::string::npos);
+    CHECK(reject(loom::dtype::f32, loom::opcode::shift_left).find("float") != std::string::npos);
 }
 
 TEST_CASE("abs of an unsigned 32- or 64-bit vector is rejected, as std::abs is ill-formed for them") {

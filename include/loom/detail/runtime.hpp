@@ -53,8 +53,17 @@ public:
     // Checks lengths, contexts and fp64 now (throwing loom::error at the faulty line),
     // then appends `target = shape(slots)` to the context's queue.
     void commit_assignment(const shape* s, const buffer_ptr& target);
+    // A view among the element-wise operands: the statement must have its `count` elements.
+    void view_extent(std::uint64_t count);
+    // `target` written through a view or scatter of `length` elements (the shape stores at its
+    // store_index; the target's own slot was bound last). The caller has made sure no other
+    // operand reads the target.
+    void commit_view_assignment(const shape* s, const buffer_ptr& target, std::uint64_t length);
 
 private:
+    // Checks lengths, contexts and fp64 of the slots recorded for a statement of `length` elements.
+    void check_operands(const shape* s, std::uint64_t length) const;
+
     context_impl& ctx_;
     std::unique_lock<std::recursive_mutex> lock_;
     std::size_t first_slot_;
@@ -62,6 +71,7 @@ private:
     // its input, which moves these slots to the front of the queue.
     std::size_t recorded_ = 0;
     bool committed_ = false;
+    std::uint64_t view_min_ = ~std::uint64_t(0), view_max_ = 0; // the views' extents (view_extent)
 };
 
 // Runs every pending statement of the context (a flush) and waits for the device.

@@ -38,6 +38,15 @@ public:
     // vector viewed as a grid `width` elements wide (2-D). The offsets, the width and a
     // constant boundary value are scalar slots that follow the vector slot, in that order.
     node_ref neighbour_slot(dtype element, boundary_policy policy, bool two_d);
+    // A read of a vector at a computed index (a gather, or a view's element). The vector's slot
+    // is taken first (gather_source), then the index is lowered, then gather() makes the read;
+    // `checked`: one more scalar slot follows with the vector's length, and an index outside
+    // [0, length) reads 0. Unchecked reads are for views whose indices were checked on the host.
+    std::uint32_t gather_source(dtype element);
+    node_ref gather(std::uint32_t source, node_ref index, bool checked);
+    // A scalar slot that stays apart from equal scalars (an offset or view bound that may
+    // change between runs without changing the plan).
+    node_ref operand_slot(dtype type);
     // Applies C++'s conversion rules for the op (see docs/type-promotion.md);
     // throws loom::error when the op does not apply to the operand types.
     node_ref apply(opcode op, node_ref a);
@@ -49,6 +58,10 @@ public:
     // An assignment `target = root` (converted to the target's type). The shape lives
     // for the whole program; its address identifies the statement type.
     const shape* finish_assignment(node_ref root, dtype target);
+    // An assignment through a view or scatter: element i's value is stored at `index`.
+    // `checked`: a scalar slot follows with the target's length, and an index outside
+    // [0, length) stores nothing. Adds the target's own slot last (bind it last).
+    const shape* finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked);
     // An expression without a target (a reduction's input, say).
     const shape* finish_expression(node_ref root);
 

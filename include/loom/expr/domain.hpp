@@ -14,6 +14,7 @@ namespace loom {
 
 template <class T> class vector;
 template <class T> class scalar;
+template <class T> class vector_view;
 
 namespace expr {
 
@@ -26,6 +27,12 @@ template <class T> struct is_device_scalar : std::false_type {};
 template <class T> struct is_device_scalar<loom::scalar<T>> : std::true_type {};
 // The objects that live on a device and start an expression: held by reference in it.
 template <class T> struct is_device_object : std::bool_constant<is_vector<T>::value || is_device_scalar<T>::value> {};
+// A view of a vector (loom/view.hpp): a few numbers and a pointer, held by value in an
+// expression, so an expression over a view may outlive the view object.
+template <class T> struct is_view : std::false_type {};
+template <class T> struct is_view<loom::vector_view<T>> : std::true_type {};
+// What starts an expression through an operator: a device object or a view.
+template <class T> struct is_operand_object : std::bool_constant<is_device_object<T>::value || is_view<T>::value> {};
 
 // Children are held by value, except vectors and device scalars, which are held by
 // reference: a node is a few pointers and host scalars, so copying is cheap, and an
@@ -71,7 +78,7 @@ inline constexpr bool is_expression_v =
 
 // What may appear as an operand of a Loom function: a vector, a device scalar or a Loom expression.
 template <class A>
-inline constexpr bool is_operand_v = is_device_object<std::decay_t<A>>::value || is_expression_v<A>;
+inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
 
 // Children of a function node: host scalars and expression temporaries by value (they
 // are small and may be temporaries), vectors and device scalars by reference.
@@ -91,8 +98,8 @@ template <opcode Op, class... A> auto call(A&&... args) {
 // expressions combine through Proto's own operators. Only element-wise operators are
 // defined: compound assignments are loom::vector members that record a statement, and
 // &, *, ++, --, comma keep their C++ meaning.
-#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_device_object, expr::domain, 0)
-#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_device_object, expr::domain)
+#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain, 0)
+#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain)
 LOOM_UNARY(+, unary_plus)
 LOOM_UNARY(-, negate)
 LOOM_UNARY(~, complement)

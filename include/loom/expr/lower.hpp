@@ -9,6 +9,7 @@
 #include "loom/detail/shape_builder.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/domain.hpp"
+#include "loom/expr/value_type.hpp"
 
 namespace loom::expr {
 
@@ -53,18 +54,19 @@ template <class T> struct is_integral_constant : std::false_type {};
 template <class V, V v> struct is_integral_constant<std::integral_constant<V, v>> : std::true_type {};
 template <opcode Op> struct function_opcode<function_tag<Op>> { static constexpr opcode value = Op; };
 
-// A terminal kind defined elsewhere (a stencil read, a device scalar) lowers and binds
-// itself: `static node_ref lower(shape_builder&)` and `void bind(statement_recorder&) const`.
+// A terminal kind defined elsewhere (a stencil read, a view, a gather) lowers and binds
+// itself: `node_ref lower(shape_builder&) const` (static or not: lowering runs once per type,
+// so it may use only types) and `void bind(statement_recorder&) const`.
 template <class T, class = void> struct is_custom_terminal : std::false_type {};
 template <class T>
-struct is_custom_terminal<T, std::void_t<decltype(T::lower(std::declval<detail::shape_builder&>()))>>
+struct is_custom_terminal<T, std::void_t<decltype(std::declval<const T&>().lower(std::declval<detail::shape_builder&>()))>>
     : std::true_type {};
 
 // ---- lowering: expression type -> IR nodes -------------------------------------------
 
-template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, const V&) {
+template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, const V& v) {
     using T = std::decay_t<V>;
-    if constexpr (is_custom_terminal<T>::value) return T::lower(b);
+    if constexpr (is_custom_terminal<T>::value) return v.lower(b);
     else if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
     else if constexpr (is_device_scalar<T>::value) return b.device_scalar_slot(dtype_v<typename T::value_type>);
     else if constexpr (std::is_same_v<T, index_tag>) return b.index();
@@ -77,6 +79,26 @@ template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, con
 }
 
 template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e);
+
+// %, &, |, ^, ~, << and >> take integers, as in C++: a floating-point operand is a compile-time
+// error here rather than a loom::error when the statement runs.
+template <class Tag, class E> constexpr void check_integral_operands() {
+    constexpr bool integral_only = std::is_same_v<Tag, proto::tag::modulus> || std::is_same_v<Tag, proto::tag::bitwise_and> ||
+                                   std::is_same_v<Tag, proto::tag::bitwise_or> || std::is_same_v<Tag, proto::tag::bitwise_xor> ||
+                                   std::is_same_v<Tag, proto::tag::complement> || std::is_same_v<Tag, proto::tag::shift_left> ||
+                                   std::is_same_v<Tag, proto::tag::shift_right>;
+    if constexpr (integral_only) {
+        using A = value_type_t<typename proto::result_of::child_c<E, 0>::type>;
+        if constexpr (proto::arity_of<E>::value == 1) {
+            static_assert(!std::is_floating_point_v<A>, "loom: ~ needs an integer operand; this one is floating point");
+        } else {
+            using B = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
+            static_assert(!std::is_floating_point_v<A> && !std::is_floating_point_v<B>,
+                          "loom: %, &, |, ^, << and >> need integer operands, and one of these is floating point: "
+                          "use loom::fmod for a floating-point remainder, or loom::cast<int>(...) first");
+        }
+    }
+}
 
 template <class E, std::size_t... I>
 detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_sequence<I...>) {
@@ -107,6 +129,7 @@ template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e) 
                           "loom: this operator cannot be used in a device expression (assignment, comma, "
                           "subscript, increment and address-of are not element-wise operations)");
             constexpr opcode op = opcode_of<tag>::value;
+            check_integral_operands<tag, E>();
             if constexpr (proto::arity_of<E>::value == 1) {
                 return b.apply(op, lower(b, proto::child_c<0>(e)));
             } else {

@@ -13,6 +13,7 @@ enum class opcode : std::uint8_t {
     index,  // the element index i
     load_neighbour, // element i + offset of a bound vector slot, with a boundary policy (stencils)
     load_first,     // element 0 of a bound slot: a loom::scalar on the device, the same for every i
+    load_at,        // element arg[0] of a bound vector slot (a gather or a view); with arg[1] (its length), 0 outside
     cast,   // conversion to the node's type
     // unary operators
     negate, unary_plus, logical_not, bit_not,

@@ -18,7 +18,8 @@ struct first_operand_t {
     std::uint64_t length = 0;                   // the statement length it gives (a view's count)
 };
 
-// A terminal kind defined elsewhere that reads a vector offers `first_operand_t operand() const`.
+// A terminal kind defined elsewhere that reads vectors offers `first_operand_t operand() const`
+// (what gives the statement its length) and `bool reads(const detail::buffer*) const`.
 template <class T, class = void> struct has_operand : std::false_type {};
 template <class T> struct has_operand<T, std::void_t<decltype(std::declval<const T&>().operand())>> : std::true_type {};
 
@@ -52,7 +53,7 @@ template <class E, std::size_t... I> bool children_read_buffer(const E& e, const
 template <class E> bool reads_buffer(const E& e, const detail::buffer* b) {
     if constexpr (!proto::is_expr<E>::value) {
         if constexpr (is_vector<E>::value) return e.buffer().get() == b;
-        else if constexpr (has_operand<E>::value) return e.operand().buffer && e.operand().buffer->get() == b;
+        else if constexpr (has_operand<E>::value) return e.reads(b);
         else return false;
     } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
         return reads_buffer(proto::value(e), b);

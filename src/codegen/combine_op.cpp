@@ -1,0 +1,88 @@
+// Traced combine operations as device functions; see combine_op.hpp.
+#include "codegen/combine_op.hpp"
+
+#include "codegen/emit_core.hpp"
+#include "loom/error.hpp"
+
+namespace loom::codegen {
+
+std::vector<dtype> capture_types(const combine_op& op) {
+    std::vector<dtype> types;
+    for (std::size_t s = 0; s < op.role.size(); ++s)
+        if (op.role[s] == 2) types.push_back(op.shape->slots[s].type);
+    return types;
+}
+
+bool commutative(const combine_op& op) {
+    const std::vector<ir::node>& nodes = op.shape->nodes;
+    std::uint32_t root = op.shape->root; // a conversion of the result keeps the symmetry
+    while (nodes[root].op == opcode::cast) root = nodes[root].arg[0];
+    const ir::node& top = nodes[root];
+    switch (top.op) {
+    case opcode::add: case opcode::mul: case opcode::bit_and: case opcode::bit_or: case opcode::bit_xor:
+    case opcode::logical_and: case opcode::logical_or: case opcode::fmin: case opcode::fmax:
+        break;
+    case opcode::min: case opcode::max:
+        if (top.type == dtype::f32 || top.type == dtype::f64) return false;
+        break;
+    default:
+        return false;
+    }
+    // The two operands, each through the same conversions (a cast on one side only, as in
+    // `(short)a + b`, is not symmetric).
+    std::uint32_t a = top.arg[0], b = top.arg[1];
+    while (nodes[a].op == opcode::cast && nodes[b].op == opcode::cast && nodes[a].type == nodes[b].type) {
+        a = nodes[a].arg[0];
+        b = nodes[b].arg[0];
+    }
+    if (nodes[a].op != opcode::scalar || nodes[b].op != opcode::scalar) return false;
+    const int left = op.role[nodes[a].slot], right = op.role[nodes[b].slot];
+    return (left == 0 && right == 1) || (left == 1 && right == 0);
+}
+
+void write_combine(source_builder& b, const combine_op& op, const std::string& name) {
+    // Operand slots become p0 and p1, captures p2, p3, ...: the core names a scalar p<slot>.
+    std::vector<std::uint32_t> param_of_slot(op.role.size());
+    std::uint32_t next_capture = 2;
+    for (std::size_t s = 0; s < op.role.size(); ++s)
+        param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
+    ir::kernel k;
+    for (ir::node n : op.shape->nodes) {
+        if (n.op == opcode::load || n.op == opcode::load_first || n.op == opcode::load_neighbour)
+            throw error("loom: a reduction or scan operation cannot read a loom::vector or a loom::scalar; it "
+                        "combines two values (and captured host scalars) only");
+        if (n.op == opcode::index)
+            throw error("loom: a reduction or scan operation cannot use loom::index(); compute the index in the "
+                        "input expression instead");
+        if (n.op == opcode::scalar) n.slot = param_of_slot[n.slot];
+        k.body.push_back(n);
+    }
+    const std::string t = b.type(op.type);
+    std::string signature = std::string(b.dialect().function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
+    for (std::size_t slot = 0, c = 2; slot < op.role.size(); ++slot)
+        if (op.role[slot] == 2) signature += ", " + std::string(b.type(op.shape->slots[slot].type)) + " p" + std::to_string(c++);
+    b.open(signature + ")");
+    write_values(b, k, {op.shape->root});
+    b.line("return " + value_name(op.shape->root) + ";");
+    b.close();
+}
+
+std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
+                         const std::string& capture_prefix) {
+    std::string s = name + "(" + a + ", " + b;
+    std::size_t c = 0;
+    for (std::uint8_t r : op.role)
+        if (r == 2) s += ", " + capture_prefix + std::to_string(c++);
+    return s + ")";
+}
+
+std::string pass_prologue(const ir::kernel& input, const std::vector<const combine_op*>& ops, const dialect& d) {
+    ir::kernel probe = input;
+    for (const combine_op* op : ops) {
+        probe.params.push_back({ir::param_kind::scalar, op->type, false});
+        for (const ir::node& n : op->shape->nodes) probe.body.push_back(n);
+    }
+    return emit_prologue(probe, d);
+}
+
+} // namespace loom::codegen

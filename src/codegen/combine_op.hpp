@@ -1,0 +1,45 @@
+// A binary operation traced from a lambda (a reduction's or a scan's combine), and how the
+// pass kernels write it: a device function of its own, called by name.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/source_builder.hpp"
+#include "ir/kernel.hpp"
+#include "ir/shape.hpp"
+
+namespace loom::codegen {
+
+// Its shape's scalar slots are the left operand (role 0), the right operand (role 1) and
+// captured host scalars (role 2, in slot order).
+struct combine_op {
+    const detail::shape* shape = nullptr;
+    std::vector<std::uint8_t> role;
+    dtype type = dtype::f32; // the operands' and the result's type
+    std::vector<dtype> captures; // capture_types(*this), kept by a plan for its launches
+};
+
+std::vector<dtype> capture_types(const combine_op& op);
+
+// Whether op(a, b) == op(b, a) is evident from its body: one commutative operator (+, *,
+// the bitwise and logical ones, fmin, fmax; min and max on integers, as Loom's float
+// min/max keep their left operand when one is NaN) applied to the two operands, casts
+// aside. False does not mean the operation is not commutative, only that Loom cannot
+// tell; a pass then keeps the operands' order.
+bool commutative(const combine_op& op);
+
+// "<prefix> T name(T p0, T p1, C p2, ...) { ...; return vK; }" with p2... the captures.
+// Throws loom::error when the operation reads a vector, a device scalar or the index.
+void write_combine(source_builder& b, const combine_op& op, const std::string& name);
+
+// "name(a, b, c0, c1...)" where captures are named <capture_prefix>0, 1, ...
+std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
+                         const std::string& capture_prefix);
+
+// The pragmas a pass kernel over `input` with these operations needs (fp64 when anything in
+// it is double).
+std::string pass_prologue(const ir::kernel& input, const std::vector<const combine_op*>& ops, const dialect& d);
+
+} // namespace loom::codegen

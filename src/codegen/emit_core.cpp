@@ -1,0 +1,198 @@
+// Emitter core shared by both dialects. Each IR node becomes one typed local
+// (`float v3 = ...;`), so the text mirrors the IR, operand conversions are already
+// explicit in the IR, and the device compiler does the register allocation.
+#include "codegen/emit_core.hpp"
+
+#include <string>
+#include <vector>
+
+#include "ir/op_table.hpp"
+#include "ir/promotion.hpp"
+#include "loom/error.hpp"
+
+namespace loom::codegen {
+namespace {
+
+std::string value(std::uint32_t n) { return "v" + std::to_string(n); }
+
+// Nodes reachable from the roots: only those are emitted (dead code never reaches the text).
+std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_t>& roots) {
+    std::vector<bool> live(k.body.size(), false);
+    for (std::uint32_t r : roots) live[r] = true;
+    for (std::size_t i = k.body.size(); i-- > 0;) {
+        if (!live[i]) continue;
+        for (std::uint32_t a : k.body[i].arg)
+            if (a != ir::no_node) live[a] = true;
+    }
+    return live;
+}
+
+std::vector<std::uint32_t> stored_values(const ir::kernel& k) {
+    std::vector<std::uint32_t> roots;
+    ir::append_store_nodes(k, roots);
+    return roots;
+}
+
+// How each index_value other than the element is spelled: names every kernel form declares.
+const char* index_spelling(ir::index_value v) {
+    switch (v) {
+    case ir::index_value::element: break;
+    case ir::index_value::count: return "n";
+    case ir::index_value::grid_column: return "loom_col";
+    case ir::index_value::grid_row: return "loom_row";
+    case ir::index_value::grid_height: return "loom_h";
+    case ir::index_value::zero: return "0";
+    case ir::index_value::one: return "1";
+    }
+    return nullptr;
+}
+
+// Whether node j is at least 1 by its form: max(x, 1), as lowered index arithmetic writes the
+// extents it divides by.
+bool at_least_one(const ir::kernel& k, std::uint32_t j) {
+    const ir::node& n = k.body[j];
+    if (n.op != opcode::max || ir::is_float(n.type)) return false;
+    for (std::uint32_t a : {n.arg[0], n.arg[1]})
+        if (k.body[a].op == opcode::index && ir::index_value(k.body[a].slot) == ir::index_value::one) return true;
+    return false;
+}
+
+std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index) {
+    const ir::op_info& op = ir::info(n.op);
+    const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
+    const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
+    const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
+    const std::string t = type_name(d, n.type);
+    const std::string p = "p" + std::to_string(n.slot);
+    switch (n.op) {
+    case opcode::load: return p + "[" + index + "]";
+    case opcode::load_first: return p + "[0]";
+    case opcode::load_at: // element a; with a length b, 0 at or past it
+        if (n.arg[1] == ir::no_node) return p + "[" + a + "]";
+        return "(" + a + " < " + b + " ? " + p + "[" + a + "] : (" + t + ")0)";
+    case opcode::load_neighbour: throw error("loom: internal error: a neighbour read reached the printer unlowered");
+    case opcode::scalar: return p;
+    case opcode::index: {
+        const char* spelled = index_spelling(ir::index_value(n.slot));
+        return spelled ? spelled : index;
+    }
+    case opcode::cast:
+        // C's conversion to bool is "!= 0"; spelled out because OpenCL C has no bool cast rule for vectors.
+        if (n.type == dtype::boolean) return "(" + a + " != 0)";
+        return "(" + t + ")" + a;
+    case opcode::select: return "(" + a + " ? " + b + " : " + c + ")";
+    // std::min/max/clamp semantics, NaN behaviour included: written out rather than
+    // mapped to fmin/fmax, which treat NaN differently.
+    case opcode::min: return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
+    case opcode::max: return "(" + a + " < " + b + " ? " + b + " : " + a + ")";
+    case opcode::clamp: return "(" + a + " < " + b + " ? " + b + " : (" + c + " < " + a + " ? " + c + " : " + a + "))";
+    case opcode::abs:
+        if (!ir::is_float(n.type)) return "(" + a + " < 0 ? -" + a + " : " + a + ")";
+        break;
+    // Integer division is defined where C leaves it undefined, the same in both dialects
+    // (docs/type-promotion.md): x / 0 == 0 and x % 0 == x; for signed types MIN / -1 == MIN
+    // (the negation wraps, done in the unsigned type) and MIN % -1 == 0.
+    // A divisor of at least 1 needs neither: C's division is Loom's there.
+    case opcode::div:
+    case opcode::mod: {
+        if (ir::is_float(n.type) || n.type == dtype::boolean) break;
+        const bool div = n.op == opcode::div;
+        if (at_least_one(k, n.arg[1])) return "(" + a + (div ? " / " : " % ") + b + ")";
+        std::string s = "(" + b + " == 0 ? " + (div ? "(" + t + ")0" : a) + " : ";
+        if (ir::is_signed_integer(n.type)) {
+            const std::string u = type_name(d, dtype(std::uint8_t(n.type) + 4)); // i8..i64 -> u8..u64
+            s += "(" + b + " == -1 ? " + (div ? "(" + t + ")((" + u + ")0 - (" + u + ")" + a + ")" : "(" + t + ")0") +
+                 " : ";
+            return s + "(" + a + (div ? " / " : " % ") + b + ")))";
+        }
+        return s + "(" + a + (div ? " / " : " % ") + b + "))";
+    }
+    default: break;
+    }
+    if (op.infix) {
+        if (op.arity == 1) return "(" + std::string(op.infix) + a + ")";
+        return "(" + a + " " + op.infix + " " + b + ")";
+    }
+    std::string call = std::string(d.math_name(n.op, n.type)) + "(" + a;
+    if (op.arity > 1) call += ", " + b;
+    if (op.arity > 2) call += ", " + c;
+    return call + ")";
+}
+
+void values(source_builder& b, const ir::kernel& k, const std::vector<bool>& live, const std::string& index) {
+    for (std::uint32_t i = 0; i < k.body.size(); ++i)
+        if (live[i]) b.declare(k.body[i].type, value(i), expression(k, k.body[i], b.dialect(), index));
+}
+
+} // namespace
+
+std::vector<bool> live_nodes(const ir::kernel& k) { return live_nodes(k, stored_values(k)); }
+
+std::string value_name(std::uint32_t n) { return value(n); }
+
+bool uses_f64(const ir::kernel& k) {
+    for (const ir::node& n : k.body) {
+        if (n.type == dtype::f64) return true;
+        if (k.double_grid_division && n.op == opcode::load_neighbour && n.arg[ir::grid_width] != ir::no_node) return true;
+    }
+    for (const ir::kernel_param& p : k.params)
+        if (p.type == dtype::f64) return true;
+    return false;
+}
+
+std::string emit_prologue(const ir::kernel& k, const dialect& d) {
+    std::string s = d.prologue;
+    if (uses_f64(k)) s += d.prologue_fp64;
+    return s;
+}
+
+std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable) {
+    std::string s;
+    for (std::size_t p = 0; p < k.params.size(); ++p) {
+        const ir::kernel_param& param = k.params[p];
+        if (param.packed) continue; // declared from loom_scalars (write_guard)
+        if (param.kind == ir::param_kind::buffer)
+            s += buffer_parameter(d, type_name(d, param.type), param.written || rebindable, !rebindable);
+        else
+            s += std::string(type_name(d, param.type)) + " ";
+        s += "p" + std::to_string(p) + ", ";
+    }
+    if (ir::packs_scalars(k)) s += buffer_parameter(d, type_name(d, dtype::u64), false, true) + "loom_scalars, ";
+    if (k.guarded) // may alias a written buffer: no restrict
+        s += buffer_parameter(d, type_name(d, dtype::i32), rebindable, false) + "loom_guard, ";
+    return s;
+}
+
+void write_guard(source_builder& b, const ir::kernel& k) {
+    // The same value for every work-item, so a kernel with barriers returns as a whole.
+    if (k.guarded) b.line("if (loom_guard[0] == 0) return;");
+    // Packed scalars: 8 bytes each in parameter order, the value in the first bytes.
+    std::size_t slot = 0;
+    for (std::size_t p = 0; p < k.params.size(); ++p) {
+        if (!k.params[p].packed) continue;
+        const std::string t = b.type(k.params[p].type);
+        b.declare_const(t, "p" + std::to_string(p),
+                        "*(" + buffer_parameter(b.dialect(), t, false, false) + ")(loom_scalars + " +
+                            std::to_string(slot++) + ")");
+    }
+}
+
+void write_values(source_builder& b, const ir::kernel& k, const std::vector<std::uint32_t>& roots,
+                  const std::string& index) {
+    values(b, k, live_nodes(k, roots), index);
+}
+
+void write_body(source_builder& b, const ir::kernel& k, const std::string& index) {
+    write_values(b, k, stored_values(k), index);
+    write_stores(b, k, index);
+}
+
+void write_stores(source_builder& b, const ir::kernel& k, const std::string& index) {
+    for (const ir::kernel_store& st : k.stores) {
+        const std::string at = st.index == ir::no_node ? index : value(st.index);
+        const std::string store = "p" + std::to_string(st.param) + "[" + at + "] = " + value(st.value) + ";";
+        b.line(st.limit == ir::no_node ? store : "if (" + at + " < " + value(st.limit) + ") " + store);
+    }
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,50 @@
+// The emitter core every kernel is written from, in either dialect: each IR node as one
+// typed local (`float v3 = ...;`), a kernel's stores, its parameter list, its guard and its
+// prologue. The map, reduction-pass and scan-pass emitters write their loops around these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.hpp"
+#include "codegen/source_builder.hpp"
+#include "ir/kernel.hpp"
+
+namespace loom::codegen {
+
+// The entry point every generated kernel has.
+inline constexpr const char* kernel_name = "loom_kernel";
+
+// The name of node n's value in emitted code.
+std::string value_name(std::uint32_t n);
+
+bool uses_f64(const ir::kernel& k);
+// The prologue (pragmas) for this kernel in this dialect.
+std::string emit_prologue(const ir::kernel& k, const dialect& d);
+// "T0 p0, T1 p1, ..., " : every parameter but packed scalars, each followed by ", ", then the
+// packed-scalar buffer when there is one, then the loop guard's parameter when the kernel is
+// guarded. `rebindable`: buffers are plain pointers (neither const nor restrict) of one type
+// per element type, so that the kernel may point one parameter at another's buffer (a looped
+// kernel following loom::swap).
+std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable = false);
+
+// The first statements of a kernel's body: a guarded kernel's return when the loop has ended,
+// and the declarations of packed scalars (ir::kernel_param::packed); nothing when it has neither.
+void write_guard(source_builder& b, const ir::kernel& k);
+
+// The printer reads kernels whose neighbour reads are lowered (lower_neighbour_reads): it
+// writes loads, arithmetic and selects, and no boundary policy. `index` spells the element.
+// One "T vK = ...;" line per node reachable from `roots`, in body order.
+void write_values(source_builder& b, const ir::kernel& k, const std::vector<std::uint32_t>& roots,
+                  const std::string& index = "i");
+// One "p<param>[<index>] = vK;" line per store of the kernel (a store at an index of its own
+// writes there, and not at all past its limit).
+void write_stores(source_builder& b, const ir::kernel& k, const std::string& index = "i");
+// The values the stores need, then the stores.
+void write_body(source_builder& b, const ir::kernel& k, const std::string& index = "i");
+
+// The nodes the kernel's stores reach; only those are written (dead code never reaches the text).
+std::vector<bool> live_nodes(const ir::kernel& k);
+
+} // namespace loom::codegen

@@ -1,0 +1,215 @@
+// Lowering neighbour reads to index arithmetic; see lower_neighbour_reads.hpp. Offsets, grid
+// width and boundary value stay kernel arguments, so one kernel serves every offset. Index
+// arithmetic is 64-bit signed (i64), as offsets are.
+#include "codegen/lower_neighbour_reads.hpp"
+
+#include <numeric>
+
+namespace loom::codegen {
+namespace {
+
+using ir::no_node;
+
+// Adds index arithmetic to a body; every value is an i64 unless its name says otherwise.
+// Nodes are added in the order the statements below name them, never inside one call's
+// argument list (whose order C++ leaves open), so the text is the same from any compiler.
+class index_arithmetic {
+public:
+    explicit index_arithmetic(ir::node_list& body) : body_(body) {}
+
+    std::uint32_t leaf(ir::index_value v, dtype t = dtype::i64) {
+        ir::node n{opcode::index, t};
+        n.slot = std::uint32_t(v);
+        return body_.add(n);
+    }
+    std::uint32_t op(opcode o, dtype t, std::uint32_t a, std::uint32_t b = no_node, std::uint32_t c = no_node) {
+        ir::node n{o, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        n.arg[2] = c;
+        return body_.add(n);
+    }
+    std::uint32_t add(std::uint32_t a, std::uint32_t b) { return op(opcode::add, dtype::i64, a, b); }
+    std::uint32_t sub(std::uint32_t a, std::uint32_t b) { return op(opcode::sub, dtype::i64, a, b); }
+    std::uint32_t mul(std::uint32_t a, std::uint32_t b) { return op(opcode::mul, dtype::i64, a, b); }
+    std::uint32_t div(std::uint32_t a, std::uint32_t b) { return op(opcode::div, dtype::i64, a, b); }
+    std::uint32_t mod(std::uint32_t a, std::uint32_t b) { return op(opcode::mod, dtype::i64, a, b); }
+    std::uint32_t cast(dtype t, std::uint32_t a) { return op(opcode::cast, t, a); }
+
+    // The element's index, and the element count, as i64.
+    std::uint32_t element() { return cast(dtype::i64, leaf(ir::index_value::element, dtype::u64)); }
+    std::uint32_t count() { return cast(dtype::i64, leaf(ir::index_value::count, dtype::u64)); }
+
+    // j moved into [0, size): the nearest end (clamp), or modulo size (wrap).
+    std::uint32_t clamped(std::uint32_t j, std::uint32_t size) {
+        const std::uint32_t zero = leaf(ir::index_value::zero), one = leaf(ir::index_value::one);
+        const std::uint32_t last = sub(size, one);
+        return op(opcode::clamp, dtype::i64, j, zero, last);
+    }
+    // An extent index arithmetic divides by, written as at least 1 (as it is): the printer then
+    // writes C's division, without the guards for 0 and -1 that an IR division otherwise has,
+    // and the device compiler divides as it does in a handwritten stencil.
+    std::uint32_t extent(std::uint32_t size) { return op(opcode::max, dtype::i64, size, leaf(ir::index_value::one)); }
+    std::uint32_t wrapped(std::uint32_t j, std::uint32_t size) {
+        const std::uint32_t s = extent(size);
+        return mod(add(mod(j, s), s), s);
+    }
+    // at + offset wrapped into [0, size), for `at` in [0, size): the offset taken modulo size
+    // once (the same for every element), then one conditional subtraction. A `%` per element
+    // is a scalar division per vector lane (AVX-512 has no vector integer division).
+    std::uint32_t wrapped_from(std::uint32_t at, std::uint32_t offset, std::uint32_t size) {
+        const std::uint32_t j = add(at, wrapped(offset, size));
+        const std::uint32_t past = op(opcode::greater_equal, dtype::boolean, j, size);
+        const std::uint32_t back = sub(j, size);
+        return op(opcode::select, dtype::i64, past, back, j);
+    }
+    std::uint32_t in_range(std::uint32_t j, std::uint32_t size) {
+        const std::uint32_t zero = leaf(ir::index_value::zero);
+        const std::uint32_t above = op(opcode::greater_equal, dtype::boolean, j, zero);
+        const std::uint32_t below = op(opcode::less, dtype::boolean, j, size);
+        return op(opcode::logical_and, dtype::boolean, above, below);
+    }
+
+    // Element `index` of the read's buffer; with a `bound`, only below it (0 at or past it).
+    std::uint32_t load(const ir::node& read, std::uint32_t index, std::uint32_t bound = no_node) {
+        ir::node n{opcode::load_at, read.type};
+        n.slot = read.slot;
+        n.arg[0] = index;
+        n.arg[1] = bound;
+        return body_.add(n);
+    }
+
+private:
+    ir::node_list& body_;
+};
+
+// Where a read's coordinates come from, and the extents they must stay inside.
+struct coordinates {
+    std::uint32_t x, size_x;                  // along the vector, or along a grid row
+    std::uint32_t y = no_node, size_y = no_node; // a 2-D read: the row, and the grid's height
+    std::uint32_t width = no_node;            // a 2-D read: elements per row
+};
+
+// The coordinates of a read (its operands renumbered into the lowered body).
+coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
+    const std::uint32_t di = read.arg[ir::offset_i];
+    if (read.arg[ir::grid_width] == no_node) return {a.add(a.element(), di), a.count()};
+    const std::uint32_t w = read.arg[ir::grid_width], dj = read.arg[ir::offset_j];
+    if (k.grid_width_param != no_node) // the launch gives the coordinates (its width is w)
+        return {a.add(a.leaf(ir::index_value::grid_column), di), w, a.add(a.leaf(ir::index_value::grid_row), dj),
+                a.leaf(ir::index_value::grid_height), w};
+    // Element i is (x, y) = (i % w, i / w) of a grid n / w rows high.
+    const std::uint32_t element = a.element();
+    if (k.double_grid_division) { // see ir::kernel::double_grid_division
+        auto quotient = [&](std::uint32_t u64_value) {
+            const std::uint32_t num = a.cast(dtype::f64, u64_value), den = a.cast(dtype::f64, w);
+            return a.cast(dtype::i64, a.op(opcode::div, dtype::f64, num, den));
+        };
+        const std::uint32_t row = quotient(a.leaf(ir::index_value::element, dtype::u64));
+        const std::uint32_t column = a.sub(element, a.mul(row, w));
+        return {a.add(column, di), w, a.add(row, dj), quotient(a.leaf(ir::index_value::count, dtype::u64)), w};
+    }
+    // The column from the row, as the double division's form has it: one division per element.
+    const std::uint32_t width = a.extent(w);
+    const std::uint32_t row = a.div(element, width);
+    const std::uint32_t column = a.sub(element, a.mul(row, width));
+    return {a.add(column, di), width, a.add(row, dj), a.div(a.count(), width), width};
+}
+
+// Where a read lands when it stays inside: element i + offset (i + dj * w + di on a grid).
+std::uint32_t neighbour_index(index_arithmetic& a, const ir::node& read) {
+    std::uint32_t index = a.element();
+    if (read.arg[ir::grid_width] != no_node) {
+        const std::uint32_t rows = a.mul(read.arg[ir::offset_j], read.arg[ir::grid_width]);
+        index = a.add(index, rows);
+    }
+    return a.add(index, read.arg[ir::offset_i]);
+}
+
+// A read the kernel form has ruled the border out for.
+std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) { return a.load(read, neighbour_index(a, read)); }
+
+// A read whose every element tests its border.
+std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
+    const coordinates c = read_coordinates(a, read, k);
+    const bool two_d = c.y != no_node;
+    auto element_at = [&](std::uint32_t x, std::uint32_t y) { return two_d ? a.add(a.mul(y, c.width), x) : x; };
+    auto clamped_index = [&] {
+        const std::uint32_t x = a.clamped(c.x, c.size_x);
+        const std::uint32_t y = two_d ? a.clamped(c.y, c.size_y) : no_node;
+        return element_at(x, y);
+    };
+    switch (boundary_policy(read.boundary)) {
+    case boundary_policy::clamp: return a.load(read, clamped_index());
+    case boundary_policy::wrap: {
+        if (two_d && k.grid_width_param != no_node) { // the launch's coordinates lie inside the grid
+            const std::uint32_t x = a.wrapped_from(a.leaf(ir::index_value::grid_column), read.arg[ir::offset_i], c.size_x);
+            const std::uint32_t y = a.wrapped_from(a.leaf(ir::index_value::grid_row), read.arg[ir::offset_j], c.size_y);
+            return a.load(read, element_at(x, y));
+        }
+        const std::uint32_t x = a.wrapped(c.x, c.size_x);
+        const std::uint32_t y = two_d ? a.wrapped(c.y, c.size_y) : no_node;
+        return a.load(read, element_at(x, y));
+    }
+    case boundary_policy::constant: {
+        // The boundary value where the neighbour lies outside the vector or the grid, else the
+        // neighbour: element i + offset, read only where that lies inside the vector (a read
+        // with a bound, which the device compiler makes a masked load of consecutive elements).
+        std::uint32_t inside = a.in_range(c.x, c.size_x);
+        if (two_d) {
+            const std::uint32_t inside_y = a.in_range(c.y, c.size_y);
+            inside = a.op(opcode::logical_and, dtype::boolean, inside, inside_y);
+        }
+        const std::uint32_t at = a.cast(dtype::u64, neighbour_index(a, read)); // below 0: past any bound
+        const std::uint32_t value = a.load(read, at, a.leaf(ir::index_value::count, dtype::u64));
+        return a.op(opcode::select, read.type, inside, value, read.arg[ir::boundary_value]);
+    }
+    }
+    return no_node;
+}
+
+// Whether a node `roots` reach reads a neighbour.
+bool reaches_neighbour_read(const ir::kernel& k, const std::vector<std::uint32_t>& roots) {
+    std::vector<bool> reached(k.body.size(), false);
+    for (std::uint32_t r : roots) reached[r] = true;
+    for (std::size_t j = k.body.size(); j-- > 0;) {
+        if (!reached[j]) continue;
+        if (k.body[j].op == opcode::load_neighbour) return true;
+        for (std::uint32_t a : k.body[j].arg)
+            if (a != no_node) reached[a] = true;
+    }
+    return false;
+}
+
+} // namespace
+
+bool interior_testable(const ir::node& n, const ir::kernel& k) {
+    if (n.op != opcode::load_neighbour) return false;
+    if (n.arg[ir::grid_width] != no_node && k.grid_width_param == no_node) return false;
+    for (unsigned o : {ir::offset_i, ir::offset_j})
+        if (n.arg[o] != no_node && k.body[n.arg[o]].op != opcode::scalar) return false;
+    return true;
+}
+
+lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots, neighbour_form form) {
+    lowered_kernel out{k, std::vector<std::uint32_t>(k.body.size())};
+    std::iota(out.node.begin(), out.node.end(), 0u);
+    if (!reaches_neighbour_read(k, roots)) return out;
+    ir::node_list body;
+    index_arithmetic a(body);
+    for (std::uint32_t j = 0; j < k.body.size(); ++j) {
+        ir::node n = k.body[j];
+        for (std::uint32_t& arg : n.arg)
+            if (arg != no_node) arg = out.node[arg];
+        if (n.op != opcode::load_neighbour) out.node[j] = body.add(n);
+        else if (form == neighbour_form::interior && interior_testable(k.body[j], k)) out.node[j] = interior_read(a, n);
+        else out.node[j] = checked_read(a, n, k);
+    }
+    out.kernel.body = body.nodes();
+    for (ir::kernel_store& st : out.kernel.stores)
+        for (std::uint32_t* v : {&st.value, &st.index, &st.limit})
+            if (*v != no_node) *v = out.node[*v];
+    return out;
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,214 @@
+// The map kernel in each of its forms (ir::map_form, and the grid form on a 2-D launch):
+// how work-items walk the elements, and where a stencil's reads need no border test. The
+// element's body is the emitter core's, over the kernel with its neighbour reads lowered
+// for each part: checked where elements test their border, interior where the form has
+// ruled it out.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "codegen/emit.hpp"
+#include "codegen/lower_neighbour_reads.hpp"
+
+namespace loom::codegen {
+namespace {
+
+std::vector<std::uint32_t> stored_nodes(const ir::kernel& k) {
+    std::vector<std::uint32_t> roots;
+    ir::append_store_nodes(k, roots);
+    return roots;
+}
+
+// The kernel, and the element's body in each of the two ways a form reads neighbours.
+struct map_kernel {
+    const ir::kernel& k;
+    ir::kernel checked = lower_neighbour_reads(k, stored_nodes(k), neighbour_form::checked).kernel;
+    ir::kernel interior = lower_neighbour_reads(k, stored_nodes(k), neighbour_form::interior).kernel;
+
+    void body(source_builder& b, neighbour_form form = neighbour_form::checked) const {
+        write_body(b, form == neighbour_form::checked ? checked : interior);
+    }
+};
+
+// The offset parameters (along `axis`) of the neighbour reads whose border an interior test
+// can rule out, each once, in body order: the 1-D reads, or (`two_d`) the 2-D ones.
+std::vector<std::string> testable_offsets(const ir::kernel& k, const std::vector<bool>& live, bool two_d = false,
+                                          unsigned axis = ir::offset_i) {
+    std::vector<std::string> out;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        const ir::node& n = k.body[i];
+        if (!live[i] || !interior_testable(n, k) || (n.arg[ir::grid_width] != ir::no_node) != two_d) continue;
+        const std::string p = "p" + std::to_string(k.body[n.arg[axis]].slot);
+        if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+    }
+    return out;
+}
+
+// The interior test of a grid kernel: true when this work-group lies wholly inside the
+// grid and every testable neighbour read of each of its elements lands inside the vector
+// (or the grid), so that the group may read element i + offset with no border select and
+// no per-element bounds test. The offsets are kernel arguments, the same for the whole
+// group, so the test is uniform: a CPU device branches once per group and vectorises the
+// interior body with contiguous loads, where the select costs every element a masked
+// gather. `bounds` receives the declarations the test reads (the group's first and last
+// column and row). "" when no read can be tested or the dialect has no groups.
+std::string grid_interior_test(const ir::kernel& k, const dialect& d, std::vector<std::string>& bounds) {
+    if (!d.local_id[0]) return "";
+    const std::string s = d.signed_index_type;
+    const std::vector<bool> live = live_nodes(k);
+    std::string test;
+    bool reads_1d = false;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        const ir::node& n = k.body[i];
+        if (!live[i] || !interior_testable(n, k)) continue;
+        const std::string di = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
+        if (n.arg[ir::grid_width] == ir::no_node) {
+            reads_1d = true;
+            test += " & (loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)";
+            continue;
+        }
+        const std::string dj = "p" + std::to_string(k.body[n.arg[ir::offset_j]].slot);
+        test += " & (loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj +
+                " >= 0) & (loom_r1 + " + dj + " < loom_h)";
+    }
+    if (test.empty()) return "";
+    auto last = [&](const std::string& first, const char* size) { return first + " + (" + s + ")" + size + " - 1"; };
+    bounds.push_back("const " + s + " loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" + s +
+                     ")" + d.local_id[1] + ";");
+    bounds.push_back("const " + s + " loom_c1 = " + last("loom_c0", d.local_size[0]) +
+                     ", loom_r1 = " + last("loom_r0", d.local_size[1]) + ";");
+    if (reads_1d)
+        bounds.push_back("const " + s + " loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;");
+    return "(loom_c1 < loom_w) & (loom_r1 < loom_h)" + test;
+}
+
+// A grid kernel: the dialect's 2-D item, and two bodies where an interior test applies, as
+// a handwritten stencil takes its border apart.
+void grid_map(source_builder& b, const map_kernel& m) {
+    const ir::kernel& k = m.k;
+    const dialect& d = b.dialect();
+    const std::string sl = d.signed_index_type;
+    b.declare_const(sl, "loom_w", "p" + std::to_string(k.grid_width_param));
+    b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
+    b.lines(d.grid_item);
+    if (!d.grid_item_exists) { // the item is a loop over the elements
+        b.enter();
+        m.body(b);
+        b.close();
+        return;
+    }
+    std::vector<std::string> bounds;
+    const std::string test = grid_interior_test(k, d, bounds);
+    if (test.empty()) {
+        b.open("if (" + std::string(d.grid_item_exists) + ")");
+        m.body(b);
+        b.close();
+        return;
+    }
+    for (const std::string& line : bounds) b.line(line);
+    b.open("if (" + test + ")");
+    m.body(b, neighbour_form::interior);
+    b.next("else if (" + std::string(d.grid_item_exists) + ")");
+    m.body(b);
+    b.close();
+}
+
+// A chunked grid kernel (CPU devices): each work-item walks a band of whole rows, and each row
+// splits into the columns where every testable read lands inside the grid (and the vector),
+// read at i + offset with no test in a loop the device compiler vectorises, and the columns on
+// either side, which take the checked body. A row some read leaves vertically is checked whole.
+void grid_chunked_map(source_builder& b, const map_kernel& m) {
+    const ir::kernel& k = m.k;
+    const dialect& d = b.dialect();
+    const std::string u = d.index_type, sl = d.signed_index_type;
+    b.declare_const(sl, "loom_w", "p" + std::to_string(k.grid_width_param));
+    b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
+    b.declare_const(sl, "loom_items", "(" + sl + ")" + d.global_size);
+    b.declare_const(sl, "loom_band", "(loom_h + loom_items - 1) / loom_items");
+    b.declare_const(sl, "loom_r0", "(" + sl + ")" + d.global_id + " * loom_band");
+    b.declare_const(sl, "loom_r1", "loom_h - loom_r0 < loom_band ? loom_h : loom_r0 + loom_band");
+    b.open_for(sl + " loom_row = loom_r0", "loom_row < loom_r1", "++loom_row");
+    b.declare_const(sl, "loom_base", "loom_row * loom_w");
+    b.line(sl + " loom_lo = 0, loom_hi = loom_w;");
+    auto narrow = [&](const std::string& low, const std::string& high) { // columns in [low, high)
+        b.line("if (loom_lo < " + low + ") loom_lo = " + low + ";");
+        b.line("if (loom_hi > " + high + ") loom_hi = " + high + ";");
+    };
+    const std::vector<bool> live = live_nodes(k);
+    for (const std::string& p : testable_offsets(k, live, true)) narrow("-" + p, "loom_w - " + p);
+    for (const std::string& p : testable_offsets(k, live, true, ir::offset_j))
+        b.line("if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;");
+    for (const std::string& p : testable_offsets(k, live))
+        narrow("-" + p + " - loom_base", "(" + sl + ")n - " + p + " - loom_base");
+    b.line("if (loom_lo > loom_w) loom_lo = loom_w;");
+    b.line("if (loom_hi < loom_lo) loom_hi = loom_lo;");
+    auto columns = [&](const std::string& from, const std::string& to, bool interior) {
+        b.open_for(sl + " loom_col = " + from, "loom_col < " + to, "++loom_col");
+        b.declare_const(u, "i", "(" + u + ")(loom_base + loom_col)");
+        m.body(b, interior ? neighbour_form::interior : neighbour_form::checked);
+        b.close();
+    };
+    columns("0", "loom_lo", false);
+    columns("loom_lo", "loom_hi", true);
+    columns("loom_hi", "loom_w", false);
+    b.close();
+}
+
+// A chunked map: this work-item's elements are [loom_begin, loom_end), a multiple of 64
+// elements long but for the last. With testable neighbour reads the chunk splits in three:
+// its interior [loom_lo, loom_hi), where every such read lands inside the vector and the
+// body reads element i + offset with no test (a loop the device compiler vectorises with
+// contiguous loads), and the ends on either side, which take the checked body. Only the
+// first and last chunks of the vector have ends.
+void chunked_map(source_builder& b, const map_kernel& m) {
+    const ir::kernel& k = m.k;
+    const dialect& d = b.dialect();
+    const std::string u = d.index_type, sl = d.signed_index_type;
+    b.declare_const(u, "loom_items", d.global_size);
+    b.declare_const(u, "loom_chunk", "((n + loom_items - 1) / loom_items + 63) & ~(" + u + ")63");
+    b.declare_const(u, "loom_first", std::string(d.global_id) + " * loom_chunk");
+    b.declare_const(u, "loom_begin", "loom_first < n ? loom_first : n");
+    b.declare_const(u, "loom_end", "n - loom_begin < loom_chunk ? n : loom_begin + loom_chunk");
+    auto elements = [&](const std::string& from, const std::string& to, bool interior) {
+        b.open_for(u + " i = " + from, "i < " + to, "++i");
+        m.body(b, interior ? neighbour_form::interior : neighbour_form::checked);
+        b.close();
+    };
+    const std::vector<std::string> offsets = testable_offsets(k, live_nodes(k));
+    if (offsets.empty()) return elements("loom_begin", "loom_end", false);
+    b.line(sl + " loom_lo = (" + sl + ")loom_begin, loom_hi = (" + sl + ")loom_end;");
+    for (const std::string& p : offsets) { // i + p must lie in [0, n)
+        b.line("if (loom_lo < -" + p + ") loom_lo = -" + p + ";");
+        b.line("if (loom_hi > (" + sl + ")n - " + p + ") loom_hi = (" + sl + ")n - " + p + ";");
+    }
+    b.line("if (loom_lo > (" + sl + ")loom_end) loom_lo = (" + sl + ")loom_end;");
+    b.line("if (loom_hi < loom_lo) loom_hi = loom_lo;");
+    elements("loom_begin", "(" + u + ")loom_lo", false);
+    elements("(" + u + ")loom_lo", "(" + u + ")loom_hi", true);
+    elements("(" + u + ")loom_hi", "loom_end", false);
+}
+
+} // namespace
+
+std::string emit(const ir::kernel& k, const dialect& d) {
+    source_builder b(d);
+    b.append(emit_prologue(k, d));
+    b.open(std::string(d.kernel_prefix) + " " + kernel_name + "(" + emit_parameters(k, d) + d.index_type + " n)");
+    write_guard(b, k);
+    const map_kernel m{k};
+    if (k.grid_width_param != ir::no_node && k.form == ir::map_form::chunked) {
+        grid_chunked_map(b, m);
+    } else if (k.grid_width_param != ir::no_node) {
+        grid_map(b, m);
+    } else if (k.form == ir::map_form::chunked) {
+        chunked_map(b, m);
+    } else {
+        b.open_for(std::string(d.index_type) + " i = " + d.global_id, "i < n", "i += " + std::string(d.global_size));
+        m.body(b);
+        b.close();
+    }
+    b.close();
+    return b.text();
+}
+
+} // namespace loom::codegen

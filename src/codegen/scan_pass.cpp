@@ -1,0 +1,206 @@
+// The scan pass emitter; see scan_pass.hpp.
+#include "codegen/scan_pass.hpp"
+
+#include "codegen/emit_core.hpp"
+#include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/source_builder.hpp"
+
+namespace loom::codegen {
+namespace {
+
+std::string lane(int l) { return "e" + std::to_string(l); }       // the eight values of a step
+std::string lane_total(int l) { return "t" + std::to_string(l); } // pass 1's per-lane totals
+
+// What the pass writes and how it names it.
+struct pass_text {
+    const scan_pass_kernel& s;
+    ir::kernel input;   // the output parameter, when there is one, marked written
+    ir::kernel lowered; // the input with its neighbour reads lowered: what is printed
+    std::uint32_t root; // the value scanned, in `lowered`
+    std::string t;      // the operation's type
+    std::string out;    // where the outputs go
+
+    // op(a, b), captures passed as c0, c1, ...
+    std::string call(const std::string& a, const std::string& b) const {
+        return combine_call(*s.op, "loom_combine", a, b, "c");
+    }
+    std::string root_value() const { return value_name(root); }
+    void values(source_builder& b, const std::string& index = "i") const { write_values(b, lowered, {root}, index); }
+};
+
+// The inclusive step of pass 3 over the eight loaded values e0..e7, written as the
+// handwritten float8 scan is: every statement group is the same operation on all eight
+// lanes (lanes below a shift combine with the identity), so the compiler's SLP
+// vectorizer turns each group into one vector operation plus a lane shuffle, and the
+// eight stores into one. Scalar statements that skip lanes (the natural form) came out
+// as ~40 mixed scalar/shuffle instructions per eight elements on PoCL/LLVM 15.
+void inclusive_block_prefix(source_builder& b, const pass_text& p) {
+    for (int step = 1; step < 8; step *= 2) // descending, so each lane reads its left neighbour's old value
+        for (int l = 7; l >= 0; --l) b.line(lane(l) + " = " + p.call(l >= step ? lane(l - step) : "id", lane(l)) + ";");
+    for (int l = 0; l < 8; ++l) b.line(lane(l) + " = " + p.call("carry", lane(l)) + ";");
+    for (int l = 0; l < 8; ++l) b.line(p.out + "[i + " + std::to_string(l) + "] = " + lane(l) + ";");
+    b.line("carry = e7;");
+}
+
+// The exclusive step, for an in-place pass 3 only (see chunked_scan_body): the prefix of
+// e0..e7 on the lanes that have a left neighbour, then each output is the carry combined
+// with the prefix one lane to its left.
+void exclusive_block_prefix(source_builder& b, const pass_text& p) {
+    for (int step = 1; step < 8; step *= 2)
+        for (int l = 7; l >= step; --l) b.line(lane(l) + " = " + p.call(lane(l - step), lane(l)) + ";");
+    b.line(p.out + "[i + 0] = carry;");
+    for (int l = 1; l < 8; ++l) b.line(p.out + "[i + " + std::to_string(l) + "] = " + p.call("carry", lane(l - 1)) + ";");
+    b.line("carry = " + p.call("carry", "e7") + ";");
+}
+
+// The chunked layout's body (see scan_pass.hpp), after the signature. An exclusive
+// pass 3 that does not write over its input is shifted: it writes the chunk's first
+// output (the carry alone), then scans inclusively with output j reading input j - 1,
+// so it runs the inclusive step. In place it cannot (a step would overwrite the input
+// the next step reads), and keeps the exclusive step.
+void chunked_scan_body(source_builder& b, const pass_text& p) {
+    const scan_pass_kernel& s = p.s;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(s.group) + "u", t = p.t;
+    if (s.pass == scan_pass::scan_totals) { // one work-item, in order
+        b.line("if (" + std::string(d.group.group_id) + " != 0u || " + d.group.local_id + " != 0u) return;");
+        b.declare(t, "carry", "init");
+        b.open_for(index + " i = 0", "i < n", "++i");
+        p.values(b);
+        b.line(p.out + "[i] = carry;");
+        b.line("carry = " + p.call("carry", p.root_value()) + ";");
+        b.close();
+        return;
+    }
+    const bool in_place = s.out_param != no_output_param;
+    const bool shifted = s.pass == scan_pass::scan_output && s.exclusive && !in_place;
+    // Pass 1 of a commutative operation folds lane l's values (elements l, l + 8, ... of the
+    // chunk) into t<l>, eight independent chains the compiler turns into one vector
+    // operation a step, as a handwritten float8 sum is; the tree keeps the operands' order
+    // but stays scalar, and was markedly slower on PoCL.
+    const bool lanes = s.pass == scan_pass::chunk_totals && commutative(*s.op);
+    const std::string from = shifted ? " - 1" : ""; // where output i + l reads its input: i + l + from
+    b.declare_const(index, "gid", "(" + index + ")" + d.group.group_id + " * " + w + " + " + d.group.local_id);
+    b.declare(index, "i", "gid * chunk < n ? gid * chunk : n");
+    b.declare_const(index, "last", "n - i < chunk ? n : i + chunk");
+    b.declare(t, "carry", s.pass == scan_pass::scan_output ? p.call("init", "offsets[gid]") : "id");
+    if (shifted) {
+        b.open("if (i < last)");
+        b.line(p.out + "[i] = carry;");
+        b.line("++i;");
+        b.close();
+    }
+    if (lanes) b.line(t + " t0 = id, t1 = id, t2 = id, t3 = id, t4 = id, t5 = id, t6 = id, t7 = id;");
+    b.open_for("", "i + 8 <= last", "i += 8");
+    b.line(t + " e0, e1, e2, e3, e4, e5, e6, e7;");
+    for (int l = 0; l < 8; ++l) {
+        b.open();
+        p.values(b, "(i + " + std::to_string(l) + from + ")");
+        b.line(lane(l) + " = " + p.root_value() + ";");
+        b.close();
+    }
+    if (s.pass == scan_pass::chunk_totals && lanes) // each value into its lane's total
+        for (int l = 0; l < 8; ++l) b.line(lane_total(l) + " = " + p.call(lane_total(l), lane(l)) + ";");
+    else if (s.pass == scan_pass::chunk_totals) // the eight in order, as a tree: one step of the chain
+        b.line("carry = " +
+               p.call("carry", p.call(p.call(p.call("e0", "e1"), p.call("e2", "e3")),
+                                      p.call(p.call("e4", "e5"), p.call("e6", "e7")))) +
+               ";");
+    else if (s.exclusive && !shifted)
+        exclusive_block_prefix(b, p);
+    else
+        inclusive_block_prefix(b, p);
+    b.close();
+    if (lanes) { // in order: the form LLVM's SLP vectorizer keeps in one vector (see reduce_pass.cpp)
+        std::string folded = lane_total(0);
+        for (int l = 1; l < 8; ++l) folded = p.call(folded, lane_total(l));
+        b.line("carry = " + folded + ";");
+    }
+    b.open_for("", "i < last", "++i");
+    p.values(b, shifted ? "(i - 1)" : "i");
+    if (s.pass == scan_pass::chunk_totals) {
+        b.line("carry = " + p.call("carry", p.root_value()) + ";");
+    } else if (s.exclusive && !shifted) {
+        b.line(p.out + "[i] = carry;");
+        b.line("carry = " + p.call("carry", p.root_value()) + ";");
+    } else {
+        b.line("carry = " + p.call("carry", p.root_value()) + ";");
+        b.line(p.out + "[i] = carry;");
+    }
+    b.close();
+    if (s.pass == scan_pass::chunk_totals) b.line("totals[gid] = carry;");
+}
+
+// The tiled layout's body (see scan_pass.hpp), after the signature.
+void tiled_scan_body(source_builder& b, const pass_text& p) {
+    const scan_pass_kernel& s = p.s;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(s.group), t = p.t;
+    b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + w + "];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const("unsigned int", "g", d.group.group_id);
+    b.declare_const(index, "first", "(" + index + ")g * chunk");
+    b.declare(index, "last", "first + chunk");
+    b.line("if (last > n) last = n;");
+    if (s.pass == scan_pass::scan_output) b.declare(t, "carry", p.call("init", "offsets[g]"));
+    else if (s.pass == scan_pass::scan_totals) b.declare(t, "carry", "init");
+    else b.declare(t, "carry", "id");
+    b.open_for(index + " base = first", "base < last", "base += " + w + "u");
+    b.declare_const(index, "i", "base + lid");
+    b.declare(t, "x", "id");
+    b.open("if (i < last)");
+    p.values(b);
+    b.line("x = " + p.root_value() + ";");
+    b.close();
+    b.line("s[lid] = x;");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int offset = 1u", "offset < " + w + "u", "offset <<= 1");
+    b.declare_const(t, "left", "lid >= offset ? s[lid - offset] : id");
+    b.line(d.group.barrier);
+    b.line("if (lid >= offset) s[lid] = " + p.call("left", "s[lid]") + ";");
+    b.line(d.group.barrier);
+    b.close();
+    if (s.pass != scan_pass::chunk_totals) {
+        const bool shifted = s.exclusive || s.pass == scan_pass::scan_totals;
+        b.line("if (i < last) " + p.out + "[i] = " +
+               (shifted ? "lid == 0u ? carry : " + p.call("carry", "s[lid - 1u]") : p.call("carry", "s[lid]")) + ";");
+    }
+    b.line("carry = " + p.call("carry", "s[" + std::to_string(s.group - 1) + "]") + ";");
+    b.line(d.group.barrier);
+    b.close();
+    if (s.pass == scan_pass::chunk_totals) b.line("if (lid == 0u) totals[g] = carry;");
+}
+
+} // namespace
+
+std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
+    lowered_kernel lowered = lower_neighbour_reads(*s.input, {s.root}, neighbour_form::checked);
+    pass_text p{s, *s.input, std::move(lowered.kernel), lowered.node[s.root], type_name(d, s.op->type), "out"};
+    if (s.out_param != no_output_param) {
+        p.input.params[s.out_param].written = true;
+        if (s.pass != scan_pass::chunk_totals) p.out = "p" + std::to_string(s.out_param);
+    }
+    source_builder b(d);
+    b.append(pass_prologue(p.input, {s.op}, d));
+    write_combine(b, *s.op, "loom_combine");
+    std::string signature = std::string(d.kernel_prefix) + " " + kernel_name + "(" + emit_parameters(p.input, d);
+    auto buffer = [&](const std::string& name, bool written) {
+        signature += buffer_parameter(d, p.t, written, true) + name + ", ";
+    };
+    if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param) buffer("out", true);
+    if (s.pass == scan_pass::scan_output) buffer("offsets", false);
+    if (s.pass == scan_pass::chunk_totals) buffer("totals", true);
+    signature += p.t + " id, " + p.t + " init, ";
+    const std::vector<dtype> captures = capture_types(*s.op);
+    for (std::size_t j = 0; j < captures.size(); ++j)
+        signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
+    const std::string index = d.index_type;
+    b.open(signature + index + " chunk, " + index + " n)");
+    write_guard(b, p.input);
+    if (s.chunked) chunked_scan_body(b, p);
+    else tiled_scan_body(b, p);
+    b.close();
+    return b.text();
+}
+
+} // namespace loom::codegen

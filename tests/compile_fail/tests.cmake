@@ -1,0 +1,15 @@
+# Mistakes Loom rejects at compile time: each file must fail to compile with the message named
+# here (a test passes when the compiler prints it).
+set(loom_compile_fail_cases
+    "float_remainder|need integer operands"
+    "float_bitwise|need integer operands"
+    "foreign_operand|an expression operand must be a loom::vector")
+foreach(case ${loom_compile_fail_cases})
+  string(REPLACE "|" ";" parts "${case}")
+  list(GET parts 0 name)
+  list(GET parts 1 message)
+  add_test(NAME compile_fail_${name}
+           COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 -fsyntax-only -I${PROJECT_SOURCE_DIR}/include
+                   ${CMAKE_CURRENT_LIST_DIR}/${name}.cpp)
+  set_tests_properties(compile_fail_${name} PROPERTIES PASS_REGULAR_EXPRESSION "${message}" LABELS compile_fail)
+endforeach()
