@@ -50,7 +50,7 @@ std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
     const std::uint64_t threads = g.groups * g.group;
     // Chunked: a lane folds every 16th element of the chunk, lane 0 also the tail (< 16);
     // then lane l takes lane l + 8 and the eight are folded in order, lane 0 first: eight
-    // more steps for it (reduce_kernel.cpp, chunked_fold).
+    // more steps for it (codegen/reduce_pass.cpp, chunked_fold).
     auto chunked_serial = [](const reduce_geometry& pass, std::uint64_t items) {
         return reduce_chunk(pass, items) / chunk_lanes + (chunk_lanes - 1) + 8;
     };

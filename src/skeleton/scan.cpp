@@ -26,7 +26,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     if (n == 0) return;
     backend::device& dev = ctx.device();
 
-    // Geometry (scan_kernel.hpp): tiled on GPUs, a chunk per group in whole tiles; chunked
+    // Geometry (codegen/scan_pass.hpp): tiled on GPUs, a chunk per group in whole tiles; chunked
     // on CPU devices, a chunk per work-item (a multiple of 8, at least 64 elements a
     // work-item where n allows). `parts` is the number of totals pass 2 scans.
     const unsigned group = skeleton_group_size(ctx.info());

@@ -1,7 +1,7 @@
 // Grid kernels: on CPU devices a kernel with 2-D neighbour reads runs on a 2-D range when
 // every grid it reads has one width (launch::grid_geometry), else as a 1-D map. Both
 // forms are checked element by element against the host; the NVRTC pass of this suite
-// (zz_nvrtc_all_kernels.cpp) compiles the grid forms as CUDA too.
+// (nvrtc_all_kernels.cpp) compiles the grid forms as CUDA too.
 #include "support.hpp"
 
 #include "launch/policy.hpp"

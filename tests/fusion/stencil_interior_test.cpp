@@ -1,4 +1,4 @@
-// Stencil kernels take their border apart (src/codegen/emit.cpp): a chunked 1-D map reads
+// Stencil kernels take their border apart (src/codegen/map_kernel.cpp): a chunked 1-D map reads
 // element i + offset in each chunk's interior and clamps, wraps or substitutes per element at
 // its ends; a 2-D launch does the same per work-group. Offsets shorter than a chunk or group,
 // longer than one, and outside the data altogether put elements on both sides of the split,

@@ -28,7 +28,7 @@ TEST_CASE("stencil_shift_reads_neighbours_with_each_boundary_policy") {
 
 TEST_CASE("stencil_grid_coordinates_are_exact_on_a_large_grid_with_far_offsets") {
     // Rows come from a division of the element index (a double division on CPU devices,
-    // src/codegen/emit.cpp): every element of a 2049 x 2047 grid checks it.
+    // src/codegen/map_kernel.cpp): every element of a 2049 x 2047 grid checks it.
     const long nx = 2049, ny = 2047;
     const auto hu = random_floats(std::size_t(nx * ny), 9);
     loom::vector<float> u(ctx(), hu), v(ctx(), hu.size());

@@ -1,7 +1,8 @@
 // Every kernel the expression suite generates, compiled once more for CUDA with NVRTC
 // (sm_80 and sm_90), so that the CUDA emitter is checked wherever NVRTC is installed,
 // with no GPU. A kernel observer collects the IR while the suite runs on OpenCL; the
-// test case below (in the last file by name, so doctest runs it last) compiles it all.
+// test case below compiles it all. Its name starts with "after_suite:", so the test main runs
+// it after every other test case (tests/main.cpp), whatever the file names.
 #ifdef LOOM_HAVE_CUDA
 
 #include <doctest/doctest.h>
@@ -66,7 +67,7 @@ bool suite_runs_on_cuda() {
 
 } // namespace
 
-TEST_CASE("nvrtc_compiles_every_kernel_the_expression_suite_generated") {
+TEST_CASE("after_suite: nvrtc_compiles_every_kernel_the_expression_suite_generated") {
     REQUIRE(observing);
     loom::detail::set_kernel_observer(nullptr);
     if (suite_runs_on_cuda()) {
