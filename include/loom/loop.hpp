@@ -19,8 +19,6 @@
 
 namespace loom {
 
-using std::swap;
-
 namespace detail {
 template <class Body> void run_iteration(Body& body, std::uint64_t i) {
     if constexpr (std::is_invocable_v<Body&, std::uint64_t>) body(i);

@@ -5,7 +5,7 @@
 
 #include <type_traits>
 
-#include <boost/proto/proto.hpp>
+#include <boost/proto/core.hpp>
 
 #include "loom/dtype.hpp"
 #include "loom/expr/opcode.hpp"
