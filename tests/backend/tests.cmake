@@ -21,12 +21,12 @@ target_include_directories(test_cuda_runtime PRIVATE ${PROJECT_SOURCE_DIR}/src $
 target_compile_definitions(test_cuda_runtime PRIVATE LOOM_HAVE_CUDA=1)
 loom_warnings(test_cuda_runtime)
 add_test(NAME cuda_runtime COMMAND test_cuda_runtime)
-set_tests_properties(cuda_runtime PROPERTIES ENVIRONMENT "LOOM_CACHE_DIR=${LOOM_REPO_CACHE_DIR}" LABELS gpu
+set_tests_properties(cuda_runtime PROPERTIES ENVIRONMENT "LOOM_CACHE_DIR=${LOOM_TEST_CACHE_DIR}" LABELS gpu
                                              SKIP_RETURN_CODE 77)
 
 # The whole expression suite a second time, on CUDA.
 if(TARGET test_expr)
   add_test(NAME expr_cuda COMMAND test_expr)
-  set_tests_properties(expr_cuda PROPERTIES ENVIRONMENT "LOOM_BACKEND=cuda;LOOM_CACHE_DIR=${LOOM_REPO_CACHE_DIR}"
+  set_tests_properties(expr_cuda PROPERTIES ENVIRONMENT "LOOM_BACKEND=cuda;LOOM_CACHE_DIR=${LOOM_TEST_CACHE_DIR}"
                                             LABELS gpu SKIP_RETURN_CODE 77)
 endif()

@@ -11,7 +11,7 @@ add_executable(loom_fuzz ${CMAKE_CURRENT_LIST_DIR}/loom_fuzz.cpp)
 target_link_libraries(loom_fuzz PRIVATE loom_fuzz_programs CLI11::CLI11)
 loom_warnings(loom_fuzz)
 add_test(NAME differential_fuzz COMMAND loom_fuzz --programs 300)
-set_tests_properties(differential_fuzz PROPERTIES ENVIRONMENT "LOOM_CACHE_DIR=${LOOM_REPO_CACHE_DIR}"
+set_tests_properties(differential_fuzz PROPERTIES ENVIRONMENT "LOOM_CACHE_DIR=${LOOM_TEST_CACHE_DIR}"
                      LABELS fuzz)
 
 if(TARGET test_fusion)
