@@ -54,12 +54,20 @@ template <class T, class Policy, bool TwoD> struct neighbour_read {
     }
     first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
     bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
-    // An offset as the kernel gets it: a wrapped one reduced into [0, extent), any other held
-    // in [-extent, extent], which reads the same elements (all past the end beyond it) and
-    // keeps the kernel's index arithmetic clear of 64-bit overflow for any offset.
+    // An offset as the kernel gets it: a wrapped one reduced to the equivalent offset nearest 0
+    // (in (-extent/2, extent/2]), any other held in [-extent, extent], which reads the same
+    // elements (all past the end beyond it). Both keep the kernel's index arithmetic clear of
+    // 64-bit overflow for any offset, and a small offset stays small, so the kernel's interior
+    // (the elements whose neighbours lie inside, read with no border test) is the vector but
+    // its ends: -1 as extent - 1 would put every element in the checked border.
     static std::int64_t bounded(std::int64_t k, std::int64_t extent) {
         if (extent <= 0) return 0;
-        if constexpr (policy_of<Policy>::value == boundary_policy::wrap) return (k % extent + extent) % extent;
+        if constexpr (policy_of<Policy>::value == boundary_policy::wrap) {
+            const std::int64_t r = k % extent; // in (-extent, extent)
+            if (r > extent / 2) return r - extent;
+            if (r < -(extent - 1) / 2) return r + extent;
+            return r;
+        }
         return k < -extent ? -extent : (k > extent ? extent : k);
     }
     void bind(detail::statement_recorder& r) const {
