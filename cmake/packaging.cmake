@@ -1,5 +1,5 @@
 # `cpack -G DEB` in the build directory: a Debian package of the library, headers, CMake and
-# pkg-config files, loom-cache and the docs. Its dependencies are what a consumer's
+# pkg-config files, loom-cache, loom-info and the docs. Its dependencies are what a consumer's
 # find_package(loom) or pkg-config needs on a clean Debian 12.
 set(CPACK_PACKAGE_NAME loom-dev)
 set(CPACK_PACKAGE_VENDOR "Loom")

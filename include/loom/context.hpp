@@ -55,6 +55,9 @@ public:
 
     std::string backend_name() const; // "opencl" or "cuda"
     std::string device_name() const;
+    // The context's number in this process (1 for the first made, and so on; copies share it):
+    // the "[context <id>]" of its log lines (loom/log.hpp).
+    std::uint64_t id() const;
     std::string driver_version() const;
     bool has_fp64() const;
 

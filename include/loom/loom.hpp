@@ -7,9 +7,11 @@
 #pragma once
 
 #include "loom/context.hpp"
+#include "loom/devices.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/inspect.hpp"
+#include "loom/log.hpp"
 #include "loom/map.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scalar.hpp"

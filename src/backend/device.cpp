@@ -32,10 +32,11 @@ std::unique_ptr<memory> device::allocate(std::size_t bytes) {
     memory_ledger& counted = ledger();
     const std::uint64_t total = info().global_memory;
     if (!counted.reserve(bytes, total))
-        throw error("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info().name +
-                    ", which has " + std::to_string(total) + " bytes in all, " + std::to_string(counted.in_use()) +
-                    " of them allocated already by this process's contexts; free vectors you no longer need, or "
-                    "use smaller ones");
+        throw out_of_memory("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " +
+                            info().name + ", which has " + std::to_string(total) + " bytes in all, " +
+                            std::to_string(counted.in_use()) +
+                            " of them allocated already by this process's contexts; free vectors you no longer "
+                            "need, or use smaller ones");
     std::unique_ptr<memory> m;
     try {
         m = allocate_memory(bytes);

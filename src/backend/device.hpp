@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -148,9 +149,29 @@ protected:
 };
 
 // Chooses a device from LOOM_BACKEND (opencl | cuda | auto) and LOOM_DEVICE (index or
-// name substring). Throws loom::error saying what was found and how to fix it. With
-// `profiling`, the device times every launch (device::timing).
+// name substring). Throws loom::error saying what was found and how to fix it (loom::no_device
+// when no device matches). With `profiling`, the device times every launch (device::timing).
 std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter,
                                     bool profiling = false);
+
+// One backend's devices, in the order a LOOM_DEVICE index counts them, and the one its open
+// function would open for a device filter (none: it would throw).
+struct device_listing {
+    std::vector<device_info> devices;
+    std::optional<std::size_t> chosen;
+};
+
+// A device of the process's listing (list_devices): its backend's index of it, and whether
+// open_device opens it for the backend and filter asked about.
+struct listed_device {
+    device_info info;
+    std::size_t index = 0;
+    bool chosen = false;
+};
+
+// Every device of every backend built in (CUDA's, then OpenCL's), without opening any, and the
+// one open_device(backend, device_filter) would open marked `chosen` (none when it would
+// throw). A backend without a driver or device contributes nothing. Serialised with open_device.
+std::vector<listed_device> list_devices(const std::string& backend, const std::string& device_filter);
 
 } // namespace loom::backend

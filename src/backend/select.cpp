@@ -1,12 +1,14 @@
 // Backend selection: LOOM_BACKEND=opencl|cuda|auto. auto prefers a CUDA device when the
-// CUDA backend is built and a driver with a device is present, else OpenCL. Opening a
-// device is serialised process-wide: PoCL's first-time platform and device setup is not
-// thread-safe (contexts made on several threads at once crashed inside clGetDeviceInfo),
-// and serialising it costs nothing after the first context.
+// CUDA backend is built and a driver with a device is present, else OpenCL. Opening and
+// listing devices is serialised process-wide: PoCL's first-time platform and device setup
+// is not thread-safe (contexts made on several threads at once crashed inside
+// clGetDeviceInfo), and serialising it costs nothing after the first context.
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backend/opencl/opencl_device.hpp"
+#include "support/log.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/cuda_device.hpp"
 #endif
@@ -22,8 +24,8 @@ std::unique_ptr<device> open_device_alone(const std::string& backend, const std:
 #ifdef LOOM_HAVE_CUDA
         return open_cuda_device(device_filter, profiling);
 #else
-        throw error("loom: LOOM_BACKEND=cuda, but this Loom was built without CUDA support; rebuild with the CUDA "
-                    "toolkit installed (LOOM_WITH_CUDA=ON), or use LOOM_BACKEND=opencl");
+        throw no_device("loom: LOOM_BACKEND=cuda, but this Loom was built without CUDA support; rebuild with the "
+                        "CUDA toolkit installed (LOOM_WITH_CUDA=ON), or use LOOM_BACKEND=opencl");
 #endif
     }
     if (!backend.empty() && backend != "auto")
@@ -41,12 +43,46 @@ std::unique_ptr<device> open_device_alone(const std::string& backend, const std:
     return open_opencl_device(device_filter, profiling);
 }
 
+// The rules of open_device_alone, over listings: a backend named opens its own choice; auto
+// opens CUDA's when there is a CUDA device the filter names, else OpenCL's.
+std::vector<listed_device> list_devices_alone(const std::string& backend, const std::string& device_filter) {
+    device_listing cuda;
+#ifdef LOOM_HAVE_CUDA
+    try {
+        cuda = list_cuda_devices(device_filter);
+    } catch (const error& e) {
+        logging::warn(std::string("the CUDA devices could not be listed: ") + e.what());
+    }
+#endif
+    const device_listing opencl = list_opencl_devices(device_filter);
+    const bool any = backend.empty() || backend == "auto";
+    const bool cuda_opens = backend == "cuda" || (any && cuda.chosen);
+    const bool opencl_opens = backend == "opencl" || (any && !cuda.chosen);
+    std::vector<listed_device> all;
+    const auto add = [&](const device_listing& listing, bool opens) {
+        for (std::size_t i = 0; i < listing.devices.size(); ++i)
+            all.push_back({listing.devices[i], i, opens && listing.chosen == i});
+    };
+    add(cuda, cuda_opens);
+    add(opencl, opencl_opens);
+    return all;
+}
+
+std::mutex& discovery_lock() {
+    static std::mutex& discovery = *new std::mutex; // never destroyed: contexts may be made at exit
+    return discovery;
+}
+
 } // namespace
 
 std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter, bool profiling) {
-    static std::mutex& discovery = *new std::mutex; // never destroyed: contexts may be made at exit
-    std::lock_guard<std::mutex> alone(discovery);
+    std::lock_guard<std::mutex> alone(discovery_lock());
     return open_device_alone(backend, device_filter, profiling);
+}
+
+std::vector<listed_device> list_devices(const std::string& backend, const std::string& device_filter) {
+    std::lock_guard<std::mutex> alone(discovery_lock());
+    return list_devices_alone(backend, device_filter);
 }
 
 } // namespace loom::backend

@@ -23,13 +23,13 @@ std::string short_hash(const std::string& text) {
     return hex;
 }
 
-// Keeps the rejected source where the user can open it, and says where.
+// Keeps the rejected source where the user can open it, and says where ("" when it could not).
 std::string save_failed_source(const std::string& source, const std::string& extension) {
     std::error_code ec;
     const auto path = std::filesystem::temp_directory_path(ec) / ("loom-build-failure-" + short_hash(source) + extension);
     std::ofstream out(path);
     out << source;
-    return out ? path.string() : std::string("(could not be saved)");
+    return out ? path.string() : std::string();
 }
 
 
@@ -105,8 +105,10 @@ std::pair<backend::build_result, double> program_cache::build(const std::string&
         return {std::move(built), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     } catch (const backend::build_failure& failure) {
         const std::string path = save_failed_source(source, device_.dialect().source_extension);
-        throw error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log + "\nThe generated source is saved in " +
-                    path + "; please report it with the build log.");
+        throw build_error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log +
+                              "\nThe generated source is saved in " + (path.empty() ? "(could not be saved)" : path) +
+                              "; please report it with the build log.",
+                          failure.log, path);
     }
 }
 
@@ -160,8 +162,10 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
     if (workers > 1) {
         std::atomic<std::size_t> next{0};
         std::vector<std::thread> threads;
+        const std::uint64_t context = logging::context_scope::current(); // what the builders log names it
         for (std::size_t w = 0; w < workers; ++w)
             threads.emplace_back([&] {
+                logging::context_scope scope(context);
                 for (std::size_t m; (m = next.fetch_add(1)) < misses.size();) build_one(m);
             });
         for (std::thread& t : threads) t.join();

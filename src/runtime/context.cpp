@@ -1,6 +1,7 @@
 // loom::context and its implementation's lifetime: device selection from the options
 // or the environment, and the final flush when the last owner lets go.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -86,6 +87,7 @@ context::context(const context_options& options) {
     r.contexts.push_back(impl_);
 }
 
+std::uint64_t context::id() const { return impl_->id(); }
 std::string context::backend_name() const { return impl_->info().backend; }
 std::string context::device_name() const { return impl_->info().name; }
 std::string context::driver_version() const { return impl_->info().driver; }
@@ -133,11 +135,19 @@ void finish_live_contexts_at_exit() {
 // build them. A context destroyed later (a static one) then finds nothing left to compile.
 void run_pending_work_before_compilers_exit() { std::atexit(finish_live_contexts_at_exit); }
 
+namespace {
+std::uint64_t next_context_id() {
+    static std::atomic<std::uint64_t> made{0};
+    return ++made;
+}
+} // namespace
+
 context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune)
-    : device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune),
+    : id_(next_context_id()), device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune),
       form_(launch::form_from_environment()), programs_(*device_, run_pending_work_before_compilers_exit) {}
 
 context_impl::~context_impl() {
+    logging::context_scope scope(id_);
     try {
         flush(flush_cause::context_end);
         device_->finish();
@@ -147,6 +157,7 @@ context_impl::~context_impl() {
 }
 
 void flush(context_impl& ctx, flush_point at) {
+    logging::context_scope scope(ctx.id());
     ctx.flush(at == flush_point::loop       ? flush_cause::loop
               : at == flush_point::pipeline ? flush_cause::pipeline
                                             : flush_cause::skeleton);
@@ -154,6 +165,7 @@ void flush(context_impl& ctx, flush_point at) {
 
 void finish(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::finish);
     ctx.device().finish();
     ctx.note_host_sync("finish");

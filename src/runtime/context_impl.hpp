@@ -122,6 +122,7 @@ public:
 
     backend::device& device() { return *device_; }
     const backend::device_info& info() const { return device_->info(); }
+    std::uint64_t id() const { return id_; } // loom::context::id()
     bool fusion() const { return fusion_; }
     // The form of a statement's shape this context runs: contracted when fp_contract is on.
     const shape* statement_form(const shape* s) const { return fp_contract_ ? s->contracted : s; }
@@ -219,6 +220,7 @@ private:
 
     std::recursive_mutex mutex_;
     context_statistics stats_;
+    std::uint64_t id_;
     std::unique_ptr<backend::device> device_;
     bool fusion_;
     bool fp_contract_;

@@ -281,7 +281,9 @@ void context_impl::launch(compiled_plan& p) {
 
 void context_impl::note_host_sync(const char* what) {
     ++stats_.host_syncs;
-    if (logging::enabled(logging::channel::launch)) logging::write(logging::channel::launch, std::string("sync: ") + what);
+    if (!logging::enabled(logging::channel::launch)) return;
+    logging::context_scope scope(id_);
+    logging::write(logging::channel::launch, std::string("sync: ") + what);
 }
 
 void context_impl::set_guard(buffer* flag) {
@@ -305,6 +307,7 @@ void context_impl::run_planned(flush_cause cause, plan_purpose purpose) {
 
 void context_impl::flush(flush_cause cause) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
+    logging::context_scope scope(id_);
     // A held pass runs before anything after it; the device loop's own boundaries (nothing
     // pending) keep it for the bookkeeping that follows.
     if (holding() && !(cause == flush_cause::loop && queue_.empty())) release_held();

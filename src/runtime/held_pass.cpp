@@ -24,6 +24,7 @@ void log_held_launch(std::uint32_t statements, std::uint32_t count, std::uint64_
 } // namespace
 
 void context_impl::release_held() {
+    logging::context_scope scope(id_);
     launch_batch(); // the iterations before the held pass
     held_pass& h = held_;
     backend::kernel* k = h.kernel;
@@ -42,6 +43,7 @@ void context_impl::drop_held() {
 
 bool context_impl::run_held_with_epilogue() {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
+    logging::context_scope scope(id_);
     if (!held_.kernel || queue_.empty() || guard_) return false;
     for (const fusion::pending_statement& st : queue_.statements)
         if (st.length != 1) return false;

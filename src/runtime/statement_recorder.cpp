@@ -6,6 +6,7 @@
 #include "ir/shape.hpp"
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
+#include "support/log.hpp"
 
 namespace loom::detail {
 
@@ -40,6 +41,7 @@ std::recursive_mutex& context_mutex(context_impl& ctx) { return ctx.mutex(); }
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::host_write); // pending statements may read the old contents
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
@@ -49,16 +51,21 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::host_read);
     if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
     ctx.device().read(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
     ctx.note_host_sync("host read");
 }
 
+// A statement's lines in the log (a flush at a limit, a skeleton's launch) name its context.
 statement_recorder::statement_recorder(context_impl& ctx)
-    : ctx_(ctx), lock_(ctx.mutex()), first_slot_(ctx.queue().slots.size()) {}
+    : ctx_(ctx), lock_(ctx.mutex()), first_slot_(ctx.queue().slots.size()) {
+    logging::context_scope::enter_context(ctx.id());
+}
 
 statement_recorder::~statement_recorder() {
+    logging::context_scope::leave_context();
     if (committed_) return;
     std::vector<fusion::bound_slot>& slots = ctx_.queue().slots;
     slots.resize(slots.size() > recorded_ ? slots.size() - recorded_ : 0); // a failed flush may have cleared them

@@ -19,7 +19,7 @@ execute_process(COMMAND dpkg-deb -x ${deb} ${WORK_DIR}/root RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "dpkg-deb -x failed (${rc})")
 endif()
-foreach(expected usr/include/loom/loom.hpp usr/include/loom/version.hpp usr/bin/loom-cache
+foreach(expected usr/include/loom/loom.hpp usr/include/loom/version.hpp usr/bin/loom-cache usr/bin/loom-info
                  usr/share/doc/loom/LICENSE)
   if(NOT EXISTS ${WORK_DIR}/root/${expected})
     message(FATAL_ERROR "the package lacks /${expected}")

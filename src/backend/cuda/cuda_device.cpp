@@ -73,14 +73,15 @@ const driver_state& driver() {
 // ---- errors -----------------------------------------------------------------------
 
 [[noreturn]] void fail(const driver_api& api, CUresult r, const std::string& doing, const std::string& device) {
+    const std::string what = "loom: CUDA error " + cuda::result_text(api, r) + " while " + doing + " on " + device;
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        throw out_of_memory(what + ". The device is out of memory; free vectors you no longer need");
     std::string hint;
     if (r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_LAUNCH_FAILED || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
         r == CUDA_ERROR_MISALIGNED_ADDRESS || r == CUDA_ERROR_HARDWARE_STACK_ERROR)
         hint = ". A kernel failed on the device; its CUDA context cannot be used any more: restart the program, and "
                "please report this with LOOM_LOG=all";
-    else if (r == CUDA_ERROR_OUT_OF_MEMORY)
-        hint = ". The device is out of memory; free vectors you no longer need";
-    throw error("loom: CUDA error " + cuda::result_text(api, r) + " while " + doing + " on " + device + hint);
+    throw error(what + hint);
 }
 
 // The context shared by a device, its allocations and its kernels: whichever goes last
@@ -235,6 +236,39 @@ std::string device_name(const driver_api& api, CUdevice dev) {
     return name;
 }
 
+// What Loom knows of a device, read from the driver without a context (an open device and a
+// device listing report the same); `compute_capability` gets major * 10 + minor.
+device_info describe(const driver_api& api, CUdevice dev, const std::string& version, int& compute_capability) {
+    device_info info;
+    info.name = device_name(api, dev);
+    const auto check = [&](CUresult r, const char* doing) {
+        if (r != CUDA_SUCCESS) fail(api, r, doing, info.name);
+    };
+    int major = 0, minor = 0, units = 1, threads = 1024;
+    check(api.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
+          "reading the compute capability");
+    check(api.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
+          "reading the compute capability");
+    check(api.cuDeviceGetAttribute(&units, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+          "reading the multiprocessor count");
+    check(api.cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev),
+          "reading the block size limit");
+    std::size_t total = 0;
+    check(api.cuDeviceTotalMem(&total, dev), "reading the memory size");
+    compute_capability = major * 10 + minor;
+    info.backend = "cuda";
+    info.vendor = "NVIDIA";
+    info.driver = version.empty() ? "CUDA driver" : version + " driver";
+    info.platform = version.empty() ? "CUDA" : version;
+    info.fp64 = true;
+    info.gpu = true;
+    info.compute_units = unsigned(std::max(units, 1));
+    info.max_work_group = unsigned(std::max(threads, 1));
+    info.max_parameter_bytes = 4096; // every CUDA architecture Loom targets takes 4 KiB of kernel parameters
+    info.global_memory = total;
+    return info;
+}
+
 // ---- the device ---------------------------------------------------------------------
 
 class cuda_device final : public device {
@@ -242,31 +276,8 @@ public:
     cuda_device(const driver_api& api, CUdevice dev, const std::string& version, bool profiling)
         : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))),
           ledger_(ledger_of("cuda " + std::to_string(dev))) { // CUdevice: the driver's handle, one per device
-        int major = 0, minor = 0, units = 1, threads = 1024;
-        ctx_->check(api_.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev),
-                    "reading the compute capability");
-        ctx_->check(api_.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev),
-                    "reading the compute capability");
-        ctx_->check(api_.cuDeviceGetAttribute(&units, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
-                    "reading the multiprocessor count");
-        ctx_->check(api_.cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, dev),
-                    "reading the block size limit");
-        std::size_t total = 0;
-        ctx_->check(api_.cuDeviceTotalMem(&total, dev), "reading the memory size");
-        compute_capability_ = major * 10 + minor;
-        max_threads_ = unsigned(std::max(threads, 1));
-
-        info_.backend = "cuda";
-        info_.name = ctx_->name;
-        info_.vendor = "NVIDIA";
-        info_.driver = version.empty() ? "CUDA driver" : version + " driver";
-        info_.platform = version.empty() ? "CUDA" : version;
-        info_.fp64 = true;
-        info_.gpu = true;
-        info_.compute_units = unsigned(std::max(units, 1));
-        info_.max_work_group = max_threads_;
-        info_.max_parameter_bytes = 4096; // every CUDA architecture Loom targets takes 4 KiB of kernel parameters
-        info_.global_memory = total;
+        info_ = describe(api_, dev, version, compute_capability_);
+        max_threads_ = unsigned(info_.max_work_group);
 
         // Part of the kernel cache key: a new NVRTC or another architecture compiles anew.
         const std::string target = cuda::nvrtc_target(compute_capability_);
@@ -458,10 +469,11 @@ private:
         if (r == CUDA_ERROR_OUT_OF_MEMORY) {
             std::size_t free = 0, total = 0;
             const bool known = api_.cuMemGetInfo(&free, &total) == CUDA_SUCCESS;
-            throw error("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info_.name +
-                        " failed (CUDA_ERROR_OUT_OF_MEMORY" +
-                        (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free" : "") +
-                        "). Free vectors you no longer need, or use smaller ones");
+            throw out_of_memory("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " +
+                                info_.name + " failed (CUDA_ERROR_OUT_OF_MEMORY" +
+                                (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free"
+                                       : "") +
+                                "). Free vectors you no longer need, or use smaller ones");
         }
         if (r != CUDA_SUCCESS) fail(api_, r, "allocating " + std::to_string(bytes) + " bytes", info_.name);
         return m;
@@ -563,30 +575,58 @@ private:
     std::unique_ptr<kernel_clock<timed_launch, launch_events>> clock_; // profiling on
 };
 
+// The driver's devices, in the order a LOOM_DEVICE index counts them (d.api is set).
+std::vector<CUdevice> find_devices(const driver_state& d) {
+    std::vector<CUdevice> devices(std::size_t(d.devices));
+    for (int i = 0; i < d.devices; ++i) {
+        const CUresult r = d.api->cuDeviceGet(&devices[std::size_t(i)], i);
+        if (r != CUDA_SUCCESS) fail(*d.api, r, "listing devices", "CUDA device " + std::to_string(i));
+    }
+    return devices;
+}
+
+// The index in `devices` of the one `filter` names: an index or a name substring; empty, the
+// first. Throws loom::no_device listing the devices found.
+std::size_t choose(const driver_api& api, const std::vector<CUdevice>& devices, const std::string& filter) {
+    if (filter.empty()) return 0;
+    const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const bool match = numeric ? filter.size() < 10 && std::stoul(filter) == i
+                                   : lower(device_name(api, devices[i])).find(lower(filter)) != std::string::npos;
+        if (match) return i;
+    }
+    std::string names;
+    for (std::size_t i = 0; i < devices.size(); ++i)
+        names += "\n  " + std::to_string(i) + ": " + device_name(api, devices[i]);
+    throw no_device("loom: LOOM_DEVICE=" + filter + " matches no CUDA device. Devices found:" + names);
+}
+
 } // namespace
 
 std::unique_ptr<device> open_cuda_device(const std::string& filter, bool profiling) {
     const driver_state& d = driver();
     if (!d.api)
-        throw error("loom: LOOM_BACKEND=cuda, but " + d.problem + ". " + d.remedy +
-                    ", or use LOOM_BACKEND=opencl (LOOM_BACKEND=auto falls back to OpenCL by itself)");
-    const driver_api& api = *d.api;
-    std::vector<CUdevice> devices(std::size_t(d.devices));
-    for (int i = 0; i < d.devices; ++i) {
-        const CUresult r = api.cuDeviceGet(&devices[std::size_t(i)], i);
-        if (r != CUDA_SUCCESS) fail(api, r, "listing devices", "CUDA device " + std::to_string(i));
+        throw no_device("loom: LOOM_BACKEND=cuda, but " + d.problem + ". " + d.remedy +
+                        ", or use LOOM_BACKEND=opencl (LOOM_BACKEND=auto falls back to OpenCL by itself)");
+    const std::vector<CUdevice> devices = find_devices(d);
+    return std::make_unique<cuda_device>(*d.api, devices[choose(*d.api, devices, filter)], d.version, profiling);
+}
+
+device_listing list_cuda_devices(const std::string& filter) {
+    const driver_state& d = driver();
+    device_listing listing;
+    if (!d.api) return listing; // no driver, or no device behind it
+    const std::vector<CUdevice> devices = find_devices(d);
+    for (CUdevice dev : devices) {
+        int compute_capability = 0;
+        listing.devices.push_back(describe(*d.api, dev, d.version, compute_capability));
     }
-    if (filter.empty()) return std::make_unique<cuda_device>(api, devices.front(), d.version, profiling);
-    const bool numeric = std::all_of(filter.begin(), filter.end(), [](unsigned char c) { return std::isdigit(c); });
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-        const bool match = numeric ? filter.size() < 10 && std::stoul(filter) == i
-                                   : lower(device_name(api, devices[i])).find(lower(filter)) != std::string::npos;
-        if (match) return std::make_unique<cuda_device>(api, devices[i], d.version, profiling);
+    try {
+        listing.chosen = choose(*d.api, devices, filter);
+    } catch (const no_device&) {
+        // open_cuda_device(filter) would throw: no device is chosen.
     }
-    std::string names;
-    for (std::size_t i = 0; i < devices.size(); ++i)
-        names += "\n  " + std::to_string(i) + ": " + device_name(api, devices[i]);
-    throw error("loom: LOOM_DEVICE=" + filter + " matches no CUDA device. Devices found:" + names);
+    return listing;
 }
 
 bool cuda_device_present() { return driver().api != nullptr; }

@@ -16,10 +16,14 @@ namespace loom::backend {
 inline constexpr std::size_t cuda_staging_chunk = std::size_t(4) << 20;
 
 // Opens the CUDA device LOOM_DEVICE names (an index or a name substring; empty: device 0).
-// Throws loom::error saying what is missing: the driver library libcuda.so.1, or any
+// Throws loom::no_device saying what is missing: the driver library libcuda.so.1, or any
 // device behind a loaded driver, or a device matching the filter (listing those found).
 // `profiling`: every launch between two events, timed (device::timing).
 std::unique_ptr<device> open_cuda_device(const std::string& filter, bool profiling = false);
+
+// Every CUDA device, and the one open_cuda_device(filter) opens. Opens none (no context is
+// made); without a driver or a device behind it, the listing is empty.
+device_listing list_cuda_devices(const std::string& filter);
 
 // True when libcuda.so.1 loads, initialises and reports at least one device. Never throws;
 // the answer is computed once per process.

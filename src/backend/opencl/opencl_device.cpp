@@ -49,25 +49,32 @@ std::string lower(std::string s) {
     return s;
 }
 
+// What Loom knows of a device, read from the driver: an open device and a device listing
+// report the same.
+device_info describe(const cl::Platform& platform, const cl::Device& dev) {
+    device_info info;
+    info.backend = "opencl";
+    info.name = dev.getInfo<CL_DEVICE_NAME>();
+    info.vendor = dev.getInfo<CL_DEVICE_VENDOR>();
+    info.driver = dev.getInfo<CL_DRIVER_VERSION>() + " / " + dev.getInfo<CL_DEVICE_VERSION>();
+    info.platform = platform.getInfo<CL_PLATFORM_NAME>() + " " + platform.getInfo<CL_PLATFORM_VERSION>();
+    info.fp64 = dev.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
+    info.gpu = (dev.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
+    info.compute_units = dev.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+    info.max_work_group = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    info.global_memory = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+    info.max_allocation = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+    info.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
+    return info;
+}
+
 class opencl_device final : public device {
 public:
-    opencl_device(cl::Platform platform, cl::Device dev, bool profiling)
+    opencl_device(const cl::Platform& platform, const cl::Device& dev, bool profiling)
         : device_(dev), context_(dev), ledger_(ledger_of(ledger_name(dev))),
-          queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None) {
+          queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None),
+          info_(describe(platform, dev)), max_alloc_(info_.max_allocation) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
-        info_.backend = "opencl";
-        info_.name = dev.getInfo<CL_DEVICE_NAME>();
-        info_.vendor = dev.getInfo<CL_DEVICE_VENDOR>();
-        info_.driver = dev.getInfo<CL_DRIVER_VERSION>() + " / " + dev.getInfo<CL_DEVICE_VERSION>();
-        info_.platform = platform.getInfo<CL_PLATFORM_NAME>() + " " + platform.getInfo<CL_PLATFORM_VERSION>();
-        info_.fp64 = dev.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
-        info_.gpu = (dev.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
-        info_.compute_units = dev.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
-        info_.max_work_group = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-        info_.global_memory = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
-        max_alloc_ = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
-        info_.max_allocation = max_alloc_;
-        info_.max_parameter_bytes = dev.getInfo<CL_DEVICE_MAX_PARAMETER_SIZE>();
     }
 
     const device_info& info() const override { return info_; }
@@ -148,9 +155,9 @@ public:
 private:
     std::unique_ptr<memory> allocate_memory(std::size_t bytes) override {
         if (bytes > max_alloc_)
-            throw error("loom: out of device memory: a vector of " + std::to_string(bytes) +
-                        " bytes exceeds the largest allocation " + info_.name + " allows (" +
-                        std::to_string(max_alloc_) + " bytes); use smaller vectors");
+            throw out_of_memory("loom: out of device memory: a vector of " + std::to_string(bytes) +
+                                " bytes exceeds the largest allocation " + info_.name + " allows (" +
+                                std::to_string(max_alloc_) + " bytes); use smaller vectors");
         auto m = std::make_unique<opencl_memory>();
         cl_int status = CL_SUCCESS;
         m->buffer = cl::Buffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1), nullptr, &status);
@@ -173,16 +180,16 @@ private:
     cl::Event event_;                                                     // the launch being enqueued
 };
 
-} // namespace
+struct candidate {
+    cl::Platform platform;
+    cl::Device device;
+};
 
-std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profiling) {
+// Every device of every platform, in the order a LOOM_DEVICE index counts them; `found` gets
+// the platforms' names, for messages.
+std::vector<candidate> find_devices(std::string& found) {
     std::vector<cl::Platform> platforms;
     cl::Platform::get(&platforms); // fails with CL_PLATFORM_NOT_FOUND_KHR when there are none
-    std::string found;
-    struct candidate {
-        cl::Platform platform;
-        cl::Device device;
-    };
     std::vector<candidate> all;
     for (cl::Platform& p : platforms) {
         found += (found.empty() ? "" : ", ") + p.getInfo<CL_PLATFORM_NAME>();
@@ -190,10 +197,16 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profi
         p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
         for (cl::Device& d : devices) all.push_back({p, d});
     }
+    return all;
+}
+
+// The index in `all` of the device `filter` names: an index or a name substring; empty, the
+// first GPU, else the first device. Throws loom::no_device saying what was found.
+std::size_t choose(const std::vector<candidate>& all, const std::string& filter, const std::string& found) {
     if (all.empty())
-        throw error("loom: no OpenCL device found (platforms found: " + (found.empty() ? "none" : found) +
-                    "). Install an OpenCL driver; on Debian or Ubuntu `sudo apt-get install pocl-opencl-icd` "
-                    "provides a CPU device that works on every machine.");
+        throw no_device("loom: no OpenCL device found (platforms found: " + (found.empty() ? "none" : found) +
+                        "). Install an OpenCL driver; on Debian or Ubuntu `sudo apt-get install pocl-opencl-icd` "
+                        "provides a CPU device that works on every machine.");
     if (!filter.empty()) {
         // A number is a device index (one too large for any index matches nothing);
         // anything else is a name substring.
@@ -204,17 +217,38 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profi
         for (std::size_t i = 0; i < all.size(); ++i) {
             const std::string name = all[i].device.getInfo<CL_DEVICE_NAME>();
             if ((index_ok && index == i) || (!numeric && lower(name).find(lower(filter)) != std::string::npos))
-                return std::make_unique<opencl_device>(all[i].platform, all[i].device, profiling);
+                return i;
         }
         std::string names;
         for (std::size_t i = 0; i < all.size(); ++i)
             names += "\n  " + std::to_string(i) + ": " + all[i].device.getInfo<CL_DEVICE_NAME>();
-        throw error("loom: LOOM_DEVICE=" + filter + " matches no OpenCL device. Devices found:" + names);
+        throw no_device("loom: LOOM_DEVICE=" + filter + " matches no OpenCL device. Devices found:" + names);
     }
-    for (candidate& c : all)
-        if (c.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU)
-            return std::make_unique<opencl_device>(c.platform, c.device, profiling);
-    return std::make_unique<opencl_device>(all.front().platform, all.front().device, profiling);
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) return i;
+    return 0;
+}
+
+} // namespace
+
+std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profiling) {
+    std::string found;
+    const std::vector<candidate> all = find_devices(found);
+    const candidate& c = all[choose(all, filter, found)];
+    return std::make_unique<opencl_device>(c.platform, c.device, profiling);
+}
+
+device_listing list_opencl_devices(const std::string& filter) {
+    std::string found;
+    const std::vector<candidate> all = find_devices(found);
+    device_listing listing;
+    for (const candidate& c : all) listing.devices.push_back(describe(c.platform, c.device));
+    try {
+        if (!all.empty()) listing.chosen = choose(all, filter, found);
+    } catch (const no_device&) {
+        // open_opencl_device(filter) would throw: no device is chosen.
+    }
+    return listing;
 }
 
 } // namespace loom::backend

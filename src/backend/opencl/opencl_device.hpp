@@ -9,8 +9,11 @@
 
 namespace loom::backend {
 
-// Throws loom::error listing the platforms found when none matches. `profiling`: a queue
+// Throws loom::no_device listing the platforms found when none matches. `profiling`: a queue
 // with profiling events, each launch timed (device::timing).
 std::unique_ptr<device> open_opencl_device(const std::string& device_filter, bool profiling = false);
+
+// Every OpenCL device, and the one open_opencl_device(device_filter) opens. Opens none.
+device_listing list_opencl_devices(const std::string& device_filter);
 
 } // namespace loom::backend

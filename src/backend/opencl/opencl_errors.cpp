@@ -44,11 +44,11 @@ const char* error_name(cl_int status) {
 
 void check(cl_int status, const std::string& doing) {
     if (status == CL_SUCCESS) return;
-    std::string hint;
+    const std::string what = "loom: OpenCL error " + std::string(error_name(status)) + " (" + std::to_string(status) +
+                             ") while " + doing;
     if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY)
-        hint = "; the device is out of memory: free vectors or use smaller ones";
-    throw error("loom: OpenCL error " + std::string(error_name(status)) + " (" + std::to_string(status) + ") while " +
-                doing + hint);
+        throw out_of_memory(what + "; the device is out of memory: free vectors or use smaller ones");
+    throw error(what);
 }
 
 } // namespace loom::backend

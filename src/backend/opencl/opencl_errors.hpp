@@ -9,7 +9,8 @@ namespace loom::backend {
 
 const char* error_name(cl_int status);
 
-// Throws loom::error("loom: OpenCL error CL_... while <doing>; ...") unless status is CL_SUCCESS.
+// Throws loom::error("loom: OpenCL error CL_... while <doing>; ...") unless status is CL_SUCCESS:
+// loom::out_of_memory for the codes that say memory ran out.
 void check(cl_int status, const std::string& doing);
 
 } // namespace loom::backend
