@@ -131,7 +131,8 @@ loom_instance& loom_chain(const std::string& key, bool fused) {
 // Benchmark run `statements` times longer); "us_per_statement" is the figure to compare.
 void per_statement(benchmark::State& state, double seconds, int statements) {
     state.counters["statements"] = statements;
-    state.counters["us_per_statement"] = seconds * 1e6 / double(std::max<std::int64_t>(1, state.iterations())) / statements;
+    state.counters["us_per_statement"] =
+        seconds * 1e6 / double(std::max<std::int64_t>(1, state.iterations())) / statements;
 }
 
 // Times `record` + a flush; `wait` says whether the device wait is inside the timing.
@@ -141,8 +142,10 @@ void time_flush(benchmark::State& state, loom_instance& p, bool wait, int statem
     for (auto _ : state) {
         const auto start = std::chrono::steady_clock::now();
         record();
-        if (wait) p.ctx->finish();
-        else p.ctx->impl()->flush();
+        if (wait)
+            p.ctx->finish();
+        else
+            p.ctx->impl()->flush();
         const auto stop = std::chrono::steady_clock::now();
         if (!wait) p.ctx->finish();
         const double seconds = std::chrono::duration<double>(stop - start).count();
@@ -175,7 +178,8 @@ opencl_instance& opencl_saxpy(const std::string& key, long checked_count) {
                 p->kernel.setArg(1, a_of(k));
                 bench::ocl::enqueue(p->kernel, n, 0);
             }
-            p->error = bench::compare(bench::ocl::download(p->y, n).data(), saxpy_reference(0, checked_count).data(), n, {});
+            p->error =
+                bench::compare(bench::ocl::download(p->y, n).data(), saxpy_reference(0, checked_count).data(), n, {});
             bench::ocl::env().queue.enqueueWriteBuffer(p->y, CL_TRUE, 0, n * sizeof(float), host_y());
         } catch (const std::exception& e) {
             p->error = e.what();
@@ -251,8 +255,8 @@ void register_all() {
             time_flush(s, p, true, batch, [&] {
                 for (int k = 0; k < batch; ++k) *p.y = a_of(k) * *p.x + *p.y;
             });
-            s.counters["kernels_per_batch"] =
-                double(p.ctx->statistics().kernels_launched - launched) / double(std::max<std::int64_t>(1, s.iterations()));
+            s.counters["kernels_per_batch"] = double(p.ctx->statistics().kernels_launched - launched) /
+                                              double(std::max<std::int64_t>(1, s.iterations()));
         });
     }
     add("dispatch_batch1000/handwritten", [](benchmark::State& s) {

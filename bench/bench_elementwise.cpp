@@ -40,17 +40,17 @@ struct input {
 
 struct workload {
     std::string name;
-    int max_log2 = 26;             // compute-bound workloads stop earlier (time budget)
-    std::vector<input> inputs;     // vectors 0 .. inputs-1, random, never zero
-    int outputs = 1;               // vectors after the inputs, poisoned before each check
-    int inplace = -1;              // >= 0: the result is written into this input (saxpy's y)
-    int temps = 0;                 // temporaries of the fusion-off form
-    int iterations = 1;            // launches of the handwritten kernel per run (a stream's iterations)
-    scalars s;                     // values with short decimal forms: Boost.Compute prints them in its source
-    double bytes_per_element = 0;  // the least a kernel must move
+    int max_log2 = 26;            // compute-bound workloads stop earlier (time budget)
+    std::vector<input> inputs;    // vectors 0 .. inputs-1, random, never zero
+    int outputs = 1;              // vectors after the inputs, poisoned before each check
+    int inplace = -1;             // >= 0: the result is written into this input (saxpy's y)
+    int temps = 0;                // temporaries of the fusion-off form
+    int iterations = 1;           // launches of the handwritten kernel per run (a stream's iterations)
+    scalars s;                    // values with short decimal forms: Boost.Compute prints them in its source
+    double bytes_per_element = 0; // the least a kernel must move
     bench::tolerance tol;
     reference_form reference = nullptr;
-    std::string opencl;            // __kernel k(vectors..., scalars..., uint n)
+    std::string opencl; // __kernel k(vectors..., scalars..., uint n)
     loom_form expr = nullptr, stmts = nullptr, unfused = nullptr;
     // A stream: its statements with a finish after every iteration ("loom_finish_each").
     loom_form finish_each = nullptr;
@@ -85,8 +85,8 @@ std::string chain_opencl(int depth) {
     return s + "        z[i] = t;\n    }\n}\n";
 }
 
-template <int Depth> void chain_reference(std::size_t b, std::size_t e, const float* const* in, float* const* out,
-                                          const scalars& s) {
+template <int Depth>
+void chain_reference(std::size_t b, std::size_t e, const float* const* in, float* const* out, const scalars& s) {
     for (std::size_t i = b; i < e; ++i) {
         float t = in[0][i];
         for (int k = 0; k < Depth; ++k) t = t * s[k] + in[0][i];
@@ -210,8 +210,10 @@ template <int Statements> workload issue4_chain() {
     w.expr = [](vectors& v, vectors&, const scalars& s, loom::context&) {
         loom::vector<float>&x = v[0], &y = v[1], &z = v[2];
         const float a = s[0], b = s[1];
-        if (Statements == 4) z = (a * x + y) * (a * x + y) - x;
-        else z = (b * ((a * x + y) * (a * x + y) - x) + y) * (b * ((a * x + y) * (a * x + y) - x) + y) - x;
+        if (Statements == 4)
+            z = (a * x + y) * (a * x + y) - x;
+        else
+            z = (b * ((a * x + y) * (a * x + y) - x) + y) * (b * ((a * x + y) * (a * x + y) - x) + y) - x;
     };
     w.stmts = [](vectors& v, vectors&, const scalars& s, loom::context& ctx) {
         loom::vector<float>&x = v[0], &y = v[1], &z = v[2];
@@ -253,10 +255,10 @@ template <int Statements> workload issue4_chain() {
         if (Statements == 4)
             bc::transform(v[0].begin(), v[0].end(), v[1].begin(), v[2].begin(), (a * _1 + _2) * (a * _1 + _2) - _1, q);
         else
-            bc::transform(v[0].begin(), v[0].end(), v[1].begin(), v[2].begin(),
-                          (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) * (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) -
-                              _1,
-                          q);
+            bc::transform(
+                v[0].begin(), v[0].end(), v[1].begin(), v[2].begin(),
+                (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) * (b * ((a * _1 + _2) * (a * _1 + _2) - _1) + _2) - _1,
+                q);
     };
     return w;
 }
@@ -512,10 +514,14 @@ workload black_scholes_workload() {
         // One expression per output; the shared terms are common sub-expressions.
         v[3] = S * (0.5f + 0.5f * loom::erf((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) * k)) -
                X * loom::exp(nr * T) *
-                   (0.5f + 0.5f * loom::erf(((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) - vol * loom::sqrt(T)) * k));
-        v[4] = X * loom::exp(nr * T) *
-                   (1.0f - (0.5f + 0.5f * loom::erf(((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) - vol * loom::sqrt(T)) * k))) -
-               S * (1.0f - (0.5f + 0.5f * loom::erf((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) * k)));
+                   (0.5f +
+                    0.5f * loom::erf(((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) - vol * loom::sqrt(T)) * k));
+        v[4] =
+            X * loom::exp(nr * T) *
+                (1.0f -
+                 (0.5f +
+                  0.5f * loom::erf(((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) - vol * loom::sqrt(T)) * k))) -
+            S * (1.0f - (0.5f + 0.5f * loom::erf((loom::log(S / X) + mu * T) / (vol * loom::sqrt(T)) * k)));
     };
     w.stmts = [](vectors& v, vectors&, const scalars& s, loom::context& ctx) {
         loom::vector<float>&S = v[0], &X = v[1], &T = v[2];
@@ -551,9 +557,18 @@ workload black_scholes_workload() {
 
 const std::vector<workload>& workloads() {
     static const std::vector<workload> all = {
-        copy_workload(),          scale_workload(),        saxpy_workload(),        triad_workload(),
-        chain<1>(),               chain<2>(),              chain<4>(),              chain<8>(),
-        issue4_chain<4>(),        issue4_chain<8>(),       transcendental_workload(), black_scholes_workload(),
+        copy_workload(),
+        scale_workload(),
+        saxpy_workload(),
+        triad_workload(),
+        chain<1>(),
+        chain<2>(),
+        chain<4>(),
+        chain<8>(),
+        issue4_chain<4>(),
+        issue4_chain<8>(),
+        transcendental_workload(),
+        black_scholes_workload(),
         stream_workload(),
     };
     return all;
@@ -664,7 +679,8 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
     auto& p = bench::prepared<opencl_instance>(instance_key(w, "handwritten", n), [&] {
         auto p = std::make_unique<opencl_instance>();
         try {
-            for (std::size_t i = 0; i < w.inputs.size(); ++i) p->buffers.push_back(bench::ocl::upload(w.host_input(int(i), n), n));
+            for (std::size_t i = 0; i < w.inputs.size(); ++i)
+                p->buffers.push_back(bench::ocl::upload(w.host_input(int(i), n), n));
             for (int o = 0; o < w.outputs; ++o) p->buffers.push_back(bench::ocl::allocate(n));
             p->tuned = bench::ocl::tune_shapes(instance_key(w, "handwritten", n), w.opencl, "k", n, [&](cl::Kernel& k) {
                 cl_uint a = 0;
@@ -674,7 +690,8 @@ std::function<void()> handwritten_run(benchmark::State& state, const workload& w
             });
             // The check runs the tuned shape on fresh inputs and poisoned outputs.
             if (w.inplace >= 0)
-                env.queue.enqueueWriteBuffer(p->buffers[w.inplace], CL_TRUE, 0, n * sizeof(float), w.host_input(w.inplace, n));
+                env.queue.enqueueWriteBuffer(p->buffers[w.inplace], CL_TRUE, 0, n * sizeof(float),
+                                             w.host_input(w.inplace, n));
             for (int o = 0; o < w.outputs; ++o) bench::ocl::fill_nan(p->buffers[w.inputs.size() + o], n);
             for (int it = 0; it < w.iterations; ++it) bench::ocl::enqueue(p->tuned.kernel, n, p->tuned.launch);
             env.queue.finish();
@@ -795,19 +812,25 @@ void register_all() {
         const std::vector<std::int64_t> n = bench::sizes(10, w.max_log2);
         const workload* p = &w;
         if (w.expr)
-            bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_expr"); }, n);
+            bench::add(
+                w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_expr"); }, n);
         if (w.expr && w.multiply_adds)
-            bench::add(w.name + "/loom_contract",
-                       [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_contract", true); }, n);
+            bench::add(
+                w.name + "/loom_contract",
+                [p](benchmark::State& s) { run_loom(s, *p, p->expr, true, "loom_contract", true); }, n);
         if (w.stmts)
-            bench::add(w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, p->stmts, true, "loom_stmts"); }, n);
+            bench::add(
+                w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, p->stmts, true, "loom_stmts"); }, n);
         if (w.finish_each)
-            bench::add(w.name + "/loom_finish_each",
-                       [p](benchmark::State& s) { run_loom(s, *p, p->finish_each, true, "loom_finish_each"); }, n);
+            bench::add(
+                w.name + "/loom_finish_each",
+                [p](benchmark::State& s) { run_loom(s, *p, p->finish_each, true, "loom_finish_each"); }, n);
         if (w.unfused)
-            bench::add(w.name + "/loom_unfused",
-                       [p](benchmark::State& s) { run_loom(s, *p, p->unfused, false, "loom_unfused"); }, n);
-        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+            bench::add(
+                w.name + "/loom_unfused",
+                [p](benchmark::State& s) { run_loom(s, *p, p->unfused, false, "loom_unfused"); }, n);
+        bench::add(
+            w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
         if (w.expr)
             bench::add_interleaved(
                 w.name, [p](benchmark::State& s) { run_interleaved(s, *p, p->expr, "loom_expr"); }, w.max_log2);
@@ -820,8 +843,12 @@ void register_all() {
             bench::add_interleaved(
                 w.name, [p](benchmark::State& s) { run_interleaved(s, *p, p->expr, "loom_contract", true); },
                 w.max_log2, "interleaved_contract");
-        if (w.name == "copy") bench::add("copy/copybuffer", [p](benchmark::State& s) { run_copybuffer(s, *p); }, n);
-        if (w.boost_compute) bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
+        if (w.name == "copy")
+            bench::add(
+                "copy/copybuffer", [p](benchmark::State& s) { run_copybuffer(s, *p); }, n);
+        if (w.boost_compute)
+            bench::add(
+                w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }
 

@@ -23,10 +23,8 @@ struct form {
 
 const form forms[] = {
     {"stride_ulong", true, true, false}, // what Loom emits today
-    {"stride_uint", true, false, false},
-    {"guard_ulong", false, true, false},
-    {"guard_uint", false, false, false},
-    {"guard_uint_contract", false, false, true},
+    {"stride_uint", true, false, false}, {"guard_ulong", false, true, false},
+    {"guard_uint", false, false, false}, {"guard_uint_contract", false, false, true},
 };
 
 struct kernel_body {
@@ -47,8 +45,10 @@ std::string source(const form& f, const kernel_body& b) {
     s += "__kernel void k(__global const float *restrict x, __global const float *restrict y, "
          "__global float *restrict z, float a, " +
          index + " n) {\n";
-    if (f.stride) s += "    for (" + index + " i = get_global_id(0); i < n; i += get_global_size(0)) {\n";
-    else s += "    const " + index + " i = get_global_id(0);\n    if (i < n) {\n";
+    if (f.stride)
+        s += "    for (" + index + " i = get_global_id(0); i < n; i += get_global_size(0)) {\n";
+    else
+        s += "    const " + index + " i = get_global_id(0);\n    if (i < n) {\n";
     return s + "        " + b.statement + "\n    }\n}\n";
 }
 
@@ -62,7 +62,8 @@ std::vector<float> reference(const kernel_body& b, std::size_t n) {
     bench::parallel_for(n, [&](std::size_t begin, std::size_t end) {
         for (std::size_t i = begin; i < end; ++i) {
             const float v = x[i];
-            z[i] = saxpy ? a * v + y[i] : std::sin(v) * std::exp(a * v) + std::log(v) * std::sqrt(v) + std::cos(v) + y[i];
+            z[i] =
+                saxpy ? a * v + y[i] : std::sin(v) * std::exp(a * v) + std::log(v) * std::sqrt(v) + std::cos(v) + y[i];
         }
     });
     return z;
@@ -76,7 +77,8 @@ struct instance {
 
 constexpr std::size_t capped = ~std::size_t(0); // marker: Loom's GPU geometry (256-wide groups, grid capped)
 
-void run_geometry(benchmark::State& state, const form& f, const kernel_body& b, std::size_t group, const std::string& key) {
+void run_geometry(benchmark::State& state, const form& f, const kernel_body& b, std::size_t group,
+                  const std::string& key) {
     const std::size_t n = std::size_t(state.range(0));
     auto& env = bench::ocl::env();
     std::size_t global = group == 0 ? n : bench::ocl::round_up(n, group == capped ? 256 : group);
@@ -98,8 +100,10 @@ void run_geometry(benchmark::State& state, const form& f, const kernel_body& b, 
             p->kernel.setArg(1, p->y);
             p->kernel.setArg(2, p->z);
             p->kernel.setArg(3, a);
-            if (f.wide_index) p->kernel.setArg(4, cl_ulong(n));
-            else p->kernel.setArg(4, cl_uint(n));
+            if (f.wide_index)
+                p->kernel.setArg(4, cl_ulong(n));
+            else
+                p->kernel.setArg(4, cl_uint(n));
             launch(p->kernel);
             p->error = bench::compare(bench::ocl::download(p->z, n).data(), reference(b, n).data(), n, {5e-5, 1e-6});
         } catch (const std::exception& e) {
@@ -130,8 +134,10 @@ void run_loom(benchmark::State& state, const kernel_body& b, const std::string& 
     const bool saxpy = std::string(b.name) == "saxpy";
     auto compute = [&](loom_instance& p) {
         loom::vector<float>&x = *p.x, &y = *p.y;
-        if (saxpy) *p.z = a * x + y;
-        else *p.z = loom::sin(x) * loom::exp(a * x) + loom::log(x) * loom::sqrt(x) + loom::cos(x) + y;
+        if (saxpy)
+            *p.z = a * x + y;
+        else
+            *p.z = loom::sin(x) * loom::exp(a * x) + loom::log(x) * loom::sqrt(x) + loom::cos(x) + y;
         ctx.finish();
     };
     auto& p = bench::prepared<loom_instance>(key + "/" + std::to_string(n), [&] {
@@ -163,15 +169,18 @@ void register_all() {
         const std::vector<std::int64_t> n = bench::sizes(12, b.max_log2, 4);
         const std::string workload = std::string("geometry_") + b.name;
         const kernel_body* body = &b;
-        bench::add(workload + "/loom", [body, workload](benchmark::State& s) { run_loom(s, *body, workload + "/loom"); }, n);
+        bench::add(
+            workload + "/loom", [body, workload](benchmark::State& s) { run_loom(s, *body, workload + "/loom"); }, n);
         for (const form& f : forms) {
             std::vector<std::size_t> groups{0, 16, 64, 128, 256, 1024, 4096};
             if (f.stride) groups.push_back(capped);
             for (std::size_t g : groups) {
-                const std::string variant = std::string(f.name) + "_" + (g == capped ? std::string("capped256") : "wg" + bench::ocl::group_name(g));
+                const std::string variant = std::string(f.name) + "_" +
+                                            (g == capped ? std::string("capped256") : "wg" + bench::ocl::group_name(g));
                 const std::string key = workload + "/" + variant;
                 const form* fp = &f;
-                bench::add(key, [fp, body, g, key](benchmark::State& s) { run_geometry(s, *fp, *body, g, key); }, n);
+                bench::add(
+                    key, [fp, body, g, key](benchmark::State& s) { run_geometry(s, *fp, *body, g, key); }, n);
             }
         }
     }

@@ -216,7 +216,8 @@ std::uint64_t handwritten_loop(handwritten& h, bool on_device) {
 }
 
 void run_handwritten(benchmark::State& state, bool on_device) {
-    const std::string name = std::string("stencil_loop/") + (on_device ? "handwritten_device" : "handwritten_host") + "/4096";
+    const std::string name =
+        std::string("stencil_loop/") + (on_device ? "handwritten_device" : "handwritten_host") + "/4096";
     auto& h = bench::prepared<handwritten>(name, [&] {
         auto h = std::make_unique<handwritten>();
         try {
@@ -275,13 +276,17 @@ void run_handwritten(benchmark::State& state, bool on_device) {
 }
 
 void register_all() {
-    bench::add("stencil_loop/device_loop", [](benchmark::State& s) { run(s, true); }, {std::int64_t(n)}, 0)->Iterations(5);
-    bench::add("stencil_loop/host_loop", [](benchmark::State& s) { run(s, false); }, {std::int64_t(n)}, 0)->Iterations(5);
-    bench::add("stencil_loop/handwritten_device", [](benchmark::State& s) { run_handwritten(s, true); },
-               {std::int64_t(n)}, 0)
+    bench::add(
+        "stencil_loop/device_loop", [](benchmark::State& s) { run(s, true); }, {std::int64_t(n)}, 0)
         ->Iterations(5);
-    bench::add("stencil_loop/handwritten_host", [](benchmark::State& s) { run_handwritten(s, false); },
-               {std::int64_t(n)}, 0)
+    bench::add(
+        "stencil_loop/host_loop", [](benchmark::State& s) { run(s, false); }, {std::int64_t(n)}, 0)
+        ->Iterations(5);
+    bench::add(
+        "stencil_loop/handwritten_device", [](benchmark::State& s) { run_handwritten(s, true); }, {std::int64_t(n)}, 0)
+        ->Iterations(5);
+    bench::add(
+        "stencil_loop/handwritten_host", [](benchmark::State& s) { run_handwritten(s, false); }, {std::int64_t(n)}, 0)
         ->Iterations(5);
 }
 

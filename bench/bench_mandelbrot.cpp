@@ -203,9 +203,12 @@ void register_all() {
     // 2^14 .. 2^20 pixels (128 x 128 .. 1024 x 1024): Loom's loop form moves 100 iterations of
     // every pixel's state through memory, which bounds the size the time budget allows.
     const std::vector<std::int64_t> n = bench::sizes(14, 20);
-    bench::add("mandelbrot/loom_stmts", [](benchmark::State& s) { run_loom(s, true); }, n);
-    bench::add("mandelbrot/loom_unfused", [](benchmark::State& s) { run_loom(s, false); }, n);
-    bench::add("mandelbrot/handwritten", [](benchmark::State& s) { run_handwritten(s); }, n);
+    bench::add(
+        "mandelbrot/loom_stmts", [](benchmark::State& s) { run_loom(s, true); }, n);
+    bench::add(
+        "mandelbrot/loom_unfused", [](benchmark::State& s) { run_loom(s, false); }, n);
+    bench::add(
+        "mandelbrot/handwritten", [](benchmark::State& s) { run_handwritten(s); }, n);
 }
 
 } // namespace

@@ -87,7 +87,8 @@ int child_twenty_kernels() {
 int child_main(bool handwritten) {
     const auto start = clock_type::now();
     std::vector<float> hx(child_n), hy(child_n);
-    for (std::size_t i = 0; i < child_n; ++i) hx[i] = 0.5f + float(i % 97) / 97.0f, hy[i] = 1.5f - float(i % 89) / 89.0f;
+    for (std::size_t i = 0; i < child_n; ++i)
+        hx[i] = 0.5f + float(i % 97) / 97.0f, hy[i] = 1.5f - float(i % 89) / 89.0f;
     std::vector<float> want(child_n);
     for (std::size_t i = 0; i < child_n; ++i) want[i] = -2.5f * hx[i] + (2.5f * hx[i] + hy[i]);
     std::vector<float> out;
@@ -189,7 +190,8 @@ child_result run_child(const std::string& environment, const char* mode = "") {
     }
     const int status = pclose(pipe);
     r.process_ms = ms_since(start);
-    if (status != 0 || output.find("check ok") == std::string::npos) r.error = "child failed: " + command + "\n" + output;
+    if (status != 0 || output.find("check ok") == std::string::npos)
+        r.error = "child failed: " + command + "\n" + output;
     std::ifstream in(log);
     const std::regex compiled(R"(bytes ([0-9.]+) ms)");
     for (std::string l; std::getline(in, l);) {
@@ -200,8 +202,14 @@ child_result run_child(const std::string& environment, const char* mode = "") {
 }
 
 enum class phase {
-    loom_cold, loom_disk_warm, loom_cache_off, pocl_cache_warm, handwritten_cold, memory_hit,
-    twenty_kernels, twenty_kernels_serial // one flush of 20 new kernels, compiled together or one at a time
+    loom_cold,
+    loom_disk_warm,
+    loom_cache_off,
+    pocl_cache_warm,
+    handwritten_cold,
+    memory_hit,
+    twenty_kernels,
+    twenty_kernels_serial // one flush of 20 new kernels, compiled together or one at a time
 };
 
 // The cold Loom children's results, which the in-memory hit reads again: the second call of
@@ -221,7 +229,8 @@ void run_phase(benchmark::State& state, phase which) {
         }
         if (which == phase::pocl_cache_warm) {
             filled_pocl = fresh_dir("pocl").string();
-            run_child("LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=" + filled_pocl);
+            run_child("LOOM_CACHE_DIR=" + fresh_dir("cache").string() +
+                      " POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=" + filled_pocl);
         }
     } catch (const std::exception& e) {
         state.SkipWithError(e.what());
@@ -234,7 +243,8 @@ void run_phase(benchmark::State& state, phase which) {
         case phase::loom_disk_warm: environment = "LOOM_CACHE_DIR=" + filled_loom + " POCL_KERNEL_CACHE=0"; break;
         case phase::loom_cache_off: environment = "LOOM_CACHE=off POCL_KERNEL_CACHE=0"; break;
         case phase::pocl_cache_warm:
-            environment = "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=" + filled_pocl;
+            environment =
+                "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=1 POCL_CACHE_DIR=" + filled_pocl;
             break;
         case phase::twenty_kernels_serial: environment = "LOOM_COMPILE_THREADS=1 "; [[fallthrough]];
         default: environment += "LOOM_CACHE_DIR=" + fresh_dir("cache").string() + " POCL_KERNEL_CACHE=0"; break;
@@ -267,7 +277,8 @@ void run_phase(benchmark::State& state, phase which) {
     state.counters["process_ms"] = process_ms / iterations;
     state.counters["context_ms"] = context_ms / iterations;
     if (which == phase::loom_disk_warm)
-        state.SetLabel(disk_hits > 0 ? "disk cache hit" : "no disk hit: this build's Loom does not load kernels from disk");
+        state.SetLabel(disk_hits > 0 ? "disk cache hit"
+                                     : "no disk hit: this build's Loom does not load kernels from disk");
 }
 
 // ---- transfers -------------------------------------------------------------------------------------
@@ -307,12 +318,14 @@ void run_transfer(benchmark::State& state, transfer which, const std::string& na
         break;
     case transfer::loom_copy_in: bench::time_loop(state, [&] { loom::copy(p.host, *p.device); }); break;
     case transfer::handwritten_write:
-        bench::time_loop(state, [&] { env.queue.enqueueWriteBuffer(p.buffer, CL_TRUE, 0, n * sizeof(float), p.host.data()); });
+        bench::time_loop(state,
+                         [&] { env.queue.enqueueWriteBuffer(p.buffer, CL_TRUE, 0, n * sizeof(float), p.host.data()); });
         break;
     case transfer::loom_to_host: bench::time_loop(state, [&] { out = p.device->to_host(); }); break;
     case transfer::loom_copy_out: bench::time_loop(state, [&] { loom::copy(*p.device, out); }); break;
     case transfer::handwritten_read:
-        bench::time_loop(state, [&] { env.queue.enqueueReadBuffer(p.buffer, CL_TRUE, 0, n * sizeof(float), out.data()); });
+        bench::time_loop(state,
+                         [&] { env.queue.enqueueReadBuffer(p.buffer, CL_TRUE, 0, n * sizeof(float), out.data()); });
         break;
     }
     // Checked after the timed runs too: every byte made the trip.
@@ -340,7 +353,9 @@ void register_all() {
     };
     for (const auto& [name, which] : phases) {
         const phase w = which;
-        bench::add(name, [w](benchmark::State& s) { run_phase(s, w); }, one, 0)->Iterations(1);
+        bench::add(
+            name, [w](benchmark::State& s) { run_phase(s, w); }, one, 0)
+            ->Iterations(1);
     }
     const std::vector<std::int64_t> n = bench::sizes(10, 26, 4);
     const std::pair<const char*, transfer> transfers[] = {
@@ -354,7 +369,8 @@ void register_all() {
     for (const auto& [name, which] : transfers) {
         const transfer w = which;
         const std::string label = name;
-        bench::add(name, [w, label](benchmark::State& s) { run_transfer(s, w, label); }, n);
+        bench::add(
+            name, [w, label](benchmark::State& s) { run_transfer(s, w, label); }, n);
     }
 }
 

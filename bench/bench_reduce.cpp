@@ -30,7 +30,7 @@ enum class kind { dot, sum, min, max };
 struct workload {
     std::string name;
     kind k;
-    int inputs; // 1 or 2 (x, y)
+    int inputs;           // 1 or 2 (x, y)
     const char* op;       // OpenCL C combine of a and b
     const char* identity; // OpenCL C literal
     double bytes_per_element;
@@ -90,7 +90,8 @@ std::string check(const workload& w, std::size_t n, double got) {
     const double tol = sum_like ? r.magnitude * 1e-3 * std::max(1.0, std::log2(double(n)) / 24) : 0.0;
     if (std::isfinite(got) && std::fabs(got - r.value) <= tol) return {};
     char text[200];
-    std::snprintf(text, sizeof text, "wrong result %.9g, the host reference says %.9g (tolerance %.3g)", got, r.value, tol);
+    std::snprintf(text, sizeof text, "wrong result %.9g, the host reference says %.9g (tolerance %.3g)", got, r.value,
+                  tol);
     return text;
 }
 
@@ -166,8 +167,9 @@ void run_loom(benchmark::State& state, const workload& w, bool fused) {
 // tree. Stage 2: one work-item folds the partials and writes the result.
 std::string reduction_source(const workload& w) {
     std::string s = "#define OP(a, b) (" + std::string(w.op) + ")\n#define ID " + w.identity + "\n";
-    s += w.k == kind::dot ? "#define LOAD(i) (x[i] * y[i])\n#define LOAD8(i) (vload8(0, x + (i)) * vload8(0, y + (i)))\n"
-                          : "#define LOAD(i) (x[i])\n#define LOAD8(i) (vload8(0, x + (i)))\n";
+    s += w.k == kind::dot
+             ? "#define LOAD(i) (x[i] * y[i])\n#define LOAD8(i) (vload8(0, x + (i)) * vload8(0, y + (i)))\n"
+             : "#define LOAD(i) (x[i])\n#define LOAD8(i) (vload8(0, x + (i)))\n";
     s += w.k == kind::dot || w.k == kind::sum ? "#define OP8(a, b) ((a) + (b))\n"
                                               : "#define OP8(a, b) (" + std::string(w.op) + ")\n";
     s += R"(
@@ -298,7 +300,7 @@ opencl_instance& handwritten_prepared(const workload& w, std::size_t n) {
             if (!wrong.empty()) throw std::runtime_error(wrong);
             opencl_instance* raw = p.get();
             p->tuning = bench::tune_configs(key(w, "handwritten", n), names,
-                                                 [raw, n](std::size_t k) { run_config(*raw, raw->configs[k], n); });
+                                            [raw, n](std::size_t k) { run_config(*raw, raw->configs[k], n); });
             const config best = p->configs[p->tuning.best];
             p->once = [raw, best, n] { return run_config(*raw, best, n); };
         } catch (const std::exception& e) {
@@ -349,7 +351,9 @@ void run_boost(benchmark::State& state, const workload& w) {
             bc::vector<float>&x = p->v->x, &y = p->v->y;
             bc::command_queue& q = p->v->queue;
             switch (w.k) {
-            case kind::dot: p->once = [&x, &y, &q] { return bc::inner_product(x.begin(), x.end(), y.begin(), 0.0f, q); }; break;
+            case kind::dot:
+                p->once = [&x, &y, &q] { return bc::inner_product(x.begin(), x.end(), y.begin(), 0.0f, q); };
+                break;
             case kind::sum: p->once = [&x, &q] { return boost_reduce(x, q, bc::plus<float>()); }; break;
             case kind::min: p->once = [&x, &q] { return boost_reduce(x, q, bc::fmin<float>()); }; break;
             case kind::max: p->once = [&x, &q] { return boost_reduce(x, q, bc::fmax<float>()); }; break;
@@ -369,12 +373,17 @@ void register_all() {
     const std::vector<std::int64_t> n = bench::sizes(10, 24);
     for (const workload& w : workloads()) {
         const workload* p = &w;
-        bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, true); }, n);
+        bench::add(
+            w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, true); }, n);
         if (w.k == kind::dot)
-            bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, false); }, n);
-        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
-        bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
+            bench::add(
+                w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, false); }, n);
+        bench::add(
+            w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add_interleaved(
+            w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
+        bench::add(
+            w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }
 

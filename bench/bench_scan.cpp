@@ -91,8 +91,16 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
             p->y = std::make_unique<loom::vector<float>>(ctx, n);
             loom::copy(bench::poison(n), *p->y);
             loom::vector<float>&x = *p->x, &y = *p->y;
-            if (w.exclusive) p->once = [&x, &y, &ctx] { loom::exclusive_scan(x, y, 0.0f); ctx.finish(); };
-            else p->once = [&x, &y, &ctx] { loom::inclusive_scan(x, y); ctx.finish(); };
+            if (w.exclusive)
+                p->once = [&x, &y, &ctx] {
+                    loom::exclusive_scan(x, y, 0.0f);
+                    ctx.finish();
+                };
+            else
+                p->once = [&x, &y, &ctx] {
+                    loom::inclusive_scan(x, y);
+                    ctx.finish();
+                };
             p->once();
             p->error = check(w, n, y.to_host());
         } catch (const std::exception& e) {
@@ -269,8 +277,16 @@ void run_boost(benchmark::State& state, const workload& w) {
             p->v = std::make_unique<bench::boost_vectors>(host_x(n), bench::poison(n).data(), n);
             bc::vector<float>&x = p->v->x, &y = p->v->y;
             bc::command_queue& q = p->v->queue;
-            if (w.exclusive) p->once = [&x, &y, &q] { bc::exclusive_scan(x.begin(), x.end(), y.begin(), q); q.finish(); };
-            else p->once = [&x, &y, &q] { bc::inclusive_scan(x.begin(), x.end(), y.begin(), q); q.finish(); };
+            if (w.exclusive)
+                p->once = [&x, &y, &q] {
+                    bc::exclusive_scan(x.begin(), x.end(), y.begin(), q);
+                    q.finish();
+                };
+            else
+                p->once = [&x, &y, &q] {
+                    bc::inclusive_scan(x.begin(), x.end(), y.begin(), q);
+                    q.finish();
+                };
             p->once();
             std::vector<float> host(n);
             bc::copy(y.begin(), y.end(), host.begin(), q);
@@ -288,10 +304,14 @@ void register_all() {
     const std::vector<std::int64_t> n = bench::sizes(10, 24); // issue 5's target size is 2^24
     for (const workload& w : workloads()) {
         const workload* p = &w;
-        bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
-        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
-        bench::add(w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
+        bench::add(
+            w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
+        bench::add(
+            w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add_interleaved(
+            w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 24);
+        bench::add(
+            w.name + "/boost_compute", [p](benchmark::State& s) { run_boost(s, *p); }, n);
     }
 }
 

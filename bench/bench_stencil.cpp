@@ -387,12 +387,16 @@ void register_all() {
     const std::vector<std::int64_t> n = bench::sizes(10, 22);
     for (const workload& w : workloads()) {
         const workload* p = &w;
-        bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, form::expr, "loom_expr"); }, n);
-        bench::add(w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, form::stmts, "loom_stmts"); }, n);
-        bench::add(w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, form::unfused, "loom_unfused"); },
-                   n);
-        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p, form::expr); }, 22);
+        bench::add(
+            w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p, form::expr, "loom_expr"); }, n);
+        bench::add(
+            w.name + "/loom_stmts", [p](benchmark::State& s) { run_loom(s, *p, form::stmts, "loom_stmts"); }, n);
+        bench::add(
+            w.name + "/loom_unfused", [p](benchmark::State& s) { run_loom(s, *p, form::unfused, "loom_unfused"); }, n);
+        bench::add(
+            w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add_interleaved(
+            w.name, [p](benchmark::State& s) { run_interleaved(s, *p, form::expr); }, 22);
         bench::add_interleaved(
             w.name, [p](benchmark::State& s) { run_interleaved(s, *p, form::stmts); }, 22, "interleaved_stmts");
     }

@@ -71,9 +71,8 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
     return b;
 }
 
-benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
-                                                std::function<void(benchmark::State&)> fn, int hi,
-                                                const char* variant) {
+benchmark::internal::Benchmark* add_interleaved(const std::string& workload, std::function<void(benchmark::State&)> fn,
+                                                int hi, const char* variant) {
     return add(workload + "/" + variant, std::move(fn), sizes(12, hi, 4), 0.01);
 }
 
@@ -101,7 +100,7 @@ std::shared_ptr<void>& prepared_slot(const std::string& instance) {
             latest = e;
             return kept[e].state;
         }
-    latest = 1 - latest; // the older of the two
+    latest = 1 - latest;        // the older of the two
     kept[latest].state.reset(); // free its memory before the next instance allocates
     kept[latest].key = key;
     warm_up_due = true;
@@ -116,8 +115,7 @@ bool take_warm_up() {
 
 void set_bytes(benchmark::State& state, double bytes_per_run) {
     state.counters["bytes"] = bytes_per_run;
-    state.counters["GB/s"] =
-        benchmark::Counter(bytes_per_run * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GB/s"] = benchmark::Counter(bytes_per_run * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 bool describe_opencl() {
@@ -235,8 +233,9 @@ std::string compare(const float* got, const float* want, std::size_t n, toleranc
     }
     if (bad == 0) return {};
     char text[256];
-    std::snprintf(text, sizeof text, "wrong result: element %zu is %.9g, the host reference says %.9g (%zu of %zu differ)",
-                  first, double(got[first]), double(want[first]), bad, n);
+    std::snprintf(text, sizeof text,
+                  "wrong result: element %zu is %.9g, the host reference says %.9g (%zu of %zu differ)", first,
+                  double(got[first]), double(want[first]), bad, n);
     return text;
 }
 

@@ -42,9 +42,8 @@ benchmark::internal::Benchmark* add(const std::string& name, std::function<void(
 // (and 2^hi itself): the sizes the summary tables show. Each repetition runs at least
 // min_time of Loom's time and as much of the handwritten kernel's, so min_time is half the
 // usual: the pair costs what one variant does.
-benchmark::internal::Benchmark* add_interleaved(const std::string& workload,
-                                                std::function<void(benchmark::State&)> fn, int hi,
-                                                const char* variant = "interleaved");
+benchmark::internal::Benchmark* add_interleaved(const std::string& workload, std::function<void(benchmark::State&)> fn,
+                                                int hi, const char* variant = "interleaved");
 
 // The untimed runs before a prepared instance's first timed one: 0.1 s, or 200 runs when
 // those take less. Without them the first instance to work in new memory at 2^24 floats (a
@@ -163,7 +162,8 @@ template <class L, class H> bool time_interleaved_instances(benchmark::State& st
             state.SkipWithError(error->c_str());
             return false;
         }
-    time_interleaved(state, [&] { loom.once(); }, [&] { handwritten.once(); });
+    time_interleaved(
+        state, [&] { loom.once(); }, [&] { handwritten.once(); });
     return true;
 }
 

@@ -63,7 +63,8 @@ environment make_environment() {
 }
 
 void check(cl_int status, const char* what) {
-    if (status != CL_SUCCESS) throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
+    if (status != CL_SUCCESS)
+        throw std::runtime_error(std::string("bench: OpenCL error ") + std::to_string(status) + " " + what);
 }
 
 // The baselines' timed commands (device timing on), read by the rule Loom's own OpenCL
@@ -153,15 +154,19 @@ void enqueue(const cl::Kernel& k, std::size_t n, std::size_t group) {
 }
 
 void launch(const cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
-    timed([&](cl::Event* done) {
-        return env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, done);
-    }, "launching a kernel");
+    timed(
+        [&](cl::Event* done) {
+            return env().queue.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, done);
+        },
+        "launching a kernel");
 }
 
 void copy_buffer(const cl::Buffer& from, const cl::Buffer& to, std::size_t n) {
-    timed([&](cl::Event* done) {
-        return env().queue.enqueueCopyBuffer(from, to, 0, 0, n * sizeof(float), nullptr, done);
-    }, "copying a buffer");
+    timed(
+        [&](cl::Event* done) {
+            return env().queue.enqueueCopyBuffer(from, to, 0, 0, n * sizeof(float), nullptr, done);
+        },
+        "copying a buffer");
 }
 
 std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
@@ -174,11 +179,12 @@ std::vector<std::size_t> candidate_groups(const cl::Kernel& k) {
 
 std::string group_name(std::size_t group) { return group ? std::to_string(group) : std::string("NULL"); }
 
-tuning tune(const std::string& what, const std::vector<std::size_t>& groups, const std::function<void(std::size_t)>& run,
-            int reps) {
+tuning tune(const std::string& what, const std::vector<std::size_t>& groups,
+            const std::function<void(std::size_t)>& run, int reps) {
     std::vector<std::string> names;
     for (std::size_t g : groups) names.push_back(group_name(g));
-    tuning t = tune_configs(what, names, [&](std::size_t k) { run(groups[k]); }, reps, "wg");
+    tuning t = tune_configs(
+        what, names, [&](std::size_t k) { run(groups[k]); }, reps, "wg");
     t.best = groups[t.best];
     return t;
 }
@@ -216,10 +222,13 @@ shaped_kernel tune_shapes(const std::string& what, const std::string& source, co
     std::vector<std::string> names;
     for (const shaped_launch& l : launches) names.push_back(launch_name(l));
     shaped_kernel out;
-    out.tuned = tune_configs(what, names, [&](std::size_t c) {
-        enqueue(launches[c].form == shape::chunked ? chunked : per_element, n, launches[c]);
-        check(env().queue.finish(), "finishing");
-    }, reps, "shape");
+    out.tuned = tune_configs(
+        what, names,
+        [&](std::size_t c) {
+            enqueue(launches[c].form == shape::chunked ? chunked : per_element, n, launches[c]);
+            check(env().queue.finish(), "finishing");
+        },
+        reps, "shape");
     out.launch = launches[out.tuned.best];
     out.kernel = out.launch.form == shape::chunked ? chunked : per_element;
     return out;

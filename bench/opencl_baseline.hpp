@@ -84,9 +84,9 @@ std::string shaped_source(const std::string& source, shape s);
 void enqueue(const cl::Kernel& k, std::size_t n, const shaped_launch& l);
 
 struct shaped_kernel {
-    cl::Kernel kernel;     // of the winning shape, its arguments bound
-    shaped_launch launch;  // the winning shape and geometry
-    tuning tuned;          // its summary lists every configuration tried
+    cl::Kernel kernel;    // of the winning shape, its arguments bound
+    shaped_launch launch; // the winning shape and geometry
+    tuning tuned;         // its summary lists every configuration tried
 };
 // Builds kernel `name` of `source` in every shape, binds its arguments with `bind`, and times
 // every shape at every geometry (per element: candidate_groups; chunked: 1, 2, 4, 8, 16 and 32

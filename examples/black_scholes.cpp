@@ -40,7 +40,8 @@ int main() {
     double worst = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const float sq = std::sqrt(ht[i]);
-        const float d1 = (std::log(hs[i] / hx[i]) + (rate + 0.5f * volatility * volatility) * ht[i]) / (volatility * sq);
+        const float d1 =
+            (std::log(hs[i] / hx[i]) + (rate + 0.5f * volatility * volatility) * ht[i]) / (volatility * sq);
         const float d2 = d1 - volatility * sq;
         const float disc = std::exp(-rate * ht[i]);
         const float c = hs[i] * normal_cdf_host(d1) - hx[i] * disc * normal_cdf_host(d2);

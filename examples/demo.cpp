@@ -31,6 +31,7 @@ int main() {
     for (std::size_t i : {std::size_t(0), std::size_t(1), n / 2, n - 1})
         std::printf("  y[%zu] = %.7g   (x = %.7g)\n", i, double(out[i]), double(hx[i]));
     const bool ok = worst <= 4e-7f;
-    std::printf("check against the host: largest relative difference %.3g -> %s\n", double(worst), ok ? "OK" : "FAILED");
+    std::printf("check against the host: largest relative difference %.3g -> %s\n", double(worst),
+                ok ? "OK" : "FAILED");
     return ok ? 0 : 1;
 }

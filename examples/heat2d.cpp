@@ -51,7 +51,8 @@ int main() {
             for (std::size_t i = 0; i < nx; ++i) {
                 const std::size_t k = j * nx + i;
                 const auto at = [&](long di, long dj) {
-                    const long x = std::clamp(long(i) + di, 0L, long(nx) - 1), y = std::clamp(long(j) + dj, 0L, long(ny) - 1);
+                    const long x = std::clamp(long(i) + di, 0L, long(nx) - 1),
+                               y = std::clamp(long(j) + dj, 0L, long(ny) - 1);
                     return a[std::size_t(y) * nx + std::size_t(x)];
                 };
                 const float lap = at(-1, 0) + at(1, 0) + at(0, -1) + at(0, 1) - 4.0f * a[k];

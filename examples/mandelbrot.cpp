@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
 
     std::ofstream out(path, std::ios::binary);
     out << "P5\n" << width << " " << height << "\n255\n";
-    for (float c : iterations) out.put(char(c >= float(max_iterations) ? 0 : 255 - int(c * 255.0f / float(max_iterations))));
+    for (float c : iterations)
+        out.put(char(c >= float(max_iterations) ? 0 : 255 - int(c * 255.0f / float(max_iterations))));
     std::printf("mandelbrot %zux%zu, %zu iterations on %s: wrote %s; %zu of %zu sampled pixels differ from the host\n",
                 width, height, max_iterations, ctx.device_name().c_str(), path, wrong, checked);
     return wrong == 0 ? 0 : 1;

@@ -43,8 +43,10 @@ std::string human_bytes(std::uint64_t bytes) {
         ++unit;
     }
     char text[32];
-    if (unit == 0) std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-    else std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+    if (unit == 0)
+        std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+    else
+        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
     return text;
 }
 

@@ -27,8 +27,8 @@ struct workload {
     std::string name;
     kind k;
     cb::map_op op = cb::map_op::copy; // kind::map
-    bool dot = false;                  // kind::reduce: sum(x * y) rather than sum(x)
-    double bytes_per_element = 8;      // the least a run must move
+    bool dot = false;                 // kind::reduce: sum(x * y) rather than sum(x)
+    double bytes_per_element = 8;     // the least a run must move
 };
 
 const std::vector<workload>& workloads() {
@@ -162,8 +162,10 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
             case kind::map: p->once = [&x, &y, &z, op = w.op] { loom_map(op, x, y, z); }; break;
             case kind::reduce: {
                 loom_instance* raw = p.get();
-                if (w.dot) p->once = [&x, &y, raw] { raw->value = loom::sum(x * y); };
-                else p->once = [&x, raw] { raw->value = loom::sum(x); };
+                if (w.dot)
+                    p->once = [&x, &y, raw] { raw->value = loom::sum(x * y); };
+                else
+                    p->once = [&x, raw] { raw->value = loom::sum(x); };
                 p->once();
                 p->error = check_value(w, n, p->value);
                 break;
@@ -369,10 +371,15 @@ void register_all() {
     const std::vector<std::int64_t> n = bench::sizes(10, 26);
     for (const workload& w : workloads()) {
         const workload* p = &w;
-        bench::add(w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
-        bench::add(w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
-        bench::add_interleaved(w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 26);
-        if (w.name == "copy") bench::add("copy/copybuffer", [](benchmark::State& s) { run_copybuffer(s); }, n);
+        bench::add(
+            w.name + "/loom_expr", [p](benchmark::State& s) { run_loom(s, *p); }, n);
+        bench::add(
+            w.name + "/handwritten", [p](benchmark::State& s) { run_handwritten(s, *p); }, n);
+        bench::add_interleaved(
+            w.name, [p](benchmark::State& s) { run_interleaved(s, *p); }, 26);
+        if (w.name == "copy")
+            bench::add(
+                "copy/copybuffer", [](benchmark::State& s) { run_copybuffer(s); }, n);
     }
 }
 

@@ -116,8 +116,8 @@ public:
         std::vector<char> verbose_cubin;
         write_text(base + ".ptxas.txt", ptxas_report(source, o_.arch, verbose_cubin));
         write_file(base + ".verbose.cubin", verbose_cubin.data(), verbose_cubin.size());
-        manifest_ += e.name + "\t" + e.role + "\t" + std::to_string(e.load_bytes) + "\t" + std::to_string(e.store_bytes) +
-                     "\t" + e.what + "\n";
+        manifest_ += e.name + "\t" + e.role + "\t" + std::to_string(e.load_bytes) + "\t" +
+                     std::to_string(e.store_bytes) + "\t" + e.what + "\n";
         std::printf("%-24s %s (%zu bytes of cubin)\n", e.name.c_str(), e.what.c_str(), bin.binary.size());
     }
 
@@ -211,11 +211,12 @@ std::string vec4_loop(const loom::ir::kernel& k, const loom::codegen::dialect& d
         for (const loom::ir::node& n : k.body) read = read || (n.op == loom::opcode::load && n.slot == p);
         s += "        float " + b + "[4];\n";
         if (read)
-            s += "        { const float4 t = ((const float4 *)" + g + ")[q]; " + b + "[0] = t.x; " + b + "[1] = t.y; " + b +
-                 "[2] = t.z; " + b + "[3] = t.w; }\n";
+            s += "        { const float4 t = ((const float4 *)" + g + ")[q]; " + b + "[0] = t.x; " + b + "[1] = t.y; " +
+                 b + "[2] = t.z; " + b + "[3] = t.w; }\n";
         shadows += std::string(param.written ? "float *" : "const float *") + g + " = " + b + "; ";
         if (param.written)
-            stores += "        ((float4 *)" + g + ")[q] = make_float4(" + b + "[0], " + b + "[1], " + b + "[2], " + b + "[3]);\n";
+            stores += "        ((float4 *)" + g + ")[q] = make_float4(" + b + "[0], " + b + "[1], " + b + "[2], " + b +
+                      "[3]);\n";
     }
     for (int lane = 0; lane < 4; ++lane) {
         const std::string l = std::to_string(lane);
@@ -234,7 +235,8 @@ std::string vec4_map(const loom::ir::kernel& k, const loom::codegen::dialect& d)
     std::vector<std::uint32_t> roots;
     for (const loom::ir::kernel_store& st : k.stores) roots.push_back(st.value);
     return cg::emit_prologue(k, d) + d.kernel_prefix + " " + cg::kernel_name + "(" + cg::emit_parameters(k, d) +
-           d.index_type + " n) {\n" + cg::emit_guard(k, d) + vec4_loop(k, d, roots, [] { return std::string(); }) + "}\n";
+           d.index_type + " n) {\n" + cg::emit_guard(k, d) + vec4_loop(k, d, roots, [] { return std::string(); }) +
+           "}\n";
 }
 
 // Reduce pass 1 (grid-stride) with its element loop replaced by vec4_loop; the rest (the
@@ -288,12 +290,16 @@ std::string shuffled_scan_body(const loom::skeleton::input_kernel& input, const 
     if (pass == scan_pass::chunk_totals && loom::skeleton::commutative(op)) {
         s += "    " + t + " x = id;\n";
         s += "    for (" + index + " i = first + lid; i < last; i += " + w + "u) {\n";
-        s += cg::emit_values(input.kernel, d, {input.root}, "        ") + "        x = " + call("x", root) + ";\n    }\n";
+        s += cg::emit_values(input.kernel, d, {input.root}, "        ") + "        x = " + call("x", root) +
+             ";\n    }\n";
         return s + block_fold("x") + "    if (lid == 0u) totals[g] = x;\n";
     }
-    if (pass == scan_pass::scan_output) s += "    " + t + " carry = " + call("init", "offsets[g]") + ";\n";
-    else if (pass == scan_pass::scan_totals) s += "    " + t + " carry = init;\n";
-    else s += "    " + t + " carry = id;\n";
+    if (pass == scan_pass::scan_output)
+        s += "    " + t + " carry = " + call("init", "offsets[g]") + ";\n";
+    else if (pass == scan_pass::scan_totals)
+        s += "    " + t + " carry = init;\n";
+    else
+        s += "    " + t + " carry = id;\n";
     s += "    for (" + index + " base = first; base < last; base += " + w + "u) {\n";
     s += "        const " + index + " i = base + lid;\n";
     s += "        " + t + " x = id;\n";
@@ -313,8 +319,8 @@ std::string shuffled_scan_body(const loom::skeleton::input_kernel& input, const 
     if (pass != scan_pass::chunk_totals) {
         if (exclusive || pass == scan_pass::scan_totals) {
             s += "        const " + t + " left = " + up + "x, 1u);\n";
-            s += "        if (i < last) " + out + "[i] = lid == 0u ? carry : " +
-                 call("carry", "lane == 0u ? before : left") + ";\n";
+            s += "        if (i < last) " + out +
+                 "[i] = lid == 0u ? carry : " + call("carry", "lane == 0u ? before : left") + ";\n";
         } else {
             s += "        if (i < last) " + out + "[i] = " + call("carry", "x") + ";\n";
         }
@@ -329,8 +335,8 @@ std::string shuffled_scan_body(const loom::skeleton::input_kernel& input, const 
 std::string shuffled_scan_pass(const loom::skeleton::input_kernel& in, const loom::skeleton::combine_op& op,
                                loom::skeleton::scan_pass pass, bool exclusive, unsigned group,
                                const loom::codegen::dialect& d) {
-    const std::string text = loom::skeleton::emit_scan_pass(in, op, pass, exclusive, loom::skeleton::no_class, group,
-                                                            false, d);
+    const std::string text =
+        loom::skeleton::emit_scan_pass(in, op, pass, exclusive, loom::skeleton::no_class, group, false, d);
     const std::string head = std::string(" chunk, ") + d.index_type + " n) {\n";
     const std::size_t end = text.find(head);
     if (end == std::string::npos) throw std::runtime_error("scan preview: no signature");
@@ -357,7 +363,7 @@ int run(const options& o) {
     // bench_cuda's context options: fusion on, contraction off (bench/cuda/bench_cuda.cpp).
     loom::context ctx(loom::context_options{"opencl", "", 1, 0});
     loom::context fma_ctx(loom::context_options{"opencl", "", 1, 1}); // LOOM_FP_CONTRACT=on, for comparison
-    constexpr std::size_t nx = 64, n = nx * nx; // the source does not depend on n
+    constexpr std::size_t nx = 64, n = nx * nx;                       // the source does not depend on n
     const std::vector<float> hx(n, 1.0f), hy(n, 2.0f);
     // bench_cuda's scalars (scalars(), stencil_c).
     const float a = 2.5f, c[8] = {0.75f, 1.25f, 0.5f, 1.5f, 0.875f, 1.125f, 0.625f, 1.375f}, stencil_c = 0.2f;
@@ -389,8 +395,8 @@ int run(const options& o) {
             z = (((((((x * c[0] + x) * c[1] + x) * c[2] + x) * c[3] + x) * c[4] + x) * c[5] + x) * c[6] + x) * c[7] + x;
         });
         map("issue4_chain4", 8, "z = (a * x + y) * (a * x + y) - x", [&] { z = (a * x + y) * (a * x + y) - x; });
-        const loom::ir::kernel stencil =
-            map("stencil2d_5pt", 4, "z = x + c * (at(g,-1,0) + at(g,1,0) + at(g,0,-1) + at(g,0,1) - 4 * x), clamped", [&] {
+        const loom::ir::kernel stencil = map(
+            "stencil2d_5pt", 4, "z = x + c * (at(g,-1,0) + at(g,1,0) + at(g,0,-1) + at(g,0,1) - 4 * x), clamped", [&] {
                 auto g = loom::grid(x, nx, n / nx);
                 z = x + stencil_c * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) -
                                      4.0f * x);
@@ -400,7 +406,8 @@ int run(const options& o) {
             const std::vector<std::uint32_t> widths = loom::ir::grid_width_params(grid);
             if (widths.empty()) throw std::runtime_error("stencil: no grid width parameter");
             grid.grid_width_param = widths[0];
-            out.add({"preview_stencil2d_5pt_grid", "map", 4, 4, "the stencil in Loom's grid form (2-D launch, no division)"},
+            out.add({"preview_stencil2d_5pt_grid", "map", 4, 4,
+                     "the stencil in Loom's grid form (2-D launch, no division)"},
                     cg::emit(grid, d));
             out.add({"preview_stencil2d_5pt_grid_idx32", "map", 4, 4, "the grid form in 32-bit coordinates"},
                     cg::emit(grid, cuda_grid_dialect_32()));
@@ -426,7 +433,8 @@ int run(const options& o) {
     const input_kernel partials = partials_input({loom::dtype::f32});
     const std::string g = " (group " + std::to_string(group) + (geo.chunked ? ", chunked)" : ", grid-stride)");
     const std::string dot_what = "sum(x * y), pass 1" + g;
-    out.add({"loom_dot_pass1", "reduce", 8, 0, dot_what}, emit_reduce_pass(dot, {{dot.root, &plus}}, group, geo.chunked, d));
+    out.add({"loom_dot_pass1", "reduce", 8, 0, dot_what},
+            emit_reduce_pass(dot, {{dot.root, &plus}}, group, geo.chunked, d));
     out.add({"preview_dot_pass1_idx32", "reduce", 8, 0, dot_what + "; 32-bit index"},
             emit_reduce_pass(dot, {{dot.root, &plus}}, group, geo.chunked, d32));
     out.add({"preview_dot_pass1_vec4", "reduce", 8, 0, dot_what + "; float4, 64-bit index"},
@@ -462,11 +470,13 @@ int main(int argc, char** argv) {
     options o;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--arch" && i + 1 < argc) o.arch = std::atoi(argv[++i]);
+        if (a == "--arch" && i + 1 < argc)
+            o.arch = std::atoi(argv[++i]);
         else if (a == "-h" || a == "--help") {
             std::printf("usage: %s OUT_DIR [--arch 90]\n", argv[0]);
             return 0;
-        } else o.out = a;
+        } else
+            o.out = a;
     }
     if (o.out.empty()) {
         std::fprintf(stderr, "usage: %s OUT_DIR [--arch 90]\n", argv[0]);

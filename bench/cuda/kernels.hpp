@@ -53,8 +53,7 @@ void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, un
 // a grid-stride loop, reduce with warp shuffles and write one partial each (into `partials`,
 // at least `blocks` long); one block then folds the partials into `result[0]`. Returns that
 // value, read back to the host (as Loom's loom::sum does).
-float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials,
-             float* result);
+float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials, float* result);
 
 // CUB's DeviceScan::InclusiveSum, with its temporary storage allocated once for n elements.
 class inclusive_scan {

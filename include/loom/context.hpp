@@ -11,9 +11,9 @@
 namespace loom {
 
 struct context_options {
-    std::string backend;     // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
-    std::string device;      // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any
-    int fusion = -1;         // 1 on, 0 off; -1: LOOM_FUSION (default on)
+    std::string backend; // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
+    std::string device;  // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any
+    int fusion = -1;     // 1 on, 0 off; -1: LOOM_FUSION (default on)
     // 1: `a * b + c` within one statement may become one fused multiply-add (one rounding,
     // as C compilers contract); 0: never, results match the host bit for bit; -1:
     // LOOM_FP_CONTRACT ("on"/"1" or "off"/"0"; default off). Never across statements, so
@@ -39,13 +39,13 @@ struct context_statistics {
     std::uint64_t kernels_compiled = 0; // device compiler runs
     std::uint64_t disk_hits = 0;        // kernels loaded from the disk cache
     std::uint64_t kernels_launched = 0;
-    std::uint64_t host_syncs = 0;       // waits of the host for the device: reads, blocking writes, finishes
+    std::uint64_t host_syncs = 0; // waits of the host for the device: reads, blocking writes, finishes
     // With profiling on: the device launches whose run has finished by the time statistics()
     // is called (after a finish, every one), and their device time, start to end, summed.
     // A batch of loop iterations run by one launch (docs/skeleton-loop.md) is one launch.
     std::uint64_t kernels_timed = 0;
     std::uint64_t kernel_ns = 0;
-    std::uint64_t kernels_tuned = 0;    // kernels whose launch geometry this context measured (tune)
+    std::uint64_t kernels_tuned = 0; // kernels whose launch geometry this context measured (tune)
 };
 
 class context {

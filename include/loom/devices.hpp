@@ -10,8 +10,8 @@
 namespace loom {
 
 struct device_description {
-    std::string backend;        // "opencl" or "cuda": what LOOM_BACKEND (context_options::backend) takes
-    std::size_t index = 0;      // within its backend: what LOOM_DEVICE (context_options::device) takes
+    std::string backend;   // "opencl" or "cuda": what LOOM_BACKEND (context_options::backend) takes
+    std::size_t index = 0; // within its backend: what LOOM_DEVICE (context_options::device) takes
     std::string name;
     std::string vendor;
     std::string platform;       // the OpenCL platform, or "CUDA <driver version>"

@@ -28,16 +28,20 @@ template <> struct dtype_of<char> { static constexpr dtype value = dtype::i8; };
 template <class T> inline constexpr dtype dtype_v = dtype_of<std::remove_cv_t<std::remove_reference_t<T>>>::value;
 
 // The element types a loom::vector may hold (bool results are stored in an integer vector).
-template <class T>
-inline constexpr bool is_element_type_v =
+template <class T> inline constexpr bool is_element_type_v =
     std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, long double>;
 
 // Size of one element of a type, in bytes.
 constexpr unsigned size_of(dtype t) {
     switch (t) {
-    case dtype::boolean: case dtype::i8: case dtype::u8: return 1;
-    case dtype::i16: case dtype::u16: return 2;
-    case dtype::i32: case dtype::u32: case dtype::f32: return 4;
+    case dtype::boolean:
+    case dtype::i8:
+    case dtype::u8: return 1;
+    case dtype::i16:
+    case dtype::u16: return 2;
+    case dtype::i32:
+    case dtype::u32:
+    case dtype::f32: return 4;
     default: return 8;
     }
 }

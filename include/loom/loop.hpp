@@ -21,8 +21,10 @@ namespace loom {
 
 namespace detail {
 template <class Body> void run_iteration(Body& body, std::uint64_t i) {
-    if constexpr (std::is_invocable_v<Body&, std::uint64_t>) body(i);
-    else body();
+    if constexpr (std::is_invocable_v<Body&, std::uint64_t>)
+        body(i);
+    else
+        body();
 }
 } // namespace detail
 
@@ -47,15 +49,15 @@ template <class Body> void loop(const context& ctx, std::uint64_t count, Body&& 
 // Other host-side effects of the body (counters, host transfers) happen once per issued
 // iteration. check_every trades host round trips against up to check_every - 1 idle
 // iterations issued at the end. Loops of this kind do not nest on one context.
-template <class Condition, class Body>
-std::uint64_t loop_while(const context& ctx, const Condition& condition, Body&& body, std::uint64_t check_every = 16,
-                         std::uint64_t max_iterations = ~std::uint64_t(0)) {
+template <class Condition, class Body> std::uint64_t loop_while(const context& ctx, const Condition& condition,
+                                                                Body&& body, std::uint64_t check_every = 16,
+                                                                std::uint64_t max_iterations = ~std::uint64_t(0)) {
     static_assert(expr::is_operand_v<Condition>,
                   "loom::loop_while: the condition must be a loom::scalar or an expression of scalars, such as "
                   "residual > tol");
     if (check_every == 0) check_every = 1;
-    scalar<std::int32_t> active(ctx);  // 1 while the loop runs on the device
-    scalar<std::uint64_t> ran(ctx);    // iterations that ran there
+    scalar<std::int32_t> active(ctx); // 1 while the loop runs on the device
+    scalar<std::uint64_t> ran(ctx);   // iterations that ran there
     active = condition != 0;
     detail::device_loop_scope scope(*ctx.impl(), active.buffer());
     std::uint64_t issued = 0;
@@ -83,9 +85,9 @@ std::uint64_t loop_while(const context& ctx, const Condition& condition, Body&& 
 // loop may run up to check_every - 1 iterations past the first one after which stop()
 // would have held: check_every trades host round trips against that overshoot
 // (check_every = 1 stops at exactly the first such iteration).
-template <class Body, class Stop>
-std::uint64_t loop_until(const context& ctx, Body&& body, Stop&& stop, std::uint64_t check_every = 16,
-                         std::uint64_t max_iterations = ~std::uint64_t(0)) {
+template <class Body, class Stop> std::uint64_t loop_until(const context& ctx, Body&& body, Stop&& stop,
+                                                           std::uint64_t check_every = 16,
+                                                           std::uint64_t max_iterations = ~std::uint64_t(0)) {
     if (check_every == 0) check_every = 1;
     std::uint64_t i = 0;
     while (i < max_iterations) {

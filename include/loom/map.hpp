@@ -21,7 +21,7 @@ namespace loom {
 // map (and a loom::function) simply composes expressions.
 template <class F, class... A> auto map(const F& f, const A&... args) {
     static_assert(sizeof...(A) > 0, "loom::map: give at least one operand");
-    static_assert(((expr::is_operand_v<A> || std::is_arithmetic_v<A>) && ...),
+    static_assert(((expr::is_operand_v<A> || std::is_arithmetic_v<A>)&&...),
                   "loom::map: operands must be loom::vector, Loom expressions or arithmetic host scalars");
     auto traced = f(expr::as_operand(args)...);
     static_assert(expr::is_expression_v<decltype(traced)>,

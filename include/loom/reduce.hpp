@@ -39,8 +39,8 @@ struct traced_operation {
 // One operation of one call: the traced body, its identity and its captured values.
 struct skeleton_operation {
     const traced_operation* op = nullptr;
-    dtype type = dtype::f32;         // operand, identity and result type
-    std::uint64_t identity = 0;      // the identity's bytes
+    dtype type = dtype::f32;             // operand, identity and result type
+    std::uint64_t identity = 0;          // the identity's bytes
     std::vector<std::uint64_t> captures; // role-2 values' bytes, in slot order
 };
 
@@ -49,7 +49,7 @@ struct skeleton_operation {
 // statement_recorder that is never committed).
 struct reduce_call {
     const shape* input = nullptr;
-    bool truth = false;              // fold (value != 0) instead of the value
+    bool truth = false; // fold (value != 0) instead of the value
     const skeleton_operation* ops = nullptr;
     std::size_t op_count = 0;
 };
@@ -68,14 +68,17 @@ namespace expr {
 
 // Slot roles and captured values of a traced operation tree, in slot order (the order
 // lower() numbers slots and bind() visits terminals).
-template <class E> void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures);
+template <class E>
+void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures);
 
-template <class E, std::size_t... I>
-void collect_children(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures, std::index_sequence<I...>) {
+template <class E, std::size_t... I> void collect_children(const E& e, std::vector<std::uint8_t>* role,
+                                                           std::vector<std::uint64_t>* captures,
+                                                           std::index_sequence<I...>) {
     (collect_operation_slots(proto::child_c<I>(e), role, captures), ...);
 }
 
-template <class E> void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures) {
+template <class E>
+void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures) {
     if constexpr (!proto::is_expr<E>::value) {
         if constexpr (is_device_object<E>::value) {
             if (role) role->push_back(3);
@@ -183,7 +186,8 @@ auto make_device_reduction(const E& e, R identity, const Op& op, bool truth, con
     return device_reduction<R, decltype(input), Op>{input, identity, op, truth, what};
 }
 
-template <class R, class E, class Op> R reduce_value(const E& e, R identity, const Op& op, bool truth, const char* what) {
+template <class R, class E, class Op>
+R reduce_value(const E& e, R identity, const Op& op, bool truth, const char* what) {
     using A = std::conditional_t<std::is_same_v<R, bool>, std::int32_t, R>;
     const skeleton_operation s = expr::operation<R>(op, identity);
     A value{};
@@ -206,19 +210,24 @@ struct max_operation {
 };
 
 template <class T> constexpr T min_identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::max();
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return std::numeric_limits<T>::infinity();
+    else
+        return std::numeric_limits<T>::max();
 }
 template <class T> constexpr T max_identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-    else return std::numeric_limits<T>::lowest();
+    if constexpr (std::numeric_limits<T>::has_infinity)
+        return -std::numeric_limits<T>::infinity();
+    else
+        return std::numeric_limits<T>::lowest();
 }
 
 } // namespace detail
 
 // The type a sum or product of E's values has: C++'s promotion of the element type
 // (int8 and int16 sum in int, float in float, uint32 in uint32).
-template <class E> using sum_type_t = decltype(std::declval<expr::value_type_t<E>>() + std::declval<expr::value_type_t<E>>());
+template <class E> using sum_type_t =
+    decltype(std::declval<expr::value_type_t<E>>() + std::declval<expr::value_type_t<E>>());
 // The element type of an expression (what min and max return).
 template <class E> using value_type_t = expr::value_type_t<E>;
 
@@ -271,7 +280,8 @@ template <class E, class T, class Op> auto reduce(const E& e, T identity, const 
     return detail::make_device_reduction<T>(e, identity, op, false, "loom::reduce");
 }
 template <class E> auto sum(const E& e, on_device_t) {
-    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(0), detail::plus_operation{}, false, "loom::sum");
+    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(0), detail::plus_operation{}, false,
+                                                        "loom::sum");
 }
 template <class E> auto product(const E& e, on_device_t) {
     return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(1), detail::multiplies_operation{}, false,

@@ -39,8 +39,8 @@ public:
     explicit scalar(const context& ctx, T value = T(0)) : ctx_(ctx.impl()), buf_(make(ctx_)) { *this = value; }
 
     // The result of a device reduction: `loom::scalar<float> s = loom::sum(x, loom::on_device);`
-    template <class R, class E, class Op>
-    scalar(const detail::device_reduction<R, E, Op>& reduction) : ctx_(reduction.context()), buf_(make(ctx_)) {
+    template <class R, class E, class Op> scalar(const detail::device_reduction<R, E, Op>& reduction)
+        : ctx_(reduction.context()), buf_(make(ctx_)) {
         *this = reduction;
     }
 

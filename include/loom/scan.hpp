@@ -58,14 +58,15 @@ void inclusive_scan(const E& input, vector<T>& output, typename vector<T>::value
 }
 
 // output[i] = init + input[0] + ... + input[i-1] (output[0] = init).
-template <class E, class T> void exclusive_scan(const E& input, vector<T>& output, typename vector<T>::value_type init) {
+template <class E, class T>
+void exclusive_scan(const E& input, vector<T>& output, typename vector<T>::value_type init) {
     detail::scan_expression(input, output, true, init, T(0), detail::plus_operation{});
 }
 
 // output[i] = init op input[0] op ... op input[i-1], with op's identity.
-template <class E, class T, class Op>
-void exclusive_scan(const E& input, vector<T>& output, typename vector<T>::value_type init,
-                    typename vector<T>::value_type identity, const Op& op) {
+template <class E, class T, class Op> void exclusive_scan(const E& input, vector<T>& output,
+                                                          typename vector<T>::value_type init,
+                                                          typename vector<T>::value_type identity, const Op& op) {
     detail::scan_expression(input, output, true, init, identity, op);
 }
 

@@ -24,11 +24,9 @@ namespace loom {
 namespace boundary {
 struct clamp_t {};
 struct wrap_t {};
-template <class T> struct constant_t {
-    T value;
-};
-inline constexpr clamp_t clamp{};                                 // the nearest element inside
-inline constexpr wrap_t wrap{};                                   // periodic
+template <class T> struct constant_t { T value; };
+inline constexpr clamp_t clamp{};                                      // the nearest element inside
+inline constexpr wrap_t wrap{};                                        // periodic
 template <class T> constant_t<T> constant(T value) { return {value}; } // this value outside
 } // namespace boundary
 
@@ -41,7 +39,9 @@ using boundary::wrap_t;
 template <class Policy> struct policy_of;
 template <> struct policy_of<clamp_t> { static constexpr boundary_policy value = boundary_policy::clamp; };
 template <> struct policy_of<wrap_t> { static constexpr boundary_policy value = boundary_policy::wrap; };
-template <class T> struct policy_of<constant_t<T>> { static constexpr boundary_policy value = boundary_policy::constant; };
+template <class T> struct policy_of<constant_t<T>> {
+    static constexpr boundary_policy value = boundary_policy::constant;
+};
 
 // The terminal of a neighbour read: which vector, the offsets, the grid width (0 for 1-D).
 template <class T, class Policy, bool TwoD> struct neighbour_read {
@@ -94,7 +94,8 @@ template <class T, class Policy, bool TwoD> auto make_neighbour_read(const neigh
 } // namespace expr
 
 // x[i + k] for every element i, with a boundary policy past either end.
-template <class T, class Policy = boundary::clamp_t> auto shift(const vector<T>& x, std::int64_t k, Policy policy = {}) {
+template <class T, class Policy = boundary::clamp_t>
+auto shift(const vector<T>& x, std::int64_t k, Policy policy = {}) {
     return expr::make_neighbour_read(expr::neighbour_read<T, Policy, false>{&x, k, 0, 0, policy});
 }
 
@@ -106,8 +107,9 @@ template <class T> struct grid_view {
 
 template <class T> grid_view<T> grid(const vector<T>& v, std::size_t nx, std::size_t ny) {
     if (nx == 0 || v.size() % nx != 0 || v.size() / nx != ny) // nx * ny may overflow: divide
-        throw error("loom: grid of " + std::to_string(nx) + " x " + std::to_string(ny) + " does not match a vector of " +
-                    std::to_string(v.size()) + " elements; nx * ny must equal the vector's size");
+        throw error("loom: grid of " + std::to_string(nx) + " x " + std::to_string(ny) +
+                    " does not match a vector of " + std::to_string(v.size()) +
+                    " elements; nx * ny must equal the vector's size");
     return {&v, std::int64_t(nx), std::int64_t(ny)};
 }
 

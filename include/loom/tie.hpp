@@ -41,8 +41,10 @@ private:
                 ...);
     }
     template <class V> static bool reads_value(const V& v, const detail::buffer* b) {
-        if constexpr (expr::is_expression_v<V> || expr::is_vector<V>::value) return expr::reads_buffer(v, b);
-        else return false; // a host scalar
+        if constexpr (expr::is_expression_v<V> || expr::is_vector<V>::value)
+            return expr::reads_buffer(v, b);
+        else
+            return false; // a host scalar
     }
 
     template <class Values, std::size_t... K> void assign(const Values& values, std::index_sequence<K...> order) {
@@ -57,11 +59,10 @@ private:
         // Values that read an earlier target are computed into temporaries first, all of them
         // before any target is written.
         std::tuple<std::optional<vector<T>>...> held;
-        ((reads_earlier_target<K>(values, order) ? void(std::get<K>(held).emplace(make_held<K>(values)))
-                                                   : void()),
+        ((reads_earlier_target<K>(values, order) ? void(std::get<K>(held).emplace(make_held<K>(values))) : void()),
          ...);
         ((std::get<K>(held) ? void(std::get<K>(targets_) = *std::get<K>(held))
-                             : void(std::get<K>(targets_) = std::get<K>(values))),
+                            : void(std::get<K>(targets_) = std::get<K>(values))),
          ...);
     }
 

@@ -110,7 +110,9 @@ public:
     // n elements, zero-initialised (the fill is a statement, fused into what follows).
     vector(const context& ctx, std::size_t n) : vector(ctx, n, T(0)) {}
 
-    vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) { *this = value; }
+    vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) {
+        *this = value;
+    }
 
     vector(const context& ctx, const std::vector<T>& host) : vector(ctx, host.begin(), host.end()) {}
 
@@ -244,8 +246,10 @@ public:
     // the vectors as its last iteration did.
     void swap(vector& other) noexcept {
         exchange(*this, other);
-        if (ctx_) detail::note_swap(*ctx_, this, &other, &swap_back);
-        else if (other.ctx_) detail::note_swap(*other.ctx_, this, &other, &swap_back);
+        if (ctx_)
+            detail::note_swap(*ctx_, this, &other, &swap_back);
+        else if (other.ctx_)
+            detail::note_swap(*other.ctx_, this, &other, &swap_back);
     }
 
     // For the runtime: the buffer this vector names now.
@@ -284,8 +288,8 @@ private:
 
     void check_at(std::size_t i) const {
         if (i >= size_)
-            throw std::out_of_range("loom::vector::at: element " + std::to_string(i) + " is out of range for a vector of " +
-                                    std::to_string(size_) + " elements");
+            throw std::out_of_range("loom::vector::at: element " + std::to_string(i) +
+                                    " is out of range for a vector of " + std::to_string(size_) + " elements");
     }
     void check_index(std::size_t i) const {
         if (i >= size_)

@@ -31,7 +31,8 @@ namespace expr {
 inline detail::node_ref signed_index(detail::shape_builder& b) { return b.cast(dtype::i64, b.index()); }
 
 [[noreturn]] inline void reject_float_index(const char* what) {
-    throw error(std::string("loom::") + what + ": the index must be an integer expression (cast<int64_t>(...) a "
+    throw error(std::string("loom::") + what +
+                ": the index must be an integer expression (cast<int64_t>(...) a "
                 "floating-point one)");
 }
 
@@ -40,8 +41,10 @@ inline bool is_float_type(dtype t) { return t == dtype::f32 || t == dtype::f64; 
 // The index operand of a gather or scatter: an expression by value, a vector by reference.
 template <class I> auto index_operand(const I& idx) {
     static_assert(is_operand_v<I>, "loom::gather/scatter: the index must be a loom::vector or a Loom expression");
-    if constexpr (is_expression_v<I>) return idx;
-    else return proto::make_expr<proto::tag::terminal, domain>(boost::cref(idx));
+    if constexpr (is_expression_v<I>)
+        return idx;
+    else
+        return proto::make_expr<proto::tag::terminal, domain>(boost::cref(idx));
 }
 
 } // namespace expr
@@ -122,9 +125,10 @@ private:
         const std::int64_t n = std::int64_t(source_->size());
         if (count_ == 0) return;
         // The first and last element must lie in [0, n); computed without overflow.
-        const bool fits = start_ >= 0 && start_ < n && count_ <= std::uint64_t(n) &&
-                          (stride_ >= 0 ? (count_ == 1 || std::uint64_t(stride_) <= std::uint64_t(n - 1 - start_) / (count_ - 1))
-                                        : (count_ == 1 || std::uint64_t(-(stride_ + 1)) + 1 <= std::uint64_t(start_) / (count_ - 1)));
+        const bool fits =
+            start_ >= 0 && start_ < n && count_ <= std::uint64_t(n) &&
+            (stride_ >= 0 ? (count_ == 1 || std::uint64_t(stride_) <= std::uint64_t(n - 1 - start_) / (count_ - 1))
+                          : (count_ == 1 || std::uint64_t(-(stride_ + 1)) + 1 <= std::uint64_t(start_) / (count_ - 1)));
         if (!fits)
             throw error("loom: a view of " + std::to_string(count_) + " elements from " + std::to_string(start_) +
                         " with stride " + std::to_string(stride_) + " reaches outside a vector of " +
@@ -197,8 +201,7 @@ public:
     template <class E> scatter_target& operator=(const E& e) {
         if (!target_->buffer()) throw error("loom::scatter into an empty loom::vector");
         const expr::first_operand_t first = expr::first_operand(index_);
-        if (!first.buffer)
-            throw error("loom::scatter: the index expression names no vector, so it has no length");
+        if (!first.buffer) throw error("loom::scatter: the index expression names no vector, so it has no length");
         const detail::buffer* target = target_->buffer().get();
         bool reads_target = expr::reads_buffer(index_, target);
         if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value)
@@ -241,9 +244,8 @@ template <class T, class I> auto scatter(vector<T>& y, const I& idx) {
 
 // [first, last) of one device vector into another from `out` (or the same one, overlapping or
 // not): one statement, no host round trip.
-template <class V, class U>
-detail::vector_iterator<vector<U>> copy(detail::vector_iterator<V> first, detail::vector_iterator<V> last,
-                                        detail::vector_iterator<vector<U>> out) {
+template <class V, class U> detail::vector_iterator<vector<U>>
+copy(detail::vector_iterator<V> first, detail::vector_iterator<V> last, detail::vector_iterator<vector<U>> out) {
     detail::check_range(first, last);
     const std::size_t n = std::size_t(last - first);
     if (n == 0) return out;

@@ -29,7 +29,8 @@ std::uint64_t get(std::string_view file, std::size_t at) {
 
 } // namespace
 
-std::vector<unsigned char> wrap_binary(const key& k, std::uint64_t source_xxh3, const std::vector<unsigned char>& payload) {
+std::vector<unsigned char> wrap_binary(const key& k, std::uint64_t source_xxh3,
+                                       const std::vector<unsigned char>& payload) {
     std::vector<unsigned char> out(magic, magic + 8);
     out.reserve(header_bytes + payload.size());
     put(out, k.high);

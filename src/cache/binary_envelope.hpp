@@ -14,7 +14,8 @@ namespace loom::cache {
 struct key;
 
 // header + payload, as written to binary.bin / .cubin / .ptx.
-std::vector<unsigned char> wrap_binary(const key& k, std::uint64_t source_xxh3, const std::vector<unsigned char>& payload);
+std::vector<unsigned char> wrap_binary(const key& k, std::uint64_t source_xxh3,
+                                       const std::vector<unsigned char>& payload);
 // The payload of `file` when its header names key k and source hash source_xxh3 and the payload
 // is whole; otherwise empty, with `problem` saying why.
 std::vector<unsigned char> unwrap_binary(std::string_view file, const key& k, std::uint64_t source_xxh3,

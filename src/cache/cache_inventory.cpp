@@ -33,8 +33,7 @@ bool measure_entry(const fs::path& path, entry_on_disk& out) {
 }
 
 // Calls visit(path, name) for every item of dir; a missing dir has none.
-template <typename Visit>
-bool for_each_item(const fs::path& dir, Visit visit) {
+template <typename Visit> bool for_each_item(const fs::path& dir, Visit visit) {
     std::error_code ec;
     const fs::file_status status = fs::status(dir, ec);
     if (!fs::exists(status)) return false;
@@ -91,8 +90,10 @@ inventory take_inventory(const fs::path& dir) {
             entry_on_disk files;
             if (!measure_entry(path, files)) return;
             entry_check check = read_entry(path);
-            if (check.entry) inv.good.push_back({std::move(files), std::move(*check.entry)});
-            else inv.bad.push_back({std::move(files), std::move(check.problem)});
+            if (check.entry)
+                inv.good.push_back({std::move(files), std::move(*check.entry)});
+            else
+                inv.bad.push_back({std::move(files), std::move(check.problem)});
         } else if (is_leftover_name(name)) {
             if (is_old_leftover(path)) inv.leftovers.push_back(path); // younger ones are in flight
         } else {

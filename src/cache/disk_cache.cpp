@@ -481,10 +481,7 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             {"driver", id.driver},
             {"options", id.options},
             {"summary", d.summary},
-            {"source",
-             {{"file", *source_file},
-              {"bytes", id.source.size()},
-              {"xxh3_64", hex64(source_xxh3)}}},
+            {"source", {{"file", *source_file}, {"bytes", id.source.size()}, {"xxh3_64", hex64(source_xxh3)}}},
             {"binary",
              {{"file", *binary_file},
               {"kind", d.binary_kind},
@@ -498,8 +495,10 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
         if (failure.empty()) failure = write_file(staged / build_log_file_name, d.build_log.data(), d.build_log.size());
         // Written last: its mtime is the entry's last use, and its presence marks a whole entry.
         if (failure.empty()) failure = write_file(staged / metadata_file_name, meta_text.data(), meta_text.size());
-        if (!failure.empty()) failure = "cannot write " + failure;
-        else failure = place_entry(staged, k, id);
+        if (!failure.empty())
+            failure = "cannot write " + failure;
+        else
+            failure = place_entry(staged, k, id);
         if (!failure.empty()) {
             fs::remove_all(staged, ec);
             fall_back_to_memory(failure);
@@ -546,8 +545,8 @@ void disk_cache::store_tuning(const key& k, const tuning_record& r) {
     if (settings_.access != mode::readwrite || !usable() || settings_.dir.empty()) return;
     const std::string failure = write_tuning(entry_path(settings_.dir, k), k.hex(), r);
     if (logging::enabled(logging::channel::cache))
-        logging::write(logging::channel::cache, "disk tuning " + k.hex() + (failure.empty() ? ": " + describe(r)
-                                                                                          : " not stored: " + failure));
+        logging::write(logging::channel::cache,
+                       "disk tuning " + k.hex() + (failure.empty() ? ": " + describe(r) : " not stored: " + failure));
 }
 
 } // namespace loom::cache

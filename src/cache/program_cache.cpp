@@ -26,12 +26,12 @@ std::string short_hash(const std::string& text) {
 // Keeps the rejected source where the user can open it, and says where ("" when it could not).
 std::string save_failed_source(const std::string& source, const std::string& extension) {
     std::error_code ec;
-    const auto path = std::filesystem::temp_directory_path(ec) / ("loom-build-failure-" + short_hash(source) + extension);
+    const auto path =
+        std::filesystem::temp_directory_path(ec) / ("loom-build-failure-" + short_hash(source) + extension);
     std::ofstream out(path);
     out << source;
     return out ? path.string() : std::string();
 }
-
 
 } // namespace
 
@@ -65,7 +65,8 @@ cached_kernel& program_cache::entry(const std::string& source, const std::string
     auto it = kernels_.find(source);
     if (it != kernels_.end()) {
         ++stats_.memory_hits;
-        if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "memory hit " + short_hash(source));
+        if (logging::enabled(logging::channel::cache))
+            logging::write(logging::channel::cache, "memory hit " + short_hash(source));
         return it->second;
     }
     return compile(source, summary);
@@ -102,7 +103,8 @@ std::pair<backend::build_result, double> program_cache::build(const std::string&
     const auto start = std::chrono::steady_clock::now();
     try {
         backend::build_result built = device_.build(source);
-        return {std::move(built), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
+        return {std::move(built),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     } catch (const backend::build_failure& failure) {
         const std::string path = save_failed_source(source, device_.dialect().source_extension);
         throw build_error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log +
@@ -145,7 +147,8 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
             ++stats_.memory_hits;
         } else if (cached_kernel* hit = from_disk(requests[r].source)) {
             out[r] = hit;
-        } else if (std::none_of(misses.begin(), misses.end(), [&](std::size_t m) { return requests[m].source == requests[r].source; })) {
+        } else if (std::none_of(misses.begin(), misses.end(),
+                                [&](std::size_t m) { return requests[m].source == requests[r].source; })) {
             misses.push_back(r);
         }
     }
@@ -158,7 +161,8 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
             failed[m] = std::current_exception();
         }
     };
-    const std::size_t workers = device_.concurrent_builds() ? std::min<std::size_t>(misses.size(), compile_threads_) : 1;
+    const std::size_t workers =
+        device_.concurrent_builds() ? std::min<std::size_t>(misses.size(), compile_threads_) : 1;
     if (workers > 1) {
         std::atomic<std::size_t> next{0};
         std::vector<std::thread> threads;

@@ -41,7 +41,9 @@ public:
     // The kernel for this source, compiled at most once per process (and, with the disk
     // cache, once per machine). `summary` describes the statements for logs and metadata.
     // Throws loom::error with the build log and the path of the saved source on failure.
-    backend::kernel& get(const std::string& source, const std::string& summary) { return *entry(source, summary).kernel; }
+    backend::kernel& get(const std::string& source, const std::string& summary) {
+        return *entry(source, summary).kernel;
+    }
     // The same, with its key and tuning.
     cached_kernel& entry(const std::string& source, const std::string& summary);
     // The kernels for several sources at once (one flush's new kernels): those neither in memory

@@ -35,7 +35,8 @@ std::optional<tuning_record> read_tuning(const fs::path& entry_dir, const std::s
         r.form = j.at("form").get<std::string>();
         r.choice = j.at("choice").get<std::uint32_t>();
         r.elements = j.at("elements").get<std::uint64_t>();
-        for (const json& m : j.at("measured")) r.measured.emplace_back(m.at(0).get<std::uint32_t>(), m.at(1).get<double>());
+        for (const json& m : j.at("measured"))
+            r.measured.emplace_back(m.at(0).get<std::uint32_t>(), m.at(1).get<double>());
         if (r.choice == 0 || (r.form != "chunked" && r.form != "grid_stride")) return std::nullopt;
         return r;
     } catch (const json::exception&) {
@@ -47,8 +48,9 @@ std::string write_tuning(const fs::path& entry_dir, const std::string& hex, cons
     static std::atomic<unsigned long> counter{0};
     json measured = json::array();
     for (const auto& [choice, us] : r.measured) measured.push_back({choice, us});
-    const nlohmann::ordered_json j = {{"format", tuning_format}, {"key", hex},           {"form", r.form},
-                                      {"choice", r.choice},     {"elements", r.elements}, {"measured", measured}};
+    const nlohmann::ordered_json j = {{"format", tuning_format}, {"key", hex},
+                                      {"form", r.form},          {"choice", r.choice},
+                                      {"elements", r.elements},  {"measured", measured}};
     const std::string text = j.dump(2) + "\n";
     std::error_code ec;
     if (!fs::is_directory(entry_dir, ec)) return entry_dir.string() + " is not an entry directory";

@@ -19,14 +19,20 @@ bool commutative(const combine_op& op) {
     while (nodes[root].op == opcode::cast) root = nodes[root].arg[0];
     const ir::node& top = nodes[root];
     switch (top.op) {
-    case opcode::add: case opcode::mul: case opcode::bit_and: case opcode::bit_or: case opcode::bit_xor:
-    case opcode::logical_and: case opcode::logical_or: case opcode::fmin: case opcode::fmax:
-        break;
-    case opcode::min: case opcode::max:
+    case opcode::add:
+    case opcode::mul:
+    case opcode::bit_and:
+    case opcode::bit_or:
+    case opcode::bit_xor:
+    case opcode::logical_and:
+    case opcode::logical_or:
+    case opcode::fmin:
+    case opcode::fmax: break;
+    case opcode::min:
+    case opcode::max:
         if (top.type == dtype::f32 || top.type == dtype::f64) return false;
         break;
-    default:
-        return false;
+    default: return false;
     }
     // The two operands, each through the same conversions (a cast on one side only, as in
     // `(short)a + b`, is not symmetric).
@@ -44,8 +50,7 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
     // Operand slots become p0 and p1, captures p2, p3, ...: the core names a scalar p<slot>.
     std::vector<std::uint32_t> param_of_slot(op.role.size());
     std::uint32_t next_capture = 2;
-    for (std::size_t s = 0; s < op.role.size(); ++s)
-        param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
+    for (std::size_t s = 0; s < op.role.size(); ++s) param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
     ir::kernel k;
     for (ir::node n : op.shape->nodes) {
         if (n.op == opcode::load || n.op == opcode::load_first || n.op == opcode::load_neighbour)
@@ -58,9 +63,11 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
         k.body.push_back(n);
     }
     const std::string t = b.type(op.type);
-    std::string signature = std::string(b.dialect().function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
+    std::string signature =
+        std::string(b.dialect().function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
     for (std::size_t slot = 0, c = 2; slot < op.role.size(); ++slot)
-        if (op.role[slot] == 2) signature += ", " + std::string(b.type(op.shape->slots[slot].type)) + " p" + std::to_string(c++);
+        if (op.role[slot] == 2)
+            signature += ", " + std::string(b.type(op.shape->slots[slot].type)) + " p" + std::to_string(c++);
     b.open(signature + ")");
     write_values(b, k, {op.shape->root});
     b.line("return " + value_name(op.shape->root) + ";");

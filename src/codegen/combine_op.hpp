@@ -17,7 +17,7 @@ namespace loom::codegen {
 struct combine_op {
     const detail::shape* shape = nullptr;
     std::vector<std::uint8_t> role;
-    dtype type = dtype::f32; // the operands' and the result's type
+    dtype type = dtype::f32;     // the operands' and the result's type
     std::vector<dtype> captures; // capture_types(*this), kept by a plan for its launches
 };
 

@@ -14,13 +14,13 @@ namespace loom::codegen {
 enum class dialect_id { opencl, cuda };
 
 struct dialect {
-    const char* name;                 // "opencl" or "cuda"
-    const char* source_extension;     // ".cl" or ".cu"
-    const char* prologue;             // text before any kernel
-    const char* prologue_fp64;        // added when the kernel uses double
-    const char* kernel_prefix;        // e.g. "__kernel void" or extern "C" __global__ void
-    const char* global_prefix;        // qualifier before a buffer parameter's element type
-    const char* restrict_keyword;     // spelled after the '*'
+    const char* name;             // "opencl" or "cuda"
+    const char* source_extension; // ".cl" or ".cu"
+    const char* prologue;         // text before any kernel
+    const char* prologue_fp64;    // added when the kernel uses double
+    const char* kernel_prefix;    // e.g. "__kernel void" or extern "C" __global__ void
+    const char* global_prefix;    // qualifier before a buffer parameter's element type
+    const char* restrict_keyword; // spelled after the '*'
     // This work-item's index among all launched, and how many were launched, along
     // dimension 0, as expressions of index_type: the 1-D map forms (ir::map_form) are
     // written from them.
@@ -33,15 +33,15 @@ struct dialect {
     // loop, which then ends with "{" and its block is the element's body.
     const char* grid_item;
     const char* grid_item_exists;
-    const char* stride_loop_head;     // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
+    const char* stride_loop_head; // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
     // the emitter bounds the elements of a group with them (map_kernel.cpp, interior test). nullptr
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).
     const char* local_id[2];
     const char* local_size[2];
-    const char* index_type;           // the type of i and n
-    const char* signed_index_type;    // a 64-bit signed type, for stencil offsets
-    const char* type_names[11];       // per dtype, in dtype order
+    const char* index_type;        // the type of i and n
+    const char* signed_index_type; // a 64-bit signed type, for stencil offsets
+    const char* type_names[11];    // per dtype, in dtype order
     // The function that computes op for operands of type t (t is f32 or f64); nullptr
     // where the emitter core spells the op itself (min, max, clamp, integer abs).
     const char* (*math_name)(opcode op, dtype t);

@@ -133,7 +133,8 @@ std::string value_name(std::uint32_t n) { return value(n); }
 bool uses_f64(const ir::kernel& k) {
     for (const ir::node& n : k.body) {
         if (n.type == dtype::f64) return true;
-        if (k.double_grid_division && n.op == opcode::load_neighbour && n.arg[ir::grid_width] != ir::no_node) return true;
+        if (k.double_grid_division && n.op == opcode::load_neighbour && n.arg[ir::grid_width] != ir::no_node)
+            return true;
     }
     for (const ir::kernel_param& p : k.params)
         if (p.type == dtype::f64) return true;

@@ -85,9 +85,9 @@ private:
 
 // Where a read's coordinates come from, and the extents they must stay inside.
 struct coordinates {
-    std::uint32_t x, size_x;                  // along the vector, or along a grid row
+    std::uint32_t x, size_x;                     // along the vector, or along a grid row
     std::uint32_t y = no_node, size_y = no_node; // a 2-D read: the row, and the grid's height
-    std::uint32_t width = no_node;            // a 2-D read: elements per row
+    std::uint32_t width = no_node;               // a 2-D read: elements per row
 };
 
 // The coordinates of a read (its operands renumbered into the lowered body).
@@ -127,7 +127,9 @@ std::uint32_t neighbour_index(index_arithmetic& a, const ir::node& read) {
 }
 
 // A read the kernel form has ruled the border out for.
-std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) { return a.load(read, neighbour_index(a, read)); }
+std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) {
+    return a.load(read, neighbour_index(a, read));
+}
 
 // A read whose every element tests its border.
 std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
@@ -143,7 +145,8 @@ std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::
     case boundary_policy::clamp: return a.load(read, clamped_index());
     case boundary_policy::wrap: {
         if (two_d && k.grid_width_param != no_node) { // the launch's coordinates lie inside the grid
-            const std::uint32_t x = a.wrapped_from(a.leaf(ir::index_value::grid_column), read.arg[ir::offset_i], c.size_x);
+            const std::uint32_t x =
+                a.wrapped_from(a.leaf(ir::index_value::grid_column), read.arg[ir::offset_i], c.size_x);
             const std::uint32_t y = a.wrapped_from(a.leaf(ir::index_value::grid_row), read.arg[ir::offset_j], c.size_y);
             return a.load(read, element_at(x, y));
         }
@@ -191,7 +194,8 @@ bool interior_testable(const ir::node& n, const ir::kernel& k) {
     return true;
 }
 
-lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots, neighbour_form form) {
+lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots,
+                                     neighbour_form form) {
     lowered_kernel out{k, std::vector<std::uint32_t>(k.body.size())};
     std::iota(out.node.begin(), out.node.end(), 0u);
     if (!reaches_neighbour_read(k, roots)) return out;
@@ -201,9 +205,12 @@ lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std:
         ir::node n = k.body[j];
         for (std::uint32_t& arg : n.arg)
             if (arg != no_node) arg = out.node[arg];
-        if (n.op != opcode::load_neighbour) out.node[j] = body.add(n);
-        else if (form == neighbour_form::interior && interior_testable(k.body[j], k)) out.node[j] = interior_read(a, n);
-        else out.node[j] = checked_read(a, n, k);
+        if (n.op != opcode::load_neighbour)
+            out.node[j] = body.add(n);
+        else if (form == neighbour_form::interior && interior_testable(k.body[j], k))
+            out.node[j] = interior_read(a, n);
+        else
+            out.node[j] = checked_read(a, n, k);
     }
     out.kernel.body = body.nodes();
     for (ir::kernel_store& st : out.kernel.stores)

@@ -73,8 +73,8 @@ std::string grid_interior_test(const ir::kernel& k, const dialect& d, std::vecto
     }
     if (test.empty()) return "";
     auto last = [&](const std::string& first, const char* size) { return first + " + (" + s + ")" + size + " - 1"; };
-    bounds.push_back("const " + s + " loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" + s +
-                     ")" + d.local_id[1] + ";");
+    bounds.push_back("const " + s + " loom_c0 = loom_col - (" + s + ")" + d.local_id[0] + ", loom_r0 = loom_row - (" +
+                     s + ")" + d.local_id[1] + ";");
     bounds.push_back("const " + s + " loom_c1 = " + last("loom_c0", d.local_size[0]) +
                      ", loom_r1 = " + last("loom_r0", d.local_size[1]) + ";");
     if (reads_1d)

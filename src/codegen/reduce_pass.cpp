@@ -20,9 +20,9 @@ std::string lane(std::size_t k, unsigned l) { return "a" + std::to_string(k) + "
 // What the pass writes and how it names it.
 struct pass_text {
     const reduce_pass_kernel& pass;
-    ir::kernel input;                   // the pass's input, its neighbour reads lowered
-    std::vector<std::uint32_t> folded;  // per accumulator, the node of `input` it folds
-    std::vector<std::uint32_t> roots;   // the values computed per element
+    ir::kernel input;                  // the pass's input, its neighbour reads lowered
+    std::vector<std::uint32_t> folded; // per accumulator, the node of `input` it folds
+    std::vector<std::uint32_t> roots;  // the values computed per element
 
     std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
     // op_k(a, b), captures passed as c<k>_0, c<k>_1, ...
@@ -117,7 +117,9 @@ struct parameter {
 // The pass's parameters as emit_reduce_pass declares them (see reduce_pass.hpp).
 std::vector<parameter> parameter_list(const reduce_pass_kernel& pass, const dialect& d) {
     std::vector<parameter> list;
-    auto add = [&](std::string name, bool buffer, dtype t) { list.push_back({std::move(name), buffer ? type_name(d, t) : ""}); };
+    auto add = [&](std::string name, bool buffer, dtype t) {
+        list.push_back({std::move(name), buffer ? type_name(d, t) : ""});
+    };
     const ir::kernel& in = *pass.input;
     for (std::size_t p = 0; p < in.params.size(); ++p)
         add("p" + std::to_string(p), in.params[p].kind == ir::param_kind::buffer, in.params[p].type);
@@ -138,7 +140,8 @@ std::vector<parameter> parameter_list(const reduce_pass_kernel& pass, const dial
 
 // The end of a looped pass's iteration: parameter j points where parameter rotation[j]
 // pointed (loom::swap between iterations), all read before any is written.
-void rotate_buffers(source_builder& b, const std::vector<parameter>& params, const std::vector<std::uint32_t>& rotation) {
+void rotate_buffers(source_builder& b, const std::vector<parameter>& params,
+                    const std::vector<std::uint32_t>& rotation) {
     if (rotation.size() != params.size())
         throw error("loom: internal error: a loop batch's rotation does not match its kernel's parameters");
     std::vector<std::size_t> moved;
@@ -218,7 +221,8 @@ std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
     for (std::size_t k = 0; k < ops.size(); ++k) {
         const std::vector<dtype> captures = capture_types(*ops[k]);
         for (std::size_t j = 0; j < captures.size(); ++j)
-            signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
+            signature +=
+                std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
     }
     signature += std::string(d.index_type) + " n";
     if (pass.epilogue)
@@ -243,7 +247,8 @@ std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
     }
     // The batch: iterations back to back in one work-group, each seeing the last one's
     // writes and its bookkeeping (the guard falls uniformly: all read it after the barrier).
-    b.open_for("unsigned int loom_it = 0u", in.guarded ? "loom_it < loom_iterations && loom_guard[0] != 0" : "loom_it < loom_iterations",
+    b.open_for("unsigned int loom_it = 0u",
+               in.guarded ? "loom_it < loom_iterations && loom_guard[0] != 0" : "loom_it < loom_iterations",
                "++loom_it");
     write_pass(b, t);
     b.line(d.group.global_barrier);

@@ -49,7 +49,8 @@ void exclusive_block_prefix(source_builder& b, const pass_text& p) {
     for (int step = 1; step < 8; step *= 2)
         for (int l = 7; l >= step; --l) b.line(lane(l) + " = " + p.call(lane(l - step), lane(l)) + ";");
     b.line(p.out + "[i + 0] = carry;");
-    for (int l = 1; l < 8; ++l) b.line(p.out + "[i + " + std::to_string(l) + "] = " + p.call("carry", lane(l - 1)) + ";");
+    for (int l = 1; l < 8; ++l)
+        b.line(p.out + "[i + " + std::to_string(l) + "] = " + p.call("carry", lane(l - 1)) + ";");
     b.line("carry = " + p.call("carry", "e7") + ";");
 }
 
@@ -142,9 +143,12 @@ void tiled_scan_body(source_builder& b, const pass_text& p) {
     b.declare_const(index, "first", "(" + index + ")g * chunk");
     b.declare(index, "last", "first + chunk");
     b.line("if (last > n) last = n;");
-    if (s.pass == scan_pass::scan_output) b.declare(t, "carry", p.call("init", "offsets[g]"));
-    else if (s.pass == scan_pass::scan_totals) b.declare(t, "carry", "init");
-    else b.declare(t, "carry", "id");
+    if (s.pass == scan_pass::scan_output)
+        b.declare(t, "carry", p.call("init", "offsets[g]"));
+    else if (s.pass == scan_pass::scan_totals)
+        b.declare(t, "carry", "init");
+    else
+        b.declare(t, "carry", "id");
     b.open_for(index + " base = first", "base < last", "base += " + w + "u");
     b.declare_const(index, "i", "base + lid");
     b.declare(t, "x", "id");
@@ -197,8 +201,10 @@ std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     const std::string index = d.index_type;
     b.open(signature + index + " chunk, " + index + " n)");
     write_guard(b, p.input);
-    if (s.chunked) chunked_scan_body(b, p);
-    else tiled_scan_body(b, p);
+    if (s.chunked)
+        chunked_scan_body(b, p);
+    else
+        tiled_scan_body(b, p);
     b.close();
     return b.text();
 }

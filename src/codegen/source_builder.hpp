@@ -36,7 +36,9 @@ public:
     void declare(const std::string& type, const std::string& name, const std::string& init);
     void declare(dtype t, const std::string& name, const std::string& init) { declare(type(t), name, init); }
     void declare_const(const std::string& type, const std::string& name, const std::string& init);
-    void declare_const(dtype t, const std::string& name, const std::string& init) { declare_const(type(t), name, init); }
+    void declare_const(dtype t, const std::string& name, const std::string& init) {
+        declare_const(type(t), name, init);
+    }
 
     // Complete lines written elsewhere (a device function of another builder), as they are.
     void append(const std::string& text) { text_ += text; }

@@ -27,7 +27,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
     };
 
     std::vector<std::uint32_t> param_of_scalar; // scalar value class -> parameter
-    std::vector<std::uint32_t> remap; // shape node -> body node, per statement
+    std::vector<std::uint32_t> remap;           // shape node -> body node, per statement
     for (std::uint32_t s = bounds.first; s <= bounds.last; ++s) {
         const planned_statement& st = request.statements[s];
         const detail::shape& sh = *st.shape;

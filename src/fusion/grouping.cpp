@@ -188,12 +188,18 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
         if (s > first) {
             std::uint32_t buffer = no_buffer, statement = 0;
             boundary reason = boundary::end_of_flush;
-            if (!request.fuse) reason = boundary::fusion_off;
-            else if (st[s].length_class != st[first].length_class) reason = boundary::length_change;
-            else if (params.count + params.added_by(st[s]) > max_parameters) reason = boundary::parameter_limit;
-            else if (nodes + s_nodes > lim.max_nodes) reason = boundary::node_limit;
-            else if (s - first >= lim.max_statements) reason = boundary::statement_limit;
-            else reason = stencil_conflict(st[s], acc, buffer, statement);
+            if (!request.fuse)
+                reason = boundary::fusion_off;
+            else if (st[s].length_class != st[first].length_class)
+                reason = boundary::length_change;
+            else if (params.count + params.added_by(st[s]) > max_parameters)
+                reason = boundary::parameter_limit;
+            else if (nodes + s_nodes > lim.max_nodes)
+                reason = boundary::node_limit;
+            else if (s - first >= lim.max_statements)
+                reason = boundary::statement_limit;
+            else
+                reason = stencil_conflict(st[s], acc, buffer, statement);
             if (reason != boundary::end_of_flush) {
                 const std::uint32_t cut = is_limit(reason) ? best_cut(request, first, s, last_read) : s;
                 groups.push_back({first, cut - 1, reason, buffer, statement});

@@ -23,8 +23,8 @@ struct planned_statement {
     // neighbour operand, or no dedup asked (empty). Part of the plan key, so a plan depends
     // on which scalars are equal, not on their values.
     std::vector<std::uint32_t> slot_scalar;
-    std::uint32_t target = no_buffer;       // buffer class written
-    std::uint32_t length_class = 0;         // statements of equal length share a class
+    std::uint32_t target = no_buffer; // buffer class written
+    std::uint32_t length_class = 0;   // statements of equal length share a class
 };
 
 struct plan_limits {
@@ -43,9 +43,9 @@ inline std::uint32_t parameter_limit_for(std::size_t bytes) {
 
 struct plan_request {
     std::vector<planned_statement> statements;
-    std::vector<dtype> buffer_types;  // per buffer class
-    std::vector<bool> buffer_live;    // per class: a live loom::vector still refers to it
-    bool fuse = true;                 // false: one kernel per statement (LOOM_FUSION=0)
+    std::vector<dtype> buffer_types; // per buffer class
+    std::vector<bool> buffer_live;   // per class: a live loom::vector still refers to it
+    bool fuse = true;                // false: one kernel per statement (LOOM_FUSION=0)
     // Scalars beyond the parameter limit may travel in a packed buffer (kernel_param::packed),
     // so that only buffers close a kernel at the limit. For plans whose kernels the runtime
     // launches as maps; a reduction's input or a loop's kernels keep every scalar an argument.
@@ -79,13 +79,13 @@ struct arg_binding {
 struct kernel_group {
     std::uint32_t first = 0, last = 0; // statements first..last, inclusive
     boundary reason = boundary::end_of_flush;
-    std::uint32_t reason_buffer = no_buffer;    // neighbour_read/_write: the vector in question
-    std::uint32_t reason_statement = 0;         // ... and the statement of this kernel that wrote or read it
+    std::uint32_t reason_buffer = no_buffer; // neighbour_read/_write: the vector in question
+    std::uint32_t reason_statement = 0;      // ... and the statement of this kernel that wrote or read it
     ir::kernel kernel;
     // The body node of the last statement's value: what a reduction reads per element when
     // this group runs as the reduction's first pass (map-reduce fusion; see run_reduce).
     std::uint32_t last_value = ir::no_node;
-    std::vector<arg_binding> args; // one per kernel parameter
+    std::vector<arg_binding> args;                     // one per kernel parameter
     std::vector<std::uint32_t> loaded, stored, elided; // buffer classes, for logs and tests
 };
 

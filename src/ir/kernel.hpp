@@ -34,8 +34,8 @@ enum class map_form : std::uint8_t {
 };
 
 struct kernel_store {
-    std::uint32_t param; // a buffer parameter
-    std::uint32_t value; // the body node whose value is stored at element i
+    std::uint32_t param;           // a buffer parameter
+    std::uint32_t value;           // the body node whose value is stored at element i
     std::uint32_t index = no_node; // a body node: store at its value (a u64) instead of at i
     std::uint32_t limit = no_node; // with index: a body node; no store where index >= limit
 };

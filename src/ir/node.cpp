@@ -8,7 +8,11 @@ namespace {
 
 std::uint64_t hash_node(const node& n) {
     std::uint32_t words[6] = {std::uint32_t(n.op) | (std::uint32_t(n.type) << 8) | (std::uint32_t(n.boundary) << 16),
-                              n.arg[0], n.arg[1], n.arg[2], n.arg[3], n.slot};
+                              n.arg[0],
+                              n.arg[1],
+                              n.arg[2],
+                              n.arg[3],
+                              n.slot};
     return XXH3_64bits(words, sizeof words);
 }
 

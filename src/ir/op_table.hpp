@@ -8,21 +8,21 @@ namespace loom::ir {
 
 enum class op_class : unsigned char {
     leaf,
-    arithmetic,    // + - * /: usual arithmetic conversions
-    integral,      // % & | ^: usual arithmetic conversions, integers only
-    shift,         // << >>: result is the promoted left operand
-    unary_arith,   // - +: integer promotion
-    unary_integral,// ~: integer promotion, integers only
-    comparison,    // < > <= >= == !=: common type, result bool
-    logical,       // && || !: operands to bool, result bool
-    select,        // where(c, a, b): like ?:
-    float_math,    // <cmath> functions: float stays float, integers and double give double
-    abs,           // std::abs: integer promotion or the float type
-    min_max,       // loom::min/max/clamp: common type by the usual arithmetic conversions
+    arithmetic,     // + - * /: usual arithmetic conversions
+    integral,       // % & | ^: usual arithmetic conversions, integers only
+    shift,          // << >>: result is the promoted left operand
+    unary_arith,    // - +: integer promotion
+    unary_integral, // ~: integer promotion, integers only
+    comparison,     // < > <= >= == !=: common type, result bool
+    logical,        // && || !: operands to bool, result bool
+    select,         // where(c, a, b): like ?:
+    float_math,     // <cmath> functions: float stays float, integers and double give double
+    abs,            // std::abs: integer promotion or the float type
+    min_max,        // loom::min/max/clamp: common type by the usual arithmetic conversions
 };
 
 struct op_info {
-    const char* name;  // for logs and messages, and the math function's C name
+    const char* name; // for logs and messages, and the math function's C name
     unsigned arity;
     op_class cls;
     const char* infix; // operator spelling in C, or nullptr for functions

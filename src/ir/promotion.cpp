@@ -6,10 +6,14 @@ namespace {
 
 int rank(dtype t) {
     switch (t) {
-    case dtype::i8: case dtype::u8: return 1;
-    case dtype::i16: case dtype::u16: return 2;
-    case dtype::i32: case dtype::u32: return 3;
-    case dtype::i64: case dtype::u64: return 4;
+    case dtype::i8:
+    case dtype::u8: return 1;
+    case dtype::i16:
+    case dtype::u16: return 2;
+    case dtype::i32:
+    case dtype::u32: return 3;
+    case dtype::i64:
+    case dtype::u64: return 4;
     default: return 0;
     }
 }
@@ -22,7 +26,11 @@ bool is_unsigned_integer(dtype t) { return t >= dtype::u8 && t <= dtype::u64; }
 
 dtype integer_promotion(dtype t) {
     switch (t) {
-    case dtype::boolean: case dtype::i8: case dtype::i16: case dtype::u8: case dtype::u16: return dtype::i32;
+    case dtype::boolean:
+    case dtype::i8:
+    case dtype::i16:
+    case dtype::u8:
+    case dtype::u16: return dtype::i32;
     default: return t;
     }
 }

@@ -10,7 +10,7 @@ bool is_float(dtype t);
 bool is_signed_integer(dtype t);
 bool is_unsigned_integer(dtype t); // bool is not counted as an integer here
 
-dtype integer_promotion(dtype t);        // bool, 8- and 16-bit types become int32
+dtype integer_promotion(dtype t);         // bool, 8- and 16-bit types become int32
 dtype usual_arithmetic(dtype a, dtype b); // the common type of a binary operator
 dtype math_result(dtype a);               // float stays float, otherwise double
 dtype math_result(dtype a, dtype b);      // float only if both are float

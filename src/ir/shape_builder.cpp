@@ -16,7 +16,7 @@
 namespace loom {
 
 const char* name_of(dtype t) {
-    static const char* names[] = {"bool",  "int8",   "int16",  "int32", "int64", "uint8",
+    static const char* names[] = {"bool",   "int8",   "int16",  "int32", "int64", "uint8",
                                   "uint16", "uint32", "uint64", "float", "double"};
     return names[std::size_t(t)];
 }
@@ -175,7 +175,8 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
     case ir::op_class::integral:
         if (ir::is_float(ta) || ir::is_float(tb))
             reject(op, ir::is_float(ta) ? ta : tb,
-                   op == opcode::mod ? "use integer operands, or loom::fmod for floating point" : "use integer operands");
+                   op == opcode::mod ? "use integer operands, or loom::fmod for floating point"
+                                     : "use integer operands");
         [[fallthrough]];
     case ir::op_class::arithmetic:
     case ir::op_class::min_max: {

@@ -73,7 +73,8 @@ std::optional<ir::map_form> form_from_environment() {
     if (value.empty() || value == "auto") return std::nullopt;
     if (value == "chunked") return ir::map_form::chunked;
     if (value == "grid_stride") return ir::map_form::grid_stride;
-    throw error("LOOM_KERNEL_FORM='" + value + "' is not a kernel form: use chunked (a contiguous chunk per work-item, "
+    throw error("LOOM_KERNEL_FORM='" + value +
+                "' is not a kernel form: use chunked (a contiguous chunk per work-item, "
                 "the CPU form), grid_stride (the GPU form) or auto (the device's own, the default)");
 }
 

@@ -16,7 +16,7 @@ struct buffer {
     std::uint64_t length = 0;
     dtype type = dtype::f32;
     std::unique_ptr<backend::memory> memory; // null until first needed
-    std::atomic<int> vector_refs{0}; // vectors may die on any thread
+    std::atomic<int> vector_refs{0};         // vectors may die on any thread
     // Scratch for the flush being planned: the buffer's class number in that flush.
     std::uint64_t flush_mark = 0;
     std::uint32_t flush_class = 0;

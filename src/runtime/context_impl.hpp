@@ -81,7 +81,7 @@ struct batched_passes {
     epilogue_builder build = nullptr;
     epilogue_request request; // key and rotation are filled in at the launch
     std::vector<std::uint32_t> key;
-    std::vector<backend::kernel_arg> args; // scratch for the launch
+    std::vector<backend::kernel_arg> args;    // scratch for the launch
     std::uint32_t bookkeeping_statements = 0; // for the launch log
 };
 
@@ -111,7 +111,15 @@ enum class plan_purpose : std::uint8_t { statements, reduction_input, epilogue }
 
 // Why a flush happened; the fusion log prints the name.
 enum class flush_cause : std::uint8_t {
-    host_read, host_write, finish, statement_limit, byte_limit, skeleton, loop, pipeline, context_end
+    host_read,
+    host_write,
+    finish,
+    statement_limit,
+    byte_limit,
+    skeleton,
+    loop,
+    pipeline,
+    context_end
 };
 const char* name_of(flush_cause c);
 
@@ -240,7 +248,7 @@ private:
     std::size_t live_words_ = 0; // where key_'s per-class liveness words begin
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
-    std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
+    std::vector<std::uint32_t> slot_scalar_;                     // per queued slot: its scalar value class
     std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
     std::vector<backend::kernel_arg> args_;
     std::vector<std::uint64_t> packed_values_;

@@ -19,7 +19,8 @@ std::string environment(const char* variable) {
 
 std::vector<device_description> devices() {
     std::vector<device_description> all;
-    for (const backend::listed_device& d : backend::list_devices(environment("LOOM_BACKEND"), environment("LOOM_DEVICE"))) {
+    for (const backend::listed_device& d :
+         backend::list_devices(environment("LOOM_BACKEND"), environment("LOOM_DEVICE"))) {
         device_description out;
         out.backend = d.info.backend;
         out.index = d.index;
@@ -29,8 +30,8 @@ std::vector<device_description> devices() {
         out.driver_version = d.info.driver;
         out.global_memory_bytes = d.info.global_memory;
         // A backend with no limit of its own (CUDA) allows what the device holds.
-        out.max_allocation_bytes = d.info.global_memory ? std::min(d.info.max_allocation, d.info.global_memory)
-                                                        : d.info.max_allocation;
+        out.max_allocation_bytes =
+            d.info.global_memory ? std::min(d.info.max_allocation, d.info.global_memory) : d.info.max_allocation;
         out.compute_units = d.info.compute_units;
         out.max_work_group_size = d.info.max_work_group;
         out.fp64 = d.info.fp64;

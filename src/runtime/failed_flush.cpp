@@ -37,7 +37,8 @@ void context_impl::keep_initial_contents() noexcept {
             b.memory = device_->allocate(b.bytes());
             const std::size_t element = size_of(b.type);
             host.resize(b.bytes());
-            for (std::size_t at = 0; at < host.size(); at += element) std::memcpy(host.data() + at, &value->bits, element);
+            for (std::size_t at = 0; at < host.size(); at += element)
+                std::memcpy(host.data() + at, &value->bits, element);
             device_->write(*b.memory, 0, host.data(), host.size());
         } catch (const std::exception& e) { // the flush's own error is the one to report
             b.memory.reset();

@@ -195,11 +195,12 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
             }
     const std::uint64_t total = info().global_memory, in_use = device_->memory_in_use();
     if (total != 0 && (needed > total || in_use > total - needed))
-        throw out_of_memory("loom: out of device memory: these statements need " + std::to_string(needed) +
-                    " bytes of new device memory, and " + info().name + " has " + std::to_string(total) +
-                    " bytes in all, " + std::to_string(in_use) +
-                    " of them allocated already by this process's contexts; free vectors you no longer need, or "
-                    "use smaller vectors or fewer at once");
+        throw out_of_memory(
+            "loom: out of device memory: these statements need " + std::to_string(needed) +
+            " bytes of new device memory, and " + info().name + " has " + std::to_string(total) + " bytes in all, " +
+            std::to_string(in_use) +
+            " of them allocated already by this process's contexts; free vectors you no longer need, or "
+            "use smaller vectors or fewer at once");
     for (const fusion::kernel_group& g : p.plan.groups)
         for (const fusion::arg_binding& a : g.args)
             if (a.kind == ir::param_kind::buffer) {
@@ -259,7 +260,8 @@ void context_impl::launch(compiled_plan& p) {
         const std::uint64_t& length = queue_.statements[g.first].length;
         args_.clear();
         bind_arguments(g, args_);
-        if (ir::packs_scalars(g.kernel)) args_.push_back({&upload_packed_scalars(g, planned.packed_scalars), nullptr, 0});
+        if (ir::packs_scalars(g.kernel))
+            args_.push_back({&upload_packed_scalars(g, planned.packed_scalars), nullptr, 0});
         if (g.kernel.guarded) args_.push_back({guard_->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         cache::cached_kernel* kernel = planned.kernel;
@@ -269,13 +271,12 @@ void context_impl::launch(compiled_plan& p) {
         geo = map_launch(*kernel, g, length, kernel == planned.grid_kernel ? width : 0);
         execute(*kernel->kernel, args_.data(), args_.size(), geo);
         if (logging::enabled(logging::channel::launch))
-            logging::write(logging::channel::launch, "kernel " + std::to_string(k) + " over " + std::to_string(length) +
-                                                 " elements (statements " + std::to_string(g.first) + "-" +
-                                                 std::to_string(g.last) + "), " + std::to_string(geo.global_items) +
-                                                 " work-items" +
-                                                 (kernel == planned.grid_kernel
-                                                      ? ", on whole rows of " + std::to_string(width)
-                                                      : std::string()));
+            logging::write(
+                logging::channel::launch,
+                "kernel " + std::to_string(k) + " over " + std::to_string(length) + " elements (statements " +
+                    std::to_string(g.first) + "-" + std::to_string(g.last) + "), " + std::to_string(geo.global_items) +
+                    " work-items" +
+                    (kernel == planned.grid_kernel ? ", on whole rows of " + std::to_string(width) : std::string()));
     }
 }
 
@@ -359,8 +360,8 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
         }
         std::string line = "kernel " + std::to_string(k) + ": statements " + std::to_string(g.first) + "-" +
                            std::to_string(g.last) + " length " + std::to_string(queue_.statements[g.first].length) +
-                           "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " + names(g.elided) +
-                           "; ends " + fusion::name_of(g.reason);
+                           "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " +
+                           names(g.elided) + "; ends " + fusion::name_of(g.reason);
         if (g.reason == fusion::boundary::neighbour_read)
             line += " (statement " + std::to_string(g.last + 1) + " reads b" + std::to_string(g.reason_buffer) +
                     " at other indices; statement " + std::to_string(g.reason_statement) + " writes it)";

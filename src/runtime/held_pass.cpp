@@ -53,7 +53,8 @@ bool context_impl::run_held_with_epilogue() {
         const std::uint64_t made_before = stats_.plans_made;
         compiled_plan& p = plan_for_key(plan_purpose::epilogue);
         allocate_buffers(p);
-        if (logging::enabled(logging::channel::fusion)) log_plan(p, stats_.plans_made == made_before, flush_cause::loop);
+        if (logging::enabled(logging::channel::fusion))
+            log_plan(p, stats_.plans_made == made_before, flush_cause::loop);
         if (p.epilogue) {
             const fusion::kernel_group& g = p.plan.groups[0];
             const epilogue_request request{held_.owner, held_.pass, &g.kernel, &key_, nullptr};

@@ -62,8 +62,8 @@ private:
     backend::geometry geometry_;
     std::uint32_t count_ = 0;
     std::vector<backend::kernel_arg> first_;
-    std::vector<std::uint64_t> values_;           // the first iteration's by-value arguments
-    std::vector<const backend::memory*> latest_;  // the buffers of the latest iteration, per position
+    std::vector<std::uint64_t> values_;          // the first iteration's by-value arguments
+    std::vector<const backend::memory*> latest_; // the buffers of the latest iteration, per position
     std::vector<std::uint32_t> rotation_;
     std::vector<buffer_ptr> keep_;
 };

@@ -19,10 +19,10 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
     // a failing flush would take the pending statements of other vectors with it.
     const std::uint64_t bytes = length * size_of(type);
     if (length > ctx->info().max_allocation / size_of(type))
-        throw out_of_memory("loom: out of device memory: a vector of " + std::to_string(length) + " " +
-                            name_of(type) + " elements (" + std::to_string(bytes) +
-                            " bytes) exceeds the largest allocation " + ctx->info().name + " allows (" +
-                            std::to_string(ctx->info().max_allocation) + " bytes); use smaller vectors");
+        throw out_of_memory("loom: out of device memory: a vector of " + std::to_string(length) + " " + name_of(type) +
+                            " elements (" + std::to_string(bytes) + " bytes) exceeds the largest allocation " +
+                            ctx->info().name + " allows (" + std::to_string(ctx->info().max_allocation) +
+                            " bytes); use smaller vectors");
     auto b = std::make_shared<buffer>();
     b->ctx = ctx.get();
     b->length = length;
@@ -128,14 +128,15 @@ void statement_recorder::check_operands(const shape* s, std::uint64_t length) co
         if (slot.broadcast || slot.any_length) continue; // a device scalar, a gathered or viewed vector
         if (b->length != length)
             throw length_error("loom: length mismatch: assigning an expression over " + std::to_string(b->length) +
-                        " elements to a vector of " + std::to_string(length) +
-                        " elements; element-wise expressions need vectors of equal length");
+                               " elements to a vector of " + std::to_string(length) +
+                               " elements; element-wise expressions need vectors of equal length");
     }
     if (view_max_ != 0 || view_min_ != ~std::uint64_t(0))
         if (view_min_ != length || view_max_ != length)
-            throw length_error("loom: length mismatch: a view of " + std::to_string(view_min_ == length ? view_max_ : view_min_) +
-                        " elements in a statement over " + std::to_string(length) +
-                        " elements; views and vectors in one statement need equal lengths");
+            throw length_error("loom: length mismatch: a view of " +
+                               std::to_string(view_min_ == length ? view_max_ : view_min_) +
+                               " elements in a statement over " + std::to_string(length) +
+                               " elements; views and vectors in one statement need equal lengths");
     if (s->uses_f64 && !ctx_.info().fp64)
         throw error("loom: this expression computes in double, which the device " + ctx_.info().name +
                     " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");

@@ -21,8 +21,8 @@ const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chu
 
 } // namespace
 
-backend::geometry context_impl::map_launch(cache::cached_kernel& k, const fusion::kernel_group& g,
-                                           std::uint64_t length, std::uint64_t width) {
+backend::geometry context_impl::map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
+                                           std::uint64_t width) {
     if (tune_ && !k.tuning && length >= tune_min_elements && !g.kernel.guarded) tune(k, g, length, width);
     launch::geometry_choice choice;
     if (k.tuning) choice.value = k.tuning->choice;
@@ -71,7 +71,8 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
                 const auto start = std::chrono::steady_clock::now();
                 device_->launch(*k.kernel, trial.data(), trial.size(), geometries[c]);
                 device_->finish();
-                us[c].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+                us[c].push_back(
+                    std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
             }
         double best = 0;
         for (std::size_t c = 0; c < candidates.size(); ++c) {

@@ -223,8 +223,10 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     if (in.length == 0) {
         ctx.flush(flush_cause::skeleton);
         for (std::size_t k = 0; k < call.op_count; ++k) {
-            if (results.host) std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
-            else dev.write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
+            if (results.host)
+                std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
+            else
+                dev.write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
         }
         return;
     }
@@ -245,8 +247,10 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
         key.push_back(call.ops[k].op->body->id);
         key.push_back(std::uint32_t(call.ops[k].type));
     }
-    if (fused) key.insert(key.end(), ctx.plan_key().begin(), ctx.plan_key().end());
-    else key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
+    if (fused)
+        key.insert(key.end(), ctx.plan_key().begin(), ctx.plan_key().end());
+    else
+        key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
     plan_table& plans = state.plans;
     auto it = plans.find(key);
     if (it == plans.end())
@@ -298,8 +302,10 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     };
     std::vector<backend::kernel_arg>& args = state.args;
     args.clear();
-    if (fused) ctx.bind_arguments(*fused, args);
-    else input_arguments(plan, in, args);
+    if (fused)
+        ctx.bind_arguments(*fused, args);
+    else
+        input_arguments(plan, in, args);
     launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups, one_pass);
     if (!one_pass) {
         args.clear();
@@ -312,8 +318,8 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
         ctx.note_host_sync("reduction result");
     }
     if (logging::enabled(logging::channel::launch))
-        logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) + " elements: " +
-                                                     std::to_string(geo.groups) + " groups of " +
+        logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) +
+                                                     " elements: " + std::to_string(geo.groups) + " groups of " +
                                                      std::to_string(geo.group) +
                                                      (hold ? "; last pass held for the loop's bookkeeping" : ""));
 }

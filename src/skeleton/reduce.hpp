@@ -9,8 +9,8 @@
 namespace loom::skeleton {
 
 struct reduce_geometry {
-    unsigned group = 1;        // work-items per group (a power of two)
-    std::uint64_t groups = 1;  // groups of pass 1 = partials reduced by pass 2 (no pass 2 when 1)
+    unsigned group = 1;       // work-items per group (a power of two)
+    std::uint64_t groups = 1; // groups of pass 1 = partials reduced by pass 2 (no pass 2 when 1)
     // How a work-item walks the input: a contiguous chunk, chunk_lanes elements at a time
     // into as many accumulators (CPU devices: cache lines read once, and independent chains
     // the compiler can vectorise), or a grid-stride loop (GPUs: coalesced loads).

@@ -15,8 +15,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     call.input = ctx.statement_form(written.input);
     const bound_input in = bind_input(ctx, *call.input, "scan");
     const skeleton_operation& sop = *call.op;
-    if (output->ctx != &ctx)
-        throw error("loom: scan: the output vector belongs to another context than the input");
+    if (output->ctx != &ctx) throw error("loom: scan: the output vector belongs to another context than the input");
     if (in.length != output->length)
         throw error("loom: scan: length mismatch: the input has " + std::to_string(in.length) +
                     " elements and the output " + std::to_string(output->length));
@@ -86,7 +85,8 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
             emit_scan_pass(plan->input, c, scan_pass::chunk_totals, call.exclusive, no_class, group, chunked, d));
         input_kernel totals_input = partials_input({sop.type});
         totals_input.kernel.guarded = guarded;
-        plan->sources.push_back(emit_scan_pass(totals_input, c, scan_pass::scan_totals, true, no_class, group, chunked, d));
+        plan->sources.push_back(
+            emit_scan_pass(totals_input, c, scan_pass::scan_totals, true, no_class, group, chunked, d));
         plan->sources.push_back(
             emit_scan_pass(plan->input, c, scan_pass::scan_output, call.exclusive, out_param, group, chunked, d));
         plan->summaries = {"scan pass 1 (input shape " + std::to_string(call.input->id) + ")", "scan pass 2",
@@ -109,11 +109,12 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
 
     const std::vector<dtype>& captures = plan.ops[0].captures;
     const std::uint64_t init = call.exclusive ? call.init : sop.identity;
-    auto tail = [&](std::vector<backend::kernel_arg>& args, const std::uint64_t& init_bits, const std::uint64_t& chunk_size,
-                    const std::uint64_t& count) {
+    auto tail = [&](std::vector<backend::kernel_arg>& args, const std::uint64_t& init_bits,
+                    const std::uint64_t& chunk_size, const std::uint64_t& count) {
         args.push_back({nullptr, &sop.identity, size_of(sop.type)});
         args.push_back({nullptr, &init_bits, size_of(sop.type)});
-        for (std::size_t j = 0; j < captures.size(); ++j) args.push_back({nullptr, &sop.captures[j], size_of(captures[j])});
+        for (std::size_t j = 0; j < captures.size(); ++j)
+            args.push_back({nullptr, &sop.captures[j], size_of(captures[j])});
         args.push_back({nullptr, &chunk_size, sizeof chunk_size});
         args.push_back({nullptr, &count, sizeof count});
     };

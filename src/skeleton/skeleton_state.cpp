@@ -81,8 +81,10 @@ void input_arguments(const skeleton_plan& plan, const bound_input& in, std::vect
     const ir::kernel& k = plan.input.kernel;
     for (std::size_t p = 0; p < k.params.size(); ++p) {
         const fusion::bound_slot& slot = in.slots[plan.input.param_slot[p]];
-        if (k.params[p].kind == ir::param_kind::buffer) args.push_back({slot.buffer->memory.get(), nullptr, 0});
-        else args.push_back({nullptr, &slot.bits, size_of(k.params[p].type)});
+        if (k.params[p].kind == ir::param_kind::buffer)
+            args.push_back({slot.buffer->memory.get(), nullptr, 0});
+        else
+            args.push_back({nullptr, &slot.bits, size_of(k.params[p].type)});
     }
 }
 

@@ -22,8 +22,8 @@ struct key_hash {
 
 // One compiled multi-pass skeleton for one input shape, operation set and aliasing.
 struct skeleton_plan {
-    input_kernel input;                  // the fused input expression
-    std::vector<std::string> sources;    // one per pass
+    input_kernel input;               // the fused input expression
+    std::vector<std::string> sources; // one per pass
     std::vector<std::string> summaries;
     std::vector<backend::kernel*> kernels; // per pass, compiled on first use; owned by the program cache
     std::vector<combine_op> ops;

@@ -36,12 +36,18 @@ unsigned parse_channels(const char* spec, std::string& unknown) {
     std::stringstream in(spec);
     std::string item;
     while (std::getline(in, item, ',')) {
-        if (item == "all") mask |= 0xF;
-        else if (item == "fusion") mask |= unsigned(channel::fusion);
-        else if (item == "compile") mask |= unsigned(channel::compile);
-        else if (item == "cache") mask |= unsigned(channel::cache);
-        else if (item == "launch") mask |= unsigned(channel::launch);
-        else if (!item.empty() && item != "off" && item != "0") unknown += (unknown.empty() ? "'" : ", '") + item + "'";
+        if (item == "all")
+            mask |= 0xF;
+        else if (item == "fusion")
+            mask |= unsigned(channel::fusion);
+        else if (item == "compile")
+            mask |= unsigned(channel::compile);
+        else if (item == "cache")
+            mask |= unsigned(channel::cache);
+        else if (item == "launch")
+            mask |= unsigned(channel::launch);
+        else if (!item.empty() && item != "off" && item != "0")
+            unknown += (unknown.empty() ? "'" : ", '") + item + "'";
     }
     return mask;
 }
@@ -100,8 +106,8 @@ bool to_handler(const char* kind, const std::string& line) {
     handler_slot& h = the_handler();
     if (!h.set.load(std::memory_order_acquire) || in_handler) return false;
     const std::uint64_t ctx = context_scope::current();
-    const std::string full = utc_time() + " loom " + kind +
-                             (ctx ? " [context " + std::to_string(ctx) + "]" : std::string()) + ": " + line;
+    const std::string full =
+        utc_time() + " loom " + kind + (ctx ? " [context " + std::to_string(ctx) + "]" : std::string()) + ": " + line;
     std::lock_guard<std::mutex> guard(h.lock);
     if (!h.call) return false;
     in_handler = true;

@@ -242,8 +242,10 @@ TEST_CASE("cuda_backend_without_a_driver_names_the_missing_driver_and_opencl_sti
     } catch (const loom::error& e) {
         message = e.what();
     }
-    if (saved) setenv("LOOM_BACKEND", saved_value.c_str(), 1);
-    else unsetenv("LOOM_BACKEND");
+    if (saved)
+        setenv("LOOM_BACKEND", saved_value.c_str(), 1);
+    else
+        unsetenv("LOOM_BACKEND");
     CHECK(contains(message, "LOOM_BACKEND=cuda"));
     CHECK(contains(message, "libcuda.so.1 is not loadable"));
     CHECK(contains(message, "no NVIDIA driver is installed"));

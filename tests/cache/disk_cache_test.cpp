@@ -246,8 +246,10 @@ TEST_CASE("foreign files are ignored by load and reported by the inventory") {
     REQUIRE(inv.foreign.size() == 1);
     CHECK(inv.foreign[0].filename() == "notes.txt");
     for (const auto& bad : inv.bad) {
-        if (bad.files.hex == plain_file.key().hex()) CHECK(bad.problem == "not a directory: a file Loom did not write");
-        else CHECK(bad.problem == "meta.json has no format_version: not Loom metadata");
+        if (bad.files.hex == plain_file.key().hex())
+            CHECK(bad.problem == "not a directory: a file Loom did not write");
+        else
+            CHECK(bad.problem == "meta.json has no format_version: not Loom metadata");
     }
     CHECK(read_text(tmp.path() / "notes.txt") == "mine"); // never touched
 }

@@ -43,11 +43,11 @@ TEST_CASE("CUDA float math uses the f-suffixed functions and double math the pla
 }
 
 TEST_CASE("every float_math function has an f-suffixed CUDA spelling for float") {
-    const opcode unary_ops[] = {opcode::sin,   opcode::cos,  opcode::tan,   opcode::asin,  opcode::acos,  opcode::atan,
-                                opcode::sinh,  opcode::cosh, opcode::tanh,  opcode::exp,   opcode::exp2,  opcode::log,
-                                opcode::log2,  opcode::log10, opcode::log1p, opcode::expm1, opcode::sqrt, opcode::cbrt,
-                                opcode::floor, opcode::ceil, opcode::round, opcode::trunc, opcode::erf,   opcode::erfc,
-                                opcode::tgamma};
+    const opcode unary_ops[] = {opcode::sin,   opcode::cos,   opcode::tan,  opcode::asin,  opcode::acos,
+                                opcode::atan,  opcode::sinh,  opcode::cosh, opcode::tanh,  opcode::exp,
+                                opcode::exp2,  opcode::log,   opcode::log2, opcode::log10, opcode::log1p,
+                                opcode::expm1, opcode::sqrt,  opcode::cbrt, opcode::floor, opcode::ceil,
+                                opcode::round, opcode::trunc, opcode::erf,  opcode::erfc,  opcode::tgamma};
     for (opcode op : unary_ops) {
         const std::string d = unary(op, dtype::f64), f = unary(op, dtype::f32);
         // The double spelling is the OpenCL one; the float spelling adds an f.

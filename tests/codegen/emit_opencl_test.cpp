@@ -73,8 +73,8 @@ TEST_CASE("nodes that no store reaches are not emitted") {
     kernel_builder b;
     const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32), z = b.buffer(dtype::f32);
     const auto lx = b.load(x);
-    b.op(opcode::tgamma, dtype::f32, lx);                // dead
-    b.op(opcode::mul, dtype::f32, lx, b.load(z));        // dead, with a dead load
+    b.op(opcode::tgamma, dtype::f32, lx);         // dead
+    b.op(opcode::mul, dtype::f32, lx, b.load(z)); // dead, with a dead load
     b.store(y, b.op(opcode::sqrt, dtype::f32, lx));
     const std::string s = emit(b.kernel(), opencl_dialect());
     CHECK_FALSE(contains(s, "tgamma"));
@@ -93,8 +93,8 @@ TEST_CASE("min, max, clamp and integer abs are spelled as C++'s std functions co
     const auto cl = b.op(opcode::clamp, dtype::i32, la, mn, mx);
     b.store(out, b.op(opcode::abs, dtype::i32, cl));
     const std::string s = emit(b.kernel(), opencl_dialect());
-    CHECK(contains(s, "int v2 = (v1 < v0 ? v1 : v0);"));            // std::min(a, b): b < a ? b : a
-    CHECK(contains(s, "int v3 = (v0 < v1 ? v1 : v0);"));            // std::max(a, b): a < b ? b : a
+    CHECK(contains(s, "int v2 = (v1 < v0 ? v1 : v0);")); // std::min(a, b): b < a ? b : a
+    CHECK(contains(s, "int v3 = (v0 < v1 ? v1 : v0);")); // std::max(a, b): a < b ? b : a
     CHECK(contains(s, "int v4 = (v0 < v2 ? v2 : (v3 < v0 ? v3 : v0));"));
     CHECK(contains(s, "int v5 = (v4 < 0 ? -v4 : v4);"));
     CHECK_FALSE(contains(s, "fmin"));
@@ -119,15 +119,15 @@ TEST_CASE("float abs is fabs, conversions are C casts, conversion to bool is != 
 
 TEST_CASE("every element type has its OpenCL spelling") {
     kernel_builder b;
-    const dtype all[] = {dtype::i8, dtype::i16, dtype::i32, dtype::i64, dtype::u8,
+    const dtype all[] = {dtype::i8,  dtype::i16, dtype::i32, dtype::i64, dtype::u8,
                          dtype::u16, dtype::u32, dtype::u64, dtype::f32, dtype::f64};
     for (dtype t : all) {
         const auto p = b.buffer(t);
         b.store(p, b.op(opcode::negate, t, b.load(p)));
     }
     const std::string s = emit(b.kernel(), opencl_dialect());
-    for (const char* name : {"char *", "short *", "int *", "long *", "uchar *", "ushort *", "uint *", "ulong *",
-                             "float *", "double *"})
+    for (const char* name :
+         {"char *", "short *", "int *", "long *", "uchar *", "ushort *", "uint *", "ulong *", "float *", "double *"})
         CHECK_MESSAGE(contains(s, std::string("__global ") + name), name);
 }
 
@@ -136,7 +136,8 @@ TEST_CASE("packed scalars leave the parameter list and are read from loom_scalar
     const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32);
     const auto s0 = b.scalar_param(dtype::f32), s1 = b.scalar_param(dtype::f64);
     b.store(y, b.op(opcode::cast, dtype::f32,
-                    b.op(opcode::add, dtype::f64, b.op(opcode::cast, dtype::f64, b.op(opcode::mul, dtype::f32, b.load(x), b.scalar(s0))),
+                    b.op(opcode::add, dtype::f64,
+                         b.op(opcode::cast, dtype::f64, b.op(opcode::mul, dtype::f32, b.load(x), b.scalar(s0))),
                          b.scalar(s1))));
     loom::ir::kernel k = b.kernel();
     k.params[s1].packed = true;

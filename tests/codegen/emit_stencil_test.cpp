@@ -45,18 +45,18 @@ TEST_CASE("a chunked 1-D stencil reads i + offset untested in the chunk's interi
         CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));
         CHECK(contains(s, "if (loom_hi > (" + std::string(d->signed_index_type) + ")n - p2) loom_hi = (" +
                               d->signed_index_type + ")n - p2;"));
-        CHECK(occurrences(s, "; ++i) {") == 3);       // begin..lo, lo..hi, hi..end
-        CHECK(occurrences(s, "p1[i] = ") == 3);       // one store per loop
+        CHECK(occurrences(s, "; ++i) {") == 3); // begin..lo, lo..hi, hi..end
+        CHECK(occurrences(s, "p1[i] = ") == 3); // one store per loop
         const std::string u = d->index_type;
         const std::string head = between(s, "for (" + u + " i = loom_begin;", "}\n"),
                           interior = between(s, "for (" + u + " i = (" + u + ")loom_lo;", "}\n"),
                           tail = between(s, "for (" + u + " i = (" + u + ")loom_hi;", "}\n");
         CHECK(occurrences(interior, " = p0[v") == 1); // the interior read, at i + p2 ...
         CHECK(contains(interior, " = (v"));
-        CHECK_FALSE(contains(interior, " ? "));      // ... with no test
+        CHECK_FALSE(contains(interior, " ? ")); // ... with no test
         for (const std::string& end : {head, tail}) {
-            CHECK(occurrences(end, " = p0[v") == 1);  // the clamped read, in the two ends
-            CHECK(occurrences(end, " ? ") == 2);      // a clamp: below the first, past the last
+            CHECK(occurrences(end, " = p0[v") == 1); // the clamped read, in the two ends
+            CHECK(occurrences(end, " ? ") == 2);     // a clamp: below the first, past the last
         }
     }
 }
@@ -109,9 +109,9 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
         CAPTURE(s);
         const std::string sl = d->signed_index_type;
         CHECK(contains(s, "for (" + sl + " loom_row = loom_r0; loom_row < loom_r1; ++loom_row) {"));
-        CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));                     // the column offset
+        CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));                                 // the column offset
         CHECK(contains(s, "if ((loom_row + p3 < 0) | (loom_row + p3 >= loom_h)) loom_hi = 0;")); // the row offset
-        CHECK(contains(s, "if (loom_lo < -p5 - loom_base) loom_lo = -p5 - loom_base;"));  // the 1-D read
+        CHECK(contains(s, "if (loom_lo < -p5 - loom_base) loom_lo = -p5 - loom_base;"));         // the 1-D read
         CHECK(occurrences(s, "; ++loom_col) {") == 3);
         const std::string interior = between(s, "loom_col = loom_lo;", "}\n"),
                           left = between(s, "loom_col = 0;", "}\n"), right = between(s, "loom_col = loom_hi;", "}\n");

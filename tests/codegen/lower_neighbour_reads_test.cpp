@@ -73,8 +73,11 @@ private:
         case opcode::cast: {
             const value a = arg(0);
             const bool from_float = loom::ir::is_float(k_.body[n.arg[0]].type);
-            if (f) r.f = from_float ? a.f : (k_.body[n.arg[0]].type == dtype::u64 ? double(std::uint64_t(a.i)) : double(a.i));
-            else r.i = from_float ? std::int64_t(a.f) : a.i;
+            if (f)
+                r.f = from_float ? a.f
+                                 : (k_.body[n.arg[0]].type == dtype::u64 ? double(std::uint64_t(a.i)) : double(a.i));
+            else
+                r.i = from_float ? std::int64_t(a.f) : a.i;
             return r;
         }
         case opcode::select: return arg(0).i ? arg(1) : arg(2);
@@ -88,14 +91,18 @@ private:
             return r;
         }
         case opcode::add:
-            if (f) r.f = arg(0).f + arg(1).f;
-            else r.i = arg(0).i + arg(1).i;
+            if (f)
+                r.f = arg(0).f + arg(1).f;
+            else
+                r.i = arg(0).i + arg(1).i;
             return r;
         case opcode::sub: r.i = arg(0).i - arg(1).i; return r;
         case opcode::mul: r.i = arg(0).i * arg(1).i; return r;
         case opcode::div: // Loom's integer division: x / 0 == 0
-            if (f) r.f = arg(0).f / arg(1).f;
-            else r.i = arg(1).i == 0 ? 0 : arg(0).i / arg(1).i;
+            if (f)
+                r.f = arg(0).f / arg(1).f;
+            else
+                r.i = arg(1).i == 0 ? 0 : arg(0).i / arg(1).i;
             return r;
         case opcode::mod: r.i = arg(1).i == 0 ? arg(0).i : arg(0).i % arg(1).i; return r;
         default: FAIL("the lowering wrote an op the evaluator does not know: ", int(n.op));
@@ -150,7 +157,8 @@ TEST_CASE("a lowered 1-D neighbour read gives its policy's element for offsets i
             const auto value_node = policy == boundary_policy::constant ? b.scalar(fallback) : no_node;
             b.store(out, b.neighbour(in, policy, b.scalar(offset), no_node, no_node, value_node));
             const loom::ir::kernel k = b.kernel();
-            const loom::codegen::lowered_kernel l = lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
+            const loom::codegen::lowered_kernel l =
+                lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
             CHECK_FALSE(reads_neighbours(l.kernel));
             evaluator e(l.kernel, {{}, {}, {d, 0}, {0, outside}}, {x, {}});
             for (std::uint64_t i = 0; i < n; ++i) {

@@ -5,11 +5,11 @@
 
 #include "codegen/source_builder.hpp"
 
+using loom::dtype;
 using loom::codegen::buffer_parameter;
 using loom::codegen::cuda_dialect;
 using loom::codegen::opencl_dialect;
 using loom::codegen::source_builder;
-using loom::dtype;
 
 TEST_CASE("blocks indent what they hold by four spaces a level, an else branch at the block's depth") {
     source_builder b(opencl_dialect());

@@ -22,7 +22,7 @@ int main() {
     static loom::vector<float> y(ctx(), 1024);
     y = x * 2.0f + loom::sqrt(x); // a new shape, registered after the context was made
     if (y[3] != 1.5f * 2.0f + std::sqrt(1.5f)) return EXIT_FAILURE; // reads and flushes
-    y = x * 3.0f - loom::exp(x);  // still pending at exit: the context's last flush runs it
+    y = x * 3.0f - loom::exp(x); // still pending at exit: the context's last flush runs it
     std::puts("static_context_at_exit: the last statement is left to the context's destruction");
     return EXIT_SUCCESS;
 }

@@ -27,7 +27,8 @@ TEST_CASE("a target that is also an operand reads its old value: x = x + x; y = 
 }
 
 TEST_CASE("aliased statements give the same values one statement per flush as fused into one flush") {
-    const auto hx = random_values<std::int32_t>(n, -1000, 1000, 1410), hy = random_values<std::int32_t>(n, -1000, 1000, 1411);
+    const auto hx = random_values<std::int32_t>(n, -1000, 1000, 1410),
+               hy = random_values<std::int32_t>(n, -1000, 1000, 1411);
     loom::vector<std::int32_t> x(ctx(), hx), y(ctx(), hy), x1(ctx(), hx), y1(ctx(), hy);
     // Fused: four statements in one flush.
     y = x - y;
@@ -66,7 +67,8 @@ TEST_CASE("a vector used several times in one expression is read once per elemen
 }
 
 TEST_CASE("swapping roles in a loop: a = a + b; b = a - b; a = a - b exchanges the vectors") {
-    const auto ha = random_values<std::int64_t>(n, -1000000, 1000000, 1430), hb = random_values<std::int64_t>(n, -1000000, 1000000, 1431);
+    const auto ha = random_values<std::int64_t>(n, -1000000, 1000000, 1430),
+               hb = random_values<std::int64_t>(n, -1000000, 1000000, 1431);
     loom::vector<std::int64_t> a(ctx(), ha), b(ctx(), hb);
     for (int round = 0; round < 3; ++round) {
         a = a + b;

@@ -25,11 +25,16 @@ template <class T> operands<T, T> additive_operands(T) {
 // Products that cannot overflow a signed promoted type: uint16 * uint16 computes in int,
 // so its operands stay under 46341; int32 and int64 stay under the square root of their max.
 template <class T> std::vector<T> multiplicative_range(std::size_t count, std::uint64_t stream) {
-    if constexpr (std::is_same_v<T, std::uint16_t>) return random_values<T>(count, 0, 46340, stream);
-    else if constexpr (std::is_same_v<T, std::int32_t>) return random_values<T>(count, -46340, 46340, stream);
-    else if constexpr (std::is_same_v<T, std::int64_t>) return random_values<T>(count, -3037000499LL, 3037000499LL, stream);
-    else if constexpr (std::is_floating_point_v<T>) return random_values<T>(count, T(-1e3), T(1e3), stream);
-    else return full_range<T>(count, stream); // 8-bit types promote to int; unsigned 32/64-bit wrap
+    if constexpr (std::is_same_v<T, std::uint16_t>)
+        return random_values<T>(count, 0, 46340, stream);
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return random_values<T>(count, -46340, 46340, stream);
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return random_values<T>(count, -3037000499LL, 3037000499LL, stream);
+    else if constexpr (std::is_floating_point_v<T>)
+        return random_values<T>(count, T(-1e3), T(1e3), stream);
+    else
+        return full_range<T>(count, stream); // 8-bit types promote to int; unsigned 32/64-bit wrap
 }
 
 template <class T> operands<T, T> multiplicative_operands(T) {
@@ -44,8 +49,8 @@ template <class T> operands<T, T> multiplicative_operands(T) {
 // the divisors are small so that quotients are not all 0 or 1; no divisor is zero.
 template <class T> operands<T, T> division_operands(T) {
     std::vector<T> a = full_range<T>(n, 300), b = full_range<T>(n, 301);
-    const std::vector<T> small = std::is_signed_v<T> ? random_values<T>(n, T(-20), T(20), 302)
-                                                     : random_values<T>(n, T(0), T(20), 302);
+    const std::vector<T> small =
+        std::is_signed_v<T> ? random_values<T>(n, T(-20), T(20), 302) : random_values<T>(n, T(0), T(20), 302);
     for (std::size_t i = 0; i < n; ++i) {
         if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= 4)
             if (a[i] == lowest<T>()) a[i] = T(a[i] + 1);
@@ -73,40 +78,52 @@ template <class T> operands<T> unary_operands(T) {
 } // namespace
 
 TEST_CASE("a + b and a - b match C++ for every element type, unsigned wrap-around included") {
-    over_types(all_types{}, [](auto t) { return additive_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
-                   record(bt, "a - b", [](const auto& a, const auto& b) { return a - b; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return additive_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
+            record(
+                bt, "a - b", [](const auto& a, const auto& b) { return a - b; }, in);
+        });
 }
 
 TEST_CASE("a * b matches C++ for every element type; 8- and 16-bit operands multiply in int") {
-    over_types(all_types{}, [](auto t) { return multiplicative_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a * b", [](const auto& a, const auto& b) { return a * b; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return multiplicative_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a * b", [](const auto& a, const auto& b) { return a * b; }, in);
+        });
 }
 
 TEST_CASE("a / b matches C++ for every element type (integers truncate toward zero, floats round exactly)") {
-    over_types(all_types{}, [](auto t) { return division_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a / b", [](const auto& a, const auto& b) { return a / b; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return division_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a / b", [](const auto& a, const auto& b) { return a / b; }, in);
+        });
 }
 
 TEST_CASE("a % b matches C++ for every integer type (the remainder takes the sign of the dividend)") {
-    over_types(integers{}, [](auto t) { return division_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a % b", [](const auto& a, const auto& b) { return a % b; }, in);
-               });
+    over_types(
+        integers{}, [](auto t) { return division_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a % b", [](const auto& a, const auto& b) { return a % b; }, in);
+        });
 }
 
 TEST_CASE("unary - and + match C++ for every element type: small types promote to int, unsigned negation wraps") {
-    over_types(all_types{}, [](auto t) { return unary_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "-a", [](const auto& a) { return -a; }, in);
-                   record(bt, "+a", [](const auto& a) { return +a; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return unary_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "-a", [](const auto& a) { return -a; }, in);
+            record(
+                bt, "+a", [](const auto& a) { return +a; }, in);
+        });
 }
 
 TEST_CASE("a chained arithmetic expression matches C++ evaluated in the same order") {

@@ -35,7 +35,9 @@ template <class T> operands<T, T> left_shift_operands(T) {
     using L = shift_limits<T>;
     std::vector<T> a, b;
     if constexpr (L::promoted_signed) {
-        const T hi = std::is_same_v<T, std::uint16_t> ? highest<T>() : T(std::min<std::uint64_t>(highest<T>(), (std::uint64_t(1) << (L::width / 2 - 1)) - 1));
+        const T hi = std::is_same_v<T, std::uint16_t>
+                         ? highest<T>()
+                         : T(std::min<std::uint64_t>(highest<T>(), (std::uint64_t(1) << (L::width / 2 - 1)) - 1));
         a = random_values<T>(n, T(0), hi, 603);
         b = random_values<T>(n, T(0), T(L::width / 2 - 1), 604);
     } else {
@@ -57,27 +59,43 @@ template <class T> operands<T, T> right_shift_operands(T) {
 } // namespace
 
 TEST_CASE("a & b, a | b and a ^ b match C++ for every integer type") {
-    over_types(integers{}, [](auto t) { return bitwise_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a & b", [](const auto& a, const auto& b) { return a & b; }, in);
-                   record(bt, "a | b", [](const auto& a, const auto& b) { return a | b; }, in);
-                   record(bt, "a ^ b", [](const auto& a, const auto& b) { return a ^ b; }, in);
-               });
+    over_types(
+        integers{}, [](auto t) { return bitwise_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a & b", [](const auto& a, const auto& b) { return a & b; }, in);
+            record(
+                bt, "a | b", [](const auto& a, const auto& b) { return a | b; }, in);
+            record(
+                bt, "a ^ b", [](const auto& a, const auto& b) { return a ^ b; }, in);
+        });
 }
 
 TEST_CASE("~a matches C++ for every integer type (8- and 16-bit operands complement as int)") {
-    over_types(integers{}, [](auto t) { return complement_operands(t); },
-               [](batch& bt, const auto& in) { record(bt, "~a", [](const auto& a) { return ~a; }, in); });
+    over_types(
+        integers{}, [](auto t) { return complement_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "~a", [](const auto& a) { return ~a; }, in);
+        });
 }
 
 TEST_CASE("a << b matches C++ for every integer type: the result has the promoted left operand's type") {
-    over_types(integers{}, [](auto t) { return left_shift_operands(t); },
-               [](batch& bt, const auto& in) { record(bt, "a << b", [](const auto& a, const auto& b) { return a << b; }, in); });
+    over_types(
+        integers{}, [](auto t) { return left_shift_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a << b", [](const auto& a, const auto& b) { return a << b; }, in);
+        });
 }
 
 TEST_CASE("a >> b matches C++ for every integer type, negative values shifting arithmetically") {
-    over_types(integers{}, [](auto t) { return right_shift_operands(t); },
-               [](batch& bt, const auto& in) { record(bt, "a >> b", [](const auto& a, const auto& b) { return a >> b; }, in); });
+    over_types(
+        integers{}, [](auto t) { return right_shift_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a >> b", [](const auto& a, const auto& b) { return a >> b; }, in);
+        });
 }
 
 TEST_CASE("a shift count of another type does not change the result type, and a host scalar count works") {
@@ -93,10 +111,10 @@ TEST_CASE("a shift count of another type does not change the result type, and a 
     loom::vector<std::int64_t> r2(ctx(), n);
     loom::vector<std::uint32_t> r3(ctx(), n), r4(ctx(), n);
     static_assert(std::is_same_v<decltype(std::int8_t() << std::int64_t()), int>);
-    r1 = a8 << c64;               // int: the count's type does not take part
-    r2 = a8 << c64;               // still int, widened only by the assignment
+    r1 = a8 << c64; // int: the count's type does not take part
+    r2 = a8 << c64; // still int, widened only by the assignment
     r3 = u >> c8;
-    r4 = (u << 3u) ^ (u >> 29);   // a rotate, with host scalar counts
+    r4 = (u << 3u) ^ (u >> 29); // a rotate, with host scalar counts
     std::vector<std::int32_t> w1(n);
     std::vector<std::int64_t> w2(n);
     std::vector<std::uint32_t> w3(n), w4(n);

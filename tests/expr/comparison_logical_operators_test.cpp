@@ -42,27 +42,39 @@ template <class T> operands<T, T> logical_operands(T) {
 } // namespace
 
 TEST_CASE("comparisons match C++ for every element type and read back as 0 or 1") {
-    over_types(all_types{}, [](auto t) { return comparison_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a < b", [](const auto& a, const auto& b) { return a < b; }, in);
-                   record(bt, "a > b", [](const auto& a, const auto& b) { return a > b; }, in);
-                   record(bt, "a <= b", [](const auto& a, const auto& b) { return a <= b; }, in);
-               });
-    over_types(all_types{}, [](auto t) { return comparison_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a >= b", [](const auto& a, const auto& b) { return a >= b; }, in);
-                   record(bt, "a == b", [](const auto& a, const auto& b) { return a == b; }, in);
-                   record(bt, "a != b", [](const auto& a, const auto& b) { return a != b; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return comparison_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a < b", [](const auto& a, const auto& b) { return a < b; }, in);
+            record(
+                bt, "a > b", [](const auto& a, const auto& b) { return a > b; }, in);
+            record(
+                bt, "a <= b", [](const auto& a, const auto& b) { return a <= b; }, in);
+        });
+    over_types(
+        all_types{}, [](auto t) { return comparison_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a >= b", [](const auto& a, const auto& b) { return a >= b; }, in);
+            record(
+                bt, "a == b", [](const auto& a, const auto& b) { return a == b; }, in);
+            record(
+                bt, "a != b", [](const auto& a, const auto& b) { return a != b; }, in);
+        });
 }
 
 TEST_CASE("&&, || and ! match C++ for every element type (NaN is true, -0 is false)") {
-    over_types(all_types{}, [](auto t) { return logical_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "a && b", [](const auto& a, const auto& b) { return a && b; }, in);
-                   record(bt, "a || b", [](const auto& a, const auto& b) { return a || b; }, in);
-                   record(bt, "!a", [](const auto& a, const auto&) { return !a; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return logical_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "a && b", [](const auto& a, const auto& b) { return a && b; }, in);
+            record(
+                bt, "a || b", [](const auto& a, const auto& b) { return a || b; }, in);
+            record(
+                bt, "!a", [](const auto& a, const auto&) { return !a; }, in);
+        });
 }
 
 TEST_CASE("a comparison assigned to any integer or floating vector stores 0 or 1") {

@@ -11,8 +11,7 @@ constexpr std::size_t n = 4096;
 
 // Records x = copy of a; x op= b (the copy is itself a device statement), checked against
 // the same compound assignment on the host.
-template <class F, class T>
-void record_compound(batch& bt, const std::string& what, F op, const operands<T, T>& in) {
+template <class F, class T> void record_compound(batch& bt, const std::string& what, F op, const operands<T, T>& in) {
     auto x = std::make_shared<loom::vector<T>>(*std::get<0>(in.dev));
     op(*x, *std::get<1>(in.dev));
     bt.later([=] {
@@ -36,7 +35,8 @@ template <class T> operands<T, T> multiplicative_operands(T) {
     if constexpr (std::is_same_v<T, std::uint16_t>)
         return operands<T, T>(random_values<T>(n, 0, 46340, 813), random_values<T>(n, 0, 46340, 814));
     else if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= 4)
-        return operands<T, T>(random_values<T>(n, T(-40000), T(40000), 813), random_values<T>(n, T(-40000), T(40000), 814));
+        return operands<T, T>(random_values<T>(n, T(-40000), T(40000), 813),
+                              random_values<T>(n, T(-40000), T(40000), 814));
     else
         return operands<T, T>(full_range<T>(n, 813), full_range<T>(n, 814));
 }
@@ -59,37 +59,51 @@ template <class T> operands<T, T> shift_operands(T) {
 } // namespace
 
 TEST_CASE("+=, -= and /= match C++ for every element type") {
-    over_types(all_types{}, [](auto t) { return arithmetic_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record_compound(bt, "x += y", [](auto& x, const auto& y) { x += y; }, in);
-                   record_compound(bt, "x -= y", [](auto& x, const auto& y) { x -= y; }, in);
-                   record_compound(bt, "x /= y", [](auto& x, const auto& y) { x /= y; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return arithmetic_operands(t); },
+        [](batch& bt, const auto& in) {
+            record_compound(
+                bt, "x += y", [](auto& x, const auto& y) { x += y; }, in);
+            record_compound(
+                bt, "x -= y", [](auto& x, const auto& y) { x -= y; }, in);
+            record_compound(
+                bt, "x /= y", [](auto& x, const auto& y) { x /= y; }, in);
+        });
 }
 
 TEST_CASE("*= matches C++ for every element type") {
-    over_types(all_types{}, [](auto t) { return multiplicative_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record_compound(bt, "x *= y", [](auto& x, const auto& y) { x *= y; }, in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return multiplicative_operands(t); },
+        [](batch& bt, const auto& in) {
+            record_compound(
+                bt, "x *= y", [](auto& x, const auto& y) { x *= y; }, in);
+        });
 }
 
 TEST_CASE("%=, &=, |= and ^= match C++ for every integer type") {
-    over_types(integers{}, [](auto t) { return bitwise_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record_compound(bt, "x %= y", [](auto& x, const auto& y) { x %= y; }, in);
-                   record_compound(bt, "x &= y", [](auto& x, const auto& y) { x &= y; }, in);
-                   record_compound(bt, "x |= y", [](auto& x, const auto& y) { x |= y; }, in);
-                   record_compound(bt, "x ^= y", [](auto& x, const auto& y) { x ^= y; }, in);
-               });
+    over_types(
+        integers{}, [](auto t) { return bitwise_operands(t); },
+        [](batch& bt, const auto& in) {
+            record_compound(
+                bt, "x %= y", [](auto& x, const auto& y) { x %= y; }, in);
+            record_compound(
+                bt, "x &= y", [](auto& x, const auto& y) { x &= y; }, in);
+            record_compound(
+                bt, "x |= y", [](auto& x, const auto& y) { x |= y; }, in);
+            record_compound(
+                bt, "x ^= y", [](auto& x, const auto& y) { x ^= y; }, in);
+        });
 }
 
 TEST_CASE("<<= and >>= match C++ for every integer type") {
-    over_types(integers{}, [](auto t) { return shift_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record_compound(bt, "x <<= y", [](auto& x, const auto& y) { x <<= y; }, in);
-                   record_compound(bt, "x >>= y", [](auto& x, const auto& y) { x >>= y; }, in);
-               });
+    over_types(
+        integers{}, [](auto t) { return shift_operands(t); },
+        [](batch& bt, const auto& in) {
+            record_compound(
+                bt, "x <<= y", [](auto& x, const auto& y) { x <<= y; }, in);
+            record_compound(
+                bt, "x >>= y", [](auto& x, const auto& y) { x >>= y; }, in);
+        });
 }
 
 TEST_CASE("compound assignment with a host scalar computes in the common type and converts back") {
@@ -99,10 +113,10 @@ TEST_CASE("compound assignment with a host scalar computes in the common type an
     loom::vector<std::int32_t> i(ctx(), hi);
     loom::vector<std::uint8_t> u(ctx(), hu);
     loom::vector<float> f(ctx(), hf);
-    i *= 1.5;   // int * double -> double, truncated back to int
-    u += 300;   // computed in int, wraps modulo 256 on the way back to uint8
-    f -= 0.1;   // float - double -> double, rounded back to float
-    f *= 2;     // float * int -> float
+    i *= 1.5; // int * double -> double, truncated back to int
+    u += 300; // computed in int, wraps modulo 256 on the way back to uint8
+    f -= 0.1; // float - double -> double, rounded back to float
+    f *= 2;   // float * int -> float
     std::vector<std::int32_t> wi(hi);
     std::vector<std::uint8_t> wu(hu);
     std::vector<float> wf(hf);
@@ -131,7 +145,7 @@ TEST_CASE("a compound assignment whose right side is an expression is a member c
 TEST_CASE("a compound assignment of a whole expression applies the operator to the expression's value") {
     const auto hx = random_values<std::int32_t>(n, 100, 1000, 811), hy = random_values<std::int32_t>(n, 1, 9, 812);
     loom::vector<std::int32_t> x(ctx(), hx), y(ctx(), hy);
-    x -= y * 2 + 1;  // x = x - (y * 2 + 1), not (x - y) * 2 + 1
+    x -= y * 2 + 1; // x = x - (y * 2 + 1), not (x - y) * 2 + 1
     x <<= y - 1;
     x += loom::abs(y - 5);
     std::vector<std::int32_t> want(hx);

@@ -114,8 +114,9 @@ TEST_CASE("a device filter that matches nothing lists the devices found") {
 }
 
 TEST_CASE("a device index too large for an integer is a loom::error listing the devices, not std::out_of_range") {
-    const std::string m =
-        message_of([] { loom::context c(loom::context_options{"opencl", "99999999999999999999999", -1}); });
+    const std::string m = message_of([] {
+        loom::context c(loom::context_options{"opencl", "99999999999999999999999", -1});
+    });
     CHECK_MESSAGE(m.find("Devices found") != std::string::npos, m);
 }
 

@@ -47,7 +47,7 @@ TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows 
     CHECK(g.group_size == 16);
     CHECK(g.global_items == 32);
     CHECK(g.rows == 40);
-    CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 8, 8 * 100, g));   // too narrow for a vector
+    CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 8, 8 * 100, g));      // too narrow for a vector
     CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 64, 64 * 10 + 1, g)); // not whole rows
 }
 
@@ -105,6 +105,7 @@ TEST_CASE("a kernel reading grids of two widths runs as a 1-D map and equals the
     const auto ho = out.to_host();
     std::size_t wrong = 0;
     for (long i = 0; i < n; ++i)
-        wrong += ho[std::size_t(i)] != clamped(ha, 64, i % 64 + 1, i / 64 + 1) - clamped(hb, 48, i % 48 - 2, i / 48 + 3);
+        wrong +=
+            ho[std::size_t(i)] != clamped(ha, 64, i % 64 + 1, i / 64 + 1) - clamped(hb, 48, i % 48 - 2, i / 48 + 3);
     CHECK(wrong == 0);
 }

@@ -25,21 +25,36 @@ TEST_CASE("host scalars of every type combine with a vector as C++ converts them
     const char sc = 'A';
     const short ss = -3;
     const std::uint8_t su8 = 200;
-    record(bt, "x + 1.5f", [=](const auto& a) { return a + sf; }, x);
-    record(bt, "x * 0.25", [=](const auto& a) { return a * sd; }, x);
-    record(bt, "x - (int)-7", [=](const auto& a) { return a - si; }, x);
-    record(bt, "x + 3u (uint32, wraps)", [=](const auto& a) { return a + su; }, x);
-    record(bt, "x * int64 3e9", [=](const auto& a) { return a * s64; }, x);
-    record(bt, "x + uint64 1 (uint64, wraps)", [=](const auto& a) { return a + su64; }, x);
-    record(bt, "x + true", [=](const auto& a) { return a + sb; }, x);
-    record(bt, "x + 'A'", [=](const auto& a) { return a + sc; }, x);
-    record(bt, "x * short -3", [=](const auto& a) { return a * ss; }, x);
-    record(bt, "x + uint8 200", [=](const auto& a) { return a + su8; }, x);
-    record(bt, "2.5f * f", [=](const auto& a) { return 2.5f * a; }, f);
-    record(bt, "f / 3 (int)", [=](const auto& a) { return a / 3; }, f);
-    record(bt, "f && false", [=](const auto& a) { return a && !sb; }, f);
-    record(bt, "f < 0.5 (double)", [=](const auto& a) { return a < 0.5; }, f);
-    record(bt, "uint8 200 - f", [=](const auto& a) { return su8 - a; }, f);
+    record(
+        bt, "x + 1.5f", [=](const auto& a) { return a + sf; }, x);
+    record(
+        bt, "x * 0.25", [=](const auto& a) { return a * sd; }, x);
+    record(
+        bt, "x - (int)-7", [=](const auto& a) { return a - si; }, x);
+    record(
+        bt, "x + 3u (uint32, wraps)", [=](const auto& a) { return a + su; }, x);
+    record(
+        bt, "x * int64 3e9", [=](const auto& a) { return a * s64; }, x);
+    record(
+        bt, "x + uint64 1 (uint64, wraps)", [=](const auto& a) { return a + su64; }, x);
+    record(
+        bt, "x + true", [=](const auto& a) { return a + sb; }, x);
+    record(
+        bt, "x + 'A'", [=](const auto& a) { return a + sc; }, x);
+    record(
+        bt, "x * short -3", [=](const auto& a) { return a * ss; }, x);
+    record(
+        bt, "x + uint8 200", [=](const auto& a) { return a + su8; }, x);
+    record(
+        bt, "2.5f * f", [=](const auto& a) { return 2.5f * a; }, f);
+    record(
+        bt, "f / 3 (int)", [=](const auto& a) { return a / 3; }, f);
+    record(
+        bt, "f && false", [=](const auto& a) { return a && !sb; }, f);
+    record(
+        bt, "f < 0.5 (double)", [=](const auto& a) { return a < 0.5; }, f);
+    record(
+        bt, "uint8 200 - f", [=](const auto& a) { return su8 - a; }, f);
     bt.check_all();
 }
 

@@ -9,7 +9,9 @@ namespace {
 
 constexpr std::size_t n = 4096;
 
-template <class T> std::vector<T> uniform_values(T lo, T hi, std::uint64_t stream) { return random_values<T>(n, lo, hi, stream); }
+template <class T> std::vector<T> uniform_values(T lo, T hi, std::uint64_t stream) {
+    return random_values<T>(n, lo, hi, stream);
+}
 
 // Every fourth element NaN in one operand or the other, every eighth pair equal.
 template <class T> operands<T, T> with_nans(std::uint64_t stream) {
@@ -58,12 +60,15 @@ TEST_CASE_TEMPLATE("min, max and clamp follow std::min, std::max and std::clamp,
     std::vector<T> lo = uniform_values<T>(T(-50), T(0), 1121), hi = uniform_values<T>(T(0), T(50), 1122);
     const operands<T, T, T> clamp_in(uniform_values<T>(T(-100), T(100), 1123), lo, hi);
     // std::min(a, b) is (b < a) ? b : a: min(NaN, 1) is NaN, min(1, NaN) is 1.
-    record_math<T, T>(bt, "min", [](const auto& a, const auto& b) { return loom::min(a, b); },
-                      [](T a, T b) { return std::min(a, b); }, 0, nan_in);
-    record_math<T, T>(bt, "max", [](const auto& a, const auto& b) { return loom::max(a, b); },
-                      [](T a, T b) { return std::max(a, b); }, 0, nan_in);
-    record_math<T, T>(bt, "clamp", [](const auto& v, const auto& l, const auto& h) { return loom::clamp(v, l, h); },
-                      [](T v, T l, T h) { return std::clamp(v, l, h); }, 0, clamp_in);
+    record_math<T, T>(
+        bt, "min", [](const auto& a, const auto& b) { return loom::min(a, b); },
+        [](T a, T b) { return std::min(a, b); }, 0, nan_in);
+    record_math<T, T>(
+        bt, "max", [](const auto& a, const auto& b) { return loom::max(a, b); },
+        [](T a, T b) { return std::max(a, b); }, 0, nan_in);
+    record_math<T, T>(
+        bt, "clamp", [](const auto& v, const auto& l, const auto& h) { return loom::clamp(v, l, h); },
+        [](T v, T l, T h) { return std::clamp(v, l, h); }, 0, clamp_in);
     bt.check_all();
 }
 
@@ -85,15 +90,19 @@ TEST_CASE("math functions accept host scalars and mixed float/double operands, c
     const operands<float> x(uniform_values<float>(0.5f, 4.0f, 1140));
     const operands<float, double> fd(uniform_values<float>(0.5f, 4.0f, 1141), uniform_values<double>(-3.0, 3.0, 1142));
     // pow(float, int) is pow(double, double) in C++11 and later.
-    record_math<double, long double>(bt, "pow(x, 3)", [](const auto& a) { return loom::pow(a, 3); },
-                                     [](long double a) { return std::pow(a, 3.0L); }, 16, x);
-    record_math<float>(bt, "pow(x, 2.5f)", [](const auto& a) { return loom::pow(a, 2.5f); },
-                       [](double a) { return std::pow(a, 2.5); }, 16, x);
-    record_math<float>(bt, "atan2(1.0f, x)", [](const auto& a) { return loom::atan2(1.0f, a); },
-                       [](double a) { return std::atan2(1.0, a); }, 6, x);
+    record_math<double, long double>(
+        bt, "pow(x, 3)", [](const auto& a) { return loom::pow(a, 3); }, [](long double a) { return std::pow(a, 3.0L); },
+        16, x);
+    record_math<float>(
+        bt, "pow(x, 2.5f)", [](const auto& a) { return loom::pow(a, 2.5f); }, [](double a) { return std::pow(a, 2.5); },
+        16, x);
+    record_math<float>(
+        bt, "atan2(1.0f, x)", [](const auto& a) { return loom::atan2(1.0f, a); },
+        [](double a) { return std::atan2(1.0, a); }, 6, x);
     record_math<double, long double>(bt, "hypot(float, double)", LOOM_MATH(hypot), 4, fd);
     record_math<double, double>(bt, "fmax(float, double)", LOOM_MATH(fmax), 0, fd);
-    record_math<float, float>(bt, "fma(x, x, 1.0f)", [](const auto& a) { return loom::fma(a, a, 1.0f); },
-                              [](float a) { return std::fma(a, a, 1.0f); }, 0, x);
+    record_math<float, float>(
+        bt, "fma(x, x, 1.0f)", [](const auto& a) { return loom::fma(a, a, 1.0f); },
+        [](float a) { return std::fma(a, a, 1.0f); }, 0, x);
     bt.check_all();
 }

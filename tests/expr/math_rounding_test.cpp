@@ -10,10 +10,20 @@ TEST_CASE_TEMPLATE("fabs, abs, floor, ceil, round and trunc are exact", T, float
     const std::vector<T> small = random_values<T>(n, T(-4), T(4), 1601);
     for (std::size_t i = 0; i < n; i += 4) v[i] = small[i];
     for (std::size_t i = 1; i < n; i += 4) v[i] = std::floor(small[i]) + T(0.5); // exact halves
-    const T specials[] = {T(0.0), T(-0.0), T(0.5), T(-0.5), T(1.5), T(-2.5), T(0.49999997), -T(0.49999997),
-                          std::numeric_limits<T>::infinity(), -std::numeric_limits<T>::infinity(),
-                          std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::denorm_min(),
-                          std::numeric_limits<T>::max(), T(1) / std::numeric_limits<T>::epsilon() + T(1)};
+    const T specials[] = {T(0.0),
+                          T(-0.0),
+                          T(0.5),
+                          T(-0.5),
+                          T(1.5),
+                          T(-2.5),
+                          T(0.49999997),
+                          -T(0.49999997),
+                          std::numeric_limits<T>::infinity(),
+                          -std::numeric_limits<T>::infinity(),
+                          std::numeric_limits<T>::quiet_NaN(),
+                          std::numeric_limits<T>::denorm_min(),
+                          std::numeric_limits<T>::max(),
+                          T(1) / std::numeric_limits<T>::epsilon() + T(1)};
     std::copy(std::begin(specials), std::end(specials), v.begin() + 2);
     const operands<T> in(v);
     batch bt;

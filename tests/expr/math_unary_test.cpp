@@ -10,7 +10,9 @@ namespace {
 constexpr std::size_t n = 4096;
 constexpr bool single(std::size_t bytes) { return bytes == 4; }
 
-template <class T> operands<T> uniform(T lo, T hi, std::uint64_t stream) { return operands<T>(random_values<T>(n, lo, hi, stream)); }
+template <class T> operands<T> uniform(T lo, T hi, std::uint64_t stream) {
+    return operands<T>(random_values<T>(n, lo, hi, stream));
+}
 
 } // namespace
 
@@ -51,14 +53,16 @@ TEST_CASE_TEMPLATE("exponential and logarithmic functions are within their ULP b
     bt.check_all();
 }
 
-TEST_CASE_TEMPLATE("sqrt, rsqrt and cbrt are within their ULP bounds (double sqrt correctly rounded)", T, float, double) {
+TEST_CASE_TEMPLATE("sqrt, rsqrt and cbrt are within their ULP bounds (double sqrt correctly rounded)", T, float,
+                   double) {
     batch bt;
     const auto positive = operands<T>(log_uniform<T>(n, -100, 100, 1020));
     const auto any = uniform<T>(T(-1e6), T(1e6), 1021);
     // The host's sqrt is correctly rounded in T itself (a long double reference would round twice).
     record_math<T, T>(bt, "sqrt", LOOM_MATH(sqrt), single(sizeof(T)) ? 3 : 0, positive);
-    record_math<T>(bt, "rsqrt", [](const auto& a) { return loom::rsqrt(a); }, [](auto a) { return 1 / std::sqrt(a); }, 2,
-                   positive);
+    record_math<T>(
+        bt, "rsqrt", [](const auto& a) { return loom::rsqrt(a); }, [](auto a) { return 1 / std::sqrt(a); }, 2,
+        positive);
     record_math<T>(bt, "cbrt", LOOM_MATH(cbrt), 2, any);
     bt.check_all();
 }

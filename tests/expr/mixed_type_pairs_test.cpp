@@ -4,11 +4,14 @@
 
 using namespace loom_test;
 
-TEST_CASE("a + b with an unsigned or floating left operand has C++'s result type and value for every right operand type") {
+TEST_CASE(
+    "a + b with an unsigned or floating left operand has C++'s result type and value for every right operand type") {
     over_pairs(1024, unsigned_integers{}, all_types{}, [](batch& bt, const auto& in) {
-        record(bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
+        record(
+            bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
     });
     over_pairs(1024, floats{}, all_types{}, [](batch& bt, const auto& in) {
-        record(bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
+        record(
+            bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
     });
 }

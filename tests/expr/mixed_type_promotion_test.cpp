@@ -14,13 +14,15 @@ constexpr std::size_t n = 1024;
 
 TEST_CASE("a + b with a signed left operand has C++'s result type and value for every right operand type") {
     over_pairs(n, signed_integers{}, all_types{}, [](batch& bt, const auto& in) {
-        record(bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
+        record(
+            bt, "a + b", [](const auto& a, const auto& b) { return a + b; }, in);
     });
 }
 
 TEST_CASE("a < b converts mixed signedness as C++ does (-1 < 1u is false) for every pair of integer types") {
     over_pairs(n, integers{}, integers{}, [](batch& bt, const auto& in) {
-        record(bt, "a < b", [](const auto& a, const auto& b) { return a < b; }, in);
+        record(
+            bt, "a < b", [](const auto& a, const auto& b) { return a < b; }, in);
     });
 }
 
@@ -74,9 +76,9 @@ TEST_CASE("a double host scalar makes a float expression compute in double") {
     const auto hx = random_values<float>(n, -1000.0f, 1000.0f, 980);
     loom::vector<float> x(ctx(), hx), in_double(ctx(), n), in_float(ctx(), n);
     loom::vector<double> exact(ctx(), n);
-    in_double = x * 0.1;  // (float)((double)x * 0.1)
-    in_float = x * 0.1f;  // float arithmetic
-    exact = x * 0.1;      // kept in double
+    in_double = x * 0.1; // (float)((double)x * 0.1)
+    in_float = x * 0.1f; // float arithmetic
+    exact = x * 0.1;     // kept in double
     std::vector<float> wd(n), wf(n);
     std::vector<double> we(n);
     std::size_t differ = 0;

@@ -41,7 +41,8 @@ inline std::uint64_t seed() {
     static const std::uint64_t s = [] {
         const char* env = std::getenv("LOOM_TEST_SEED");
         const std::uint64_t v = env ? std::strtoull(env, nullptr, 10) : 20240611u;
-        std::printf("loom expr tests: seed = %llu (set LOOM_TEST_SEED to change it)\n", static_cast<unsigned long long>(v));
+        std::printf("loom expr tests: seed = %llu (set LOOM_TEST_SEED to change it)\n",
+                    static_cast<unsigned long long>(v));
         return v;
     }();
     return s;
@@ -110,9 +111,9 @@ template <class R> using stored_t = std::conditional_t<std::is_same_v<R, bool>, 
 
 // Compares element by element. One assertion per call, with the first few differences.
 // `input(i)` describes the inputs of element i for the message.
-template <class T>
-void check_elements(const std::string& what, const std::vector<T>& got, const std::vector<T>& want,
-                    std::uint64_t max_ulps = 0, const std::function<std::string(std::size_t)>& input = nullptr) {
+template <class T> void check_elements(const std::string& what, const std::vector<T>& got, const std::vector<T>& want,
+                                       std::uint64_t max_ulps = 0,
+                                       const std::function<std::string(std::size_t)>& input = nullptr) {
     std::size_t bad = 0;
     std::uint64_t worst = 0;
     std::string first;
@@ -130,7 +131,11 @@ void check_elements(const std::string& what, const std::vector<T>& got, const st
             first += "\n  [" + std::to_string(i) + "] got " + show(got[i]) + ", want " + show(want[i]) +
                      (input ? " for " + input(i) : std::string());
     }
-    INFO(what, ": ", bad, " of ", n, " elements differ", (std::is_floating_point_v<T> ? " (worst " + std::to_string(worst) + " ulp, allowed " + std::to_string(max_ulps) + ")" : std::string()), first);
+    INFO(what, ": ", bad, " of ", n, " elements differ",
+         (std::is_floating_point_v<T>
+              ? " (worst " + std::to_string(worst) + " ulp, allowed " + std::to_string(max_ulps) + ")"
+              : std::string()),
+         first);
     CHECK(got.size() == want.size());
     CHECK(bad == 0);
 }
@@ -151,7 +156,9 @@ private:
 
 template <class T> using vec_ptr = std::shared_ptr<loom::vector<T>>;
 
-template <class T> vec_ptr<T> device(const std::vector<T>& host) { return std::make_shared<loom::vector<T>>(ctx(), host); }
+template <class T> vec_ptr<T> device(const std::vector<T>& host) {
+    return std::make_shared<loom::vector<T>>(ctx(), host);
+}
 template <class T> vec_ptr<T> device(std::size_t n) { return std::make_shared<loom::vector<T>>(ctx(), n); }
 
 // For type lists in templates.
@@ -219,15 +226,18 @@ template <class Gen, class Rec, class... T> void over_types(types<T...>, Gen gen
 
 // Value ranges that keep C++ operators defined. Floating point: [-1e6, 1e6).
 template <class T> std::vector<T> full_range(std::size_t n, std::uint64_t stream) {
-    if constexpr (std::is_floating_point_v<T>) return random_values<T>(n, T(-1e6), T(1e6), stream);
-    else return random_values<T>(n, lowest<T>(), highest<T>(), stream);
+    if constexpr (std::is_floating_point_v<T>)
+        return random_values<T>(n, T(-1e6), T(1e6), stream);
+    else
+        return random_values<T>(n, lowest<T>(), highest<T>(), stream);
 }
 
 // Signed 32- and 64-bit values at half range, so that a + b and a - b cannot overflow.
 template <class T> std::vector<T> additive_range(std::size_t n, std::uint64_t stream) {
     if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) >= 4)
         return random_values<T>(n, T(lowest<T>() / 2), T(highest<T>() / 2), stream);
-    else return full_range<T>(n, stream);
+    else
+        return full_range<T>(n, stream);
 }
 
 // Every (A, B) with A from `rows` and B from `cols`, each an operands<A, B> of additive

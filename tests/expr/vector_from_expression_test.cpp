@@ -15,7 +15,7 @@ TEST_CASE("a vector built from an expression takes its context and length from t
     const std::vector<float> hx = {1, 2, 3, 4, 5}, hz = {0.5f, -1, 2, 0, 3};
     loom::vector<float> x(ctx(), hx), z(ctx(), hz);
     loom::vector<float> y = 2 * x + loom::sin(z);
-    loom::vector<double> w = x * 0.5;          // converted to the target's element type
+    loom::vector<double> w = x * 0.5;            // converted to the target's element type
     loom::vector<int> i = loom::shift(x, 1) > x; // a neighbour read gives the length too
     REQUIRE(y.size() == 5);
     REQUIRE(w.size() == 5);
@@ -24,8 +24,8 @@ TEST_CASE("a vector built from an expression takes its context and length from t
     CHECK(w.to_host() == std::vector<double>{0.5, 1.0, 1.5, 2.0, 2.5});
     CHECK(i.to_host() == std::vector<int>{1, 1, 1, 1, 0});
     // An expression that names no vector has no length to give.
-    CHECK_THROWS_WITH_AS(loom::vector<float>(loom::cast<float>(loom::index()) * 2.0f),
-                         doctest::Contains("names none"), loom::error);
+    CHECK_THROWS_WITH_AS(loom::vector<float>(loom::cast<float>(loom::index()) * 2.0f), doctest::Contains("names none"),
+                         loom::error);
 }
 
 TEST_CASE("a vector built from host memory, at(), and a device scalar assigned to every element") {

@@ -75,8 +75,8 @@ TEST_CASE("a view that overlaps what it writes reads the old values, and chained
         [&](loom::context& c) {
             loom::vector<float> x(c, hx), y(c, n);
             x.slice(1, n - 1) = x.slice(0, n - 1); // shift right by one in place
-            y = x * 2.0f;                            // reads the shifted x
-            loom::reversed(x) = x;                   // reverse in place
+            y = x * 2.0f;                          // reads the shifted x
+            loom::reversed(x) = x;                 // reverse in place
             y += x;
             return y.to_host();
         },
@@ -149,7 +149,7 @@ TEST_CASE("views are checked at the statement: out-of-range bounds and mismatche
     loom::vector<float> x(ctx(), 10), y(ctx(), 4);
     CHECK_THROWS_WITH_AS(x.slice(8, 3), doctest::Contains("3 elements from 8 with stride 1"), loom::error);
     CHECK_THROWS_WITH_AS(x.slice(0, 5, 3), doctest::Contains("outside a vector of 10"), loom::error);
-    CHECK_NOTHROW(x.slice(0, 4, 3)); // 0, 3, 6, 9
+    CHECK_NOTHROW(x.slice(0, 4, 3));                // 0, 3, 6, 9
     CHECK_THROWS_AS(x.slice(1, 4, 3), loom::error); // 1, 4, 7, 10: the last is outside
     CHECK_NOTHROW(x.slice(1, 3, 4));                // 1, 5, 9
     CHECK_THROWS_AS(x.slice(10, 1), loom::error);
@@ -157,7 +157,8 @@ TEST_CASE("views are checked at the statement: out-of-range bounds and mismatche
     CHECK_THROWS_AS(x.slice(0, 2, std::ptrdiff_t(1) << 62), loom::error); // no overflow
     CHECK_NOTHROW(x.slice(9, 10, -1));
     CHECK_THROWS_AS(x.slice(8, 10, -1), loom::error);
-    CHECK_THROWS_WITH_AS(y = x.slice(0, 5), doctest::Contains("a view of 5 elements in a statement over 4"), loom::error);
+    CHECK_THROWS_WITH_AS(y = x.slice(0, 5), doctest::Contains("a view of 5 elements in a statement over 4"),
+                         loom::error);
     CHECK_THROWS_WITH_AS(x.slice(0, 5) = y, doctest::Contains("length mismatch"), loom::error);
     CHECK(x.slice(0, 0).size() == 0);
     x.slice(3, 0) = y; // an empty view: nothing to do
@@ -188,9 +189,9 @@ TEST_CASE("fusion around views: a gather of a vector the kernel writes ends it (
     idx = loom::cast<std::int32_t>(n - 1 - loom::index());
     c.finish();
 
-    y = x * 2.0f;                        // 0
-    z = loom::reversed(x) + x;           // 1: reads x through a view; x is not written: fuses
-    w = loom::gather(y, idx);            // 2: gathers y, which statement 0 wrote: a new kernel
+    y = x * 2.0f;              // 0
+    z = loom::reversed(x) + x; // 1: reads x through a view; x is not written: fuses
+    w = loom::gather(y, idx);  // 2: gathers y, which statement 0 wrote: a new kernel
     c.finish();
     loom::flush_report r = loom::last_flush(c);
     REQUIRE(r.kernels.size() == 2);

@@ -17,17 +17,19 @@ template <class T> operands<T, T, T> select_operands(T) {
 } // namespace
 
 TEST_CASE("where(a < b, b, c) matches ?: for every element type") {
-    over_types(all_types{}, [](auto t) { return select_operands(t); },
-               [](batch& bt, const auto& in) {
-                   record(bt, "where(a < b, b, c)",
-                          [](const auto& a, const auto& b, const auto& c) {
-                              if constexpr (loom::expr::is_vector<std::decay_t<decltype(a)>>::value)
-                                  return loom::where(a < b, b, c);
-                              else
-                                  return a < b ? b : c;
-                          },
-                          in);
-               });
+    over_types(
+        all_types{}, [](auto t) { return select_operands(t); },
+        [](batch& bt, const auto& in) {
+            record(
+                bt, "where(a < b, b, c)",
+                [](const auto& a, const auto& b, const auto& c) {
+                    if constexpr (loom::expr::is_vector<std::decay_t<decltype(a)>>::value)
+                        return loom::where(a < b, b, c);
+                    else
+                        return a < b ? b : c;
+                },
+                in);
+        });
 }
 
 TEST_CASE("where converts its branches like ?: (uint32 vs int32 gives uint32) and takes a numeric condition") {
@@ -40,9 +42,9 @@ TEST_CASE("where converts its branches like ?: (uint32 vs int32 gives uint32) an
     loom::vector<double> d(ctx(), hd);
     loom::vector<std::int64_t> r1(ctx(), 4);
     loom::vector<double> r2(ctx(), 4), r3(ctx(), 4);
-    r1 = loom::where(c, u, s);        // uint32: -1 becomes 4294967295
-    r2 = loom::where(c != 0, s, d);   // double
-    r3 = loom::where(c, 1.25f, d);    // scalar branch
+    r1 = loom::where(c, u, s);      // uint32: -1 becomes 4294967295
+    r2 = loom::where(c != 0, s, d); // double
+    r3 = loom::where(c, 1.25f, d);  // scalar branch
     CHECK(r1.to_host() == std::vector<std::int64_t>{4294967295LL, 8, 9, 4294967292LL});
     CHECK(r2.to_host() == std::vector<double>{0.5, -2.0, -3.0, 3.5});
     CHECK(r3.to_host() == std::vector<double>{0.5, 1.25, 1.25, 3.5});

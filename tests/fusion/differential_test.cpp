@@ -29,8 +29,8 @@ bool has(const loom_fuzz::program& p, loom_fuzz::kind k) {
 TEST_CASE("fused_results_equal_unfused_results_and_the_host_model_bit_for_bit") {
     const unsigned programs = env_or("LOOM_DIFF_PROGRAMS", 150);
     const unsigned first_seed = env_or("LOOM_DIFF_SEED", 20261122);
-    std::printf("differential test: %u programs, seeds %u..%u (LOOM_DIFF_SEED=%u reproduces)\n", programs,
-                first_seed, first_seed + programs - 1, first_seed);
+    std::printf("differential test: %u programs, seeds %u..%u (LOOM_DIFF_SEED=%u reproduces)\n", programs, first_seed,
+                first_seed + programs - 1, first_seed);
     loom::context fused(loom::context_options{"opencl", "", 1});
     loom::context unfused(loom::context_options{"opencl", "", 0});
     const auto f0 = fused.statistics().kernels_launched, u0 = unfused.statistics().kernels_launched;

@@ -132,7 +132,7 @@ TEST_CASE("fusion_cuts_a_kernel_at_a_limit_where_the_fewest_temporaries_cross") 
     CHECK(plan.groups[0].reason == loom::fusion::boundary::statement_limit);
     for (const auto& g : plan.groups) {
         CAPTURE(g.first);
-        CHECK(g.first % 3 == 0); // every kernel starts at an iteration
+        CHECK(g.first % 3 == 0);                          // every kernel starts at an iteration
         CHECK(g.stored == std::vector<std::uint32_t>{1}); // only y is stored: no temporary crosses
     }
 }

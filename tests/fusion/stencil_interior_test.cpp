@@ -36,7 +36,8 @@ TEST_CASE("1-D reads equal the host in interior and border work-groups, for near
             const auto hy = y.to_host();
             std::size_t wrong = 0;
             for (long i = 0; i < n; ++i)
-                wrong += hy[std::size_t(i)] != host_at(hx, i + k, p, outside) * 2.0f - host_at(hx, i - k / 2, p, outside);
+                wrong +=
+                    hy[std::size_t(i)] != host_at(hx, i + k, p, outside) * 2.0f - host_at(hx, i - k / 2, p, outside);
             CHECK(wrong == 0);
         }
     });
@@ -49,7 +50,8 @@ TEST_CASE("2-D reads equal the host in interior and border work-groups, for near
     const auto hu = random_floats(std::size_t(nx * ny), 901);
     loom::vector<float> u(ctx(), hu), v(ctx(), hu.size());
     const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny));
-    const std::pair<long, long> offsets[] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {31, 7}, {-32, -8}, {33, 9}, {63, 3}, {-64, -4}, {-300, 2}, {2, 70}};
+    const std::pair<long, long> offsets[] = {{1, 0},  {-1, 0}, {0, 1},    {0, -1},   {31, 7}, {-32, -8},
+                                             {33, 9}, {63, 3}, {-64, -4}, {-300, 2}, {2, 70}};
     for_each_policy([&](policy p, const char* name, auto boundary) {
         for (auto [dx, dy] : offsets) {
             CAPTURE(name);
@@ -61,8 +63,9 @@ TEST_CASE("2-D reads equal the host in interior and border work-groups, for near
             std::size_t wrong = 0;
             for (long y = 0; y < ny; ++y)
                 for (long x = 0; x < nx; ++x)
-                    wrong += hv[std::size_t(y * nx + x)] !=
-                             host_grid(hu, nx, ny, x + dx, y + dy, p, outside) - 0.5f * host_grid(hu, nx, ny, x - dy, y + dx, p, outside);
+                    wrong +=
+                        hv[std::size_t(y * nx + x)] != host_grid(hu, nx, ny, x + dx, y + dy, p, outside) -
+                                                           0.5f * host_grid(hu, nx, ny, x - dy, y + dx, p, outside);
             CHECK(wrong == 0);
         }
     });
@@ -83,8 +86,8 @@ TEST_CASE("a 2-D launch whose kernel also reads along the vector bounds both rea
             const auto ho = out.to_host();
             std::size_t wrong = 0;
             for (long i = 0; i < n; ++i)
-                wrong += ho[std::size_t(i)] !=
-                         host_grid(hu, nx, ny, i % nx + 1, i / nx - 1, policy::clamp, 0) + host_at(hw, i + k, p, outside);
+                wrong += ho[std::size_t(i)] != host_grid(hu, nx, ny, i % nx + 1, i / nx - 1, policy::clamp, 0) +
+                                                   host_at(hw, i + k, p, outside);
             CHECK(wrong == 0);
         }
     });

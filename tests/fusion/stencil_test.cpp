@@ -80,7 +80,8 @@ TEST_CASE("stencil_reading_its_own_target_uses_the_old_values") {
     x = 0.5f * (loom::shift(x, -1) + loom::shift(x, 1));
     const auto out = x.to_host();
     for (std::size_t i = 0; i < n; ++i)
-        REQUIRE(out[i] == 0.5f * (host_at(hx, long(i) - 1, policy::clamp, 0) + host_at(hx, long(i) + 1, policy::clamp, 0)));
+        REQUIRE(out[i] ==
+                0.5f * (host_at(hx, long(i) - 1, policy::clamp, 0) + host_at(hx, long(i) + 1, policy::clamp, 0)));
 }
 
 TEST_CASE("stencil_fuses_with_element_wise_work_unless_it_reads_what_the_kernel_writes") {
@@ -165,7 +166,8 @@ TEST_CASE("loop_until_stops_on_its_condition_checking_every_k_iterations") {
     CHECK(ran == 12); // the first check after x reached 10 comes after iteration 12
     CHECK(checks == 3);
     CHECK(float(x[0]) == 12.0f);
-    const auto exact = loom::loop_until(ctx(), [&] { x = x + 1.0f; }, [&] { return float(x[0]) >= 15.0f; }, 1);
+    const auto exact = loom::loop_until(
+        ctx(), [&] { x = x + 1.0f; }, [&] { return float(x[0]) >= 15.0f; }, 1);
     CHECK(exact == 3);
 }
 

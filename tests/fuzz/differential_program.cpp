@@ -261,11 +261,11 @@ std::string to_cpp(const program& p) {
               << k << "; " << c << " += t; }";
             break;
         case kind::host_read: s << "read(" << a << "[" << st.b * 7 << " % " << a << ".size()]);"; break;
-        case kind::min_max:
-            s << d << " = loom::max(loom::min(" << a << ", " << b << "), " << c << " * 0.5f);";
-            break;
+        case kind::min_max: s << d << " = loom::max(loom::min(" << a << ", " << b << "), " << c << " * 0.5f);"; break;
         case kind::copy: s << d << " = " << a << ";"; break;
-        case kind::stencil: s << d << " = loom::shift(" << a << ", " << st.scalar - 2 << ") * 0.5f + " << b << ";"; break;
+        case kind::stencil:
+            s << d << " = loom::shift(" << a << ", " << st.scalar - 2 << ") * 0.5f + " << b << ";";
+            break;
         case kind::indexed: s << d << " = loom::cast<float>(loom::index()) * 0.25f + " << a << ";"; break;
         case kind::truncate: s << d << " = loom::cast<float>(loom::cast<int>(" << a << " * 4.0f));"; break;
         case kind::swap: s << "loom::swap(" << d << ", " << a << ");"; break;

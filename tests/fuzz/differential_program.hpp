@@ -22,24 +22,24 @@
 namespace loom_fuzz {
 
 enum class kind {
-    add,          // dst = a + b
-    scale_add,    // dst = k * a + b
-    mul_sub,      // dst = a * b - c
-    add_assign,   // dst += a
-    mul_assign,   // dst *= k
-    select,       // dst = where(a < b, a, c)
-    temp_chain,   // a temporary that dies before any flush: t = a * b; dst = t + c * t
-    temp_shared,  // a temporary read by two statements: t = a - b; dst = t * k; c += t
-    host_read,    // the host reads one element of a mid-stream
-    min_max,      // dst = max(min(a, b), c * 0.5)
-    copy,         // dst = a
-    stencil,      // dst = shift(a, k) * 0.5 + b, clamped, k in -2..2: maybe a neighbour read of a written vector
-    indexed,      // dst = cast<float>(index()) * 0.25 + a
-    truncate,     // dst = cast<float>(cast<int>(a * 4)): a conversion round trip
-    swap,         // loom::swap(dst, a): the two vectors exchange buffers
-    sum,          // the host reads sum(a * b) mid-stream (map-reduce fusion with pending statements)
-    maximum,      // the host reads max(a - b) mid-stream
-    count,        // the host reads count(a < b) mid-stream
+    add,         // dst = a + b
+    scale_add,   // dst = k * a + b
+    mul_sub,     // dst = a * b - c
+    add_assign,  // dst += a
+    mul_assign,  // dst *= k
+    select,      // dst = where(a < b, a, c)
+    temp_chain,  // a temporary that dies before any flush: t = a * b; dst = t + c * t
+    temp_shared, // a temporary read by two statements: t = a - b; dst = t * k; c += t
+    host_read,   // the host reads one element of a mid-stream
+    min_max,     // dst = max(min(a, b), c * 0.5)
+    copy,        // dst = a
+    stencil,     // dst = shift(a, k) * 0.5 + b, clamped, k in -2..2: maybe a neighbour read of a written vector
+    indexed,     // dst = cast<float>(index()) * 0.25 + a
+    truncate,    // dst = cast<float>(cast<int>(a * 4)): a conversion round trip
+    swap,        // loom::swap(dst, a): the two vectors exchange buffers
+    sum,         // the host reads sum(a * b) mid-stream (map-reduce fusion with pending statements)
+    maximum,     // the host reads max(a - b) mid-stream
+    count,       // the host reads count(a < b) mid-stream
 };
 inline constexpr int kinds = 18;
 

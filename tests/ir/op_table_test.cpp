@@ -32,14 +32,30 @@ TEST_CASE("every opcode has a row with a unique name") {
 
 TEST_CASE("rows are in opcode order: each opcode's row carries its own name") {
     const std::map<opcode, std::string> expected = {
-        {opcode::load, "load"},       {opcode::scalar, "scalar"},   {opcode::index, "index"},
-        {opcode::cast, "cast"},       {opcode::negate, "negate"},   {opcode::bit_not, "bit_not"},
-        {opcode::add, "add"},         {opcode::mod, "mod"},         {opcode::shift_right, "shift_right"},
-        {opcode::less, "less"},       {opcode::not_equal, "not_equal"}, {opcode::logical_or, "logical_or"},
-        {opcode::bit_xor, "bit_xor"}, {opcode::select, "where"},    {opcode::sin, "sin"},
-        {opcode::lgamma, "lgamma"},   {opcode::atan2, "atan2"},     {opcode::max, "max"},
-        {opcode::clamp, "clamp"},     {opcode::fma, "fma"},         {opcode::rsqrt, "rsqrt"},
-        {opcode::abs, "abs"},         {opcode::round, "round"},     {opcode::exp2, "exp2"},
+        {opcode::load, "load"},
+        {opcode::scalar, "scalar"},
+        {opcode::index, "index"},
+        {opcode::cast, "cast"},
+        {opcode::negate, "negate"},
+        {opcode::bit_not, "bit_not"},
+        {opcode::add, "add"},
+        {opcode::mod, "mod"},
+        {opcode::shift_right, "shift_right"},
+        {opcode::less, "less"},
+        {opcode::not_equal, "not_equal"},
+        {opcode::logical_or, "logical_or"},
+        {opcode::bit_xor, "bit_xor"},
+        {opcode::select, "where"},
+        {opcode::sin, "sin"},
+        {opcode::lgamma, "lgamma"},
+        {opcode::atan2, "atan2"},
+        {opcode::max, "max"},
+        {opcode::clamp, "clamp"},
+        {opcode::fma, "fma"},
+        {opcode::rsqrt, "rsqrt"},
+        {opcode::abs, "abs"},
+        {opcode::round, "round"},
+        {opcode::exp2, "exp2"},
     };
     for (const auto& [op, name] : expected) CHECK(std::string(info(op).name) == name);
 }
@@ -68,13 +84,13 @@ TEST_CASE("arity agrees with the op class") {
 
 TEST_CASE("operators have a C infix spelling and functions have none") {
     const std::map<opcode, std::string> infix = {
-        {opcode::negate, "-"},       {opcode::unary_plus, "+"},     {opcode::logical_not, "!"},
-        {opcode::bit_not, "~"},      {opcode::add, "+"},            {opcode::sub, "-"},
-        {opcode::mul, "*"},          {opcode::div, "/"},            {opcode::mod, "%"},
-        {opcode::shift_left, "<<"},  {opcode::shift_right, ">>"},   {opcode::less, "<"},
-        {opcode::greater, ">"},      {opcode::less_equal, "<="},    {opcode::greater_equal, ">="},
-        {opcode::equal, "=="},       {opcode::not_equal, "!="},     {opcode::logical_and, "&&"},
-        {opcode::logical_or, "||"},  {opcode::bit_and, "&"},        {opcode::bit_or, "|"},
+        {opcode::negate, "-"},      {opcode::unary_plus, "+"},   {opcode::logical_not, "!"},
+        {opcode::bit_not, "~"},     {opcode::add, "+"},          {opcode::sub, "-"},
+        {opcode::mul, "*"},         {opcode::div, "/"},          {opcode::mod, "%"},
+        {opcode::shift_left, "<<"}, {opcode::shift_right, ">>"}, {opcode::less, "<"},
+        {opcode::greater, ">"},     {opcode::less_equal, "<="},  {opcode::greater_equal, ">="},
+        {opcode::equal, "=="},      {opcode::not_equal, "!="},   {opcode::logical_and, "&&"},
+        {opcode::logical_or, "||"}, {opcode::bit_and, "&"},      {opcode::bit_or, "|"},
         {opcode::bit_xor, "^"},
     };
     for (int o = 0; o < opcode_count; ++o) {
@@ -93,11 +109,11 @@ TEST_CASE("operators have a C infix spelling and functions have none") {
 
 TEST_CASE("math functions are float_math rows named as C's <math.h> spells them, with their arity") {
     const std::map<std::string, unsigned> math = {
-        {"sin", 1},   {"cos", 1},   {"tan", 1},   {"asin", 1},  {"acos", 1},   {"atan", 1},   {"sinh", 1},
-        {"cosh", 1},  {"tanh", 1},  {"exp", 1},   {"exp2", 1},  {"log", 1},    {"log2", 1},   {"log10", 1},
-        {"log1p", 1}, {"expm1", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"cbrt", 1},   {"fabs", 1},   {"floor", 1},
-        {"ceil", 1},  {"round", 1}, {"trunc", 1}, {"erf", 1},   {"erfc", 1},   {"tgamma", 1}, {"lgamma", 1},
-        {"atan2", 2}, {"pow", 2},   {"hypot", 2}, {"fmod", 2},  {"fmin", 2},   {"fmax", 2},   {"fma", 3},
+        {"sin", 1},   {"cos", 1},   {"tan", 1},   {"asin", 1},  {"acos", 1}, {"atan", 1},   {"sinh", 1},
+        {"cosh", 1},  {"tanh", 1},  {"exp", 1},   {"exp2", 1},  {"log", 1},  {"log2", 1},   {"log10", 1},
+        {"log1p", 1}, {"expm1", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"cbrt", 1}, {"fabs", 1},   {"floor", 1},
+        {"ceil", 1},  {"round", 1}, {"trunc", 1}, {"erf", 1},   {"erfc", 1}, {"tgamma", 1}, {"lgamma", 1},
+        {"atan2", 2}, {"pow", 2},   {"hypot", 2}, {"fmod", 2},  {"fmin", 2}, {"fmax", 2},   {"fma", 3},
     };
     std::size_t found = 0;
     for (int o = 0; o < opcode_count; ++o) {

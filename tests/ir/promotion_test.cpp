@@ -23,8 +23,8 @@ using loom::opcode;
 template <class... T> struct types {};
 using all_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
                         std::uint32_t, std::uint64_t, float, double>;
-using integer_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
-                            std::uint16_t, std::uint32_t, std::uint64_t>;
+using integer_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
+                            std::uint32_t, std::uint64_t>;
 
 template <class T> dtype dt() { return loom::dtype_v<T>; }
 
@@ -39,9 +39,12 @@ template <class F, class... A> void every_type(types<A...>, F f) { (f(A{}), ...)
 template <class... T> dtype loom_type(opcode op) {
     loom::detail::shape_builder b;
     const loom::detail::node_ref args[] = {b.vector_slot(dt<T>())...};
-    if constexpr (sizeof...(T) == 1) return b.type_of(b.apply(op, args[0]));
-    else if constexpr (sizeof...(T) == 2) return b.type_of(b.apply(op, args[0], args[1]));
-    else return b.type_of(b.apply(op, args[0], args[1], args[2]));
+    if constexpr (sizeof...(T) == 1)
+        return b.type_of(b.apply(op, args[0]));
+    else if constexpr (sizeof...(T) == 2)
+        return b.type_of(b.apply(op, args[0], args[1]));
+    else
+        return b.type_of(b.apply(op, args[0], args[1], args[2]));
 }
 
 } // namespace
@@ -121,7 +124,8 @@ TEST_CASE("unary operators and abs are typed like C++ for every element type") {
         CHECK(loom_type<A>(opcode::logical_not) == dt<decltype(!a)>());
         CHECK(loom_type<A>(opcode::sqrt) == dt<decltype(std::sqrt(a))>());
         if constexpr (std::is_integral_v<A>) CHECK(loom_type<A>(opcode::bit_not) == dt<decltype(~a)>());
-        if constexpr (!std::is_unsigned_v<A> || sizeof(A) < 4) CHECK(loom_type<A>(opcode::abs) == dt<decltype(std::abs(a))>());
+        if constexpr (!std::is_unsigned_v<A> || sizeof(A) < 4)
+            CHECK(loom_type<A>(opcode::abs) == dt<decltype(std::abs(a))>());
     });
 }
 

@@ -15,7 +15,8 @@ using loom::opcode;
 using loom::detail::shape_builder;
 
 std::size_t count_op(const loom::detail::shape& s, opcode op) {
-    return std::size_t(std::count_if(s.nodes.begin(), s.nodes.end(), [&](const loom::ir::node& n) { return n.op == op; }));
+    return std::size_t(
+        std::count_if(s.nodes.begin(), s.nodes.end(), [&](const loom::ir::node& n) { return n.op == op; }));
 }
 
 } // namespace
@@ -70,8 +71,8 @@ TEST_CASE("nodes are in topological order: every operand precedes its user") {
     shape_builder b;
     const auto x = b.vector_slot(dtype::i16);
     const auto y = b.vector_slot(dtype::u8);
-    const auto e = b.apply(opcode::select, b.apply(opcode::less, x, y), b.apply(opcode::negate, x),
-                           b.apply(opcode::bit_not, y));
+    const auto e =
+        b.apply(opcode::select, b.apply(opcode::less, x, y), b.apply(opcode::negate, x), b.apply(opcode::bit_not, y));
     const auto* s = b.finish_assignment(e, dtype::i64);
     for (std::uint32_t n = 0; n < s->nodes.size(); ++n)
         for (std::uint32_t a : s->nodes[n].arg)
@@ -81,8 +82,8 @@ TEST_CASE("nodes are in topological order: every operand precedes its user") {
 
 TEST_CASE("finish_assignment converts the root to the target type, and adds nothing when it already has it") {
     shape_builder b1;
-    const auto* widened = b1.finish_assignment(b1.apply(opcode::add, b1.vector_slot(dtype::i8), b1.vector_slot(dtype::i8)),
-                                               dtype::f64);
+    const auto* widened =
+        b1.finish_assignment(b1.apply(opcode::add, b1.vector_slot(dtype::i8), b1.vector_slot(dtype::i8)), dtype::f64);
     CHECK(widened->has_target);
     CHECK(widened->target_type == dtype::f64);
     CHECK(widened->nodes[widened->root].op == opcode::cast);
@@ -90,8 +91,8 @@ TEST_CASE("finish_assignment converts the root to the target type, and adds noth
     CHECK(widened->uses_f64);
 
     shape_builder b2;
-    const auto* same = b2.finish_assignment(b2.apply(opcode::add, b2.vector_slot(dtype::f32), b2.vector_slot(dtype::f32)),
-                                            dtype::f32);
+    const auto* same =
+        b2.finish_assignment(b2.apply(opcode::add, b2.vector_slot(dtype::f32), b2.vector_slot(dtype::f32)), dtype::f32);
     CHECK(same->nodes[same->root].op == opcode::add);
     CHECK(count_op(*same, opcode::cast) == 0);
     CHECK_FALSE(same->uses_f64);
@@ -126,7 +127,8 @@ TEST_CASE("shapes are registered with increasing ids and keep stable addresses")
     std::vector<const loom::detail::shape*> shapes;
     for (int k = 0; k < 5; ++k) {
         shape_builder b;
-        shapes.push_back(b.finish_expression(b.apply(opcode::add, b.vector_slot(dtype::f32), b.scalar_slot(dtype::f32))));
+        shapes.push_back(
+            b.finish_expression(b.apply(opcode::add, b.vector_slot(dtype::f32), b.scalar_slot(dtype::f32))));
     }
     for (std::size_t k = 1; k < shapes.size(); ++k) {
         CHECK(shapes[k]->id > shapes[k - 1]->id);

@@ -169,7 +169,7 @@ TEST_CASE("a kernel the compiler rejects throws build_error with the compiler's 
     } catch (const loom::build_error& e) {
         const std::string m = e.what();
         CHECK_MESSAGE(has(m, "Build log:\n" + e.log()), m); // the message carries the log as it was
-        CHECK(has(e.log(), "error"));                        // the compiler's own diagnostics
+        CHECK(has(e.log(), "error"));                       // the compiler's own diagnostics
         CHECK_MESSAGE(has(m, "saved in " + e.source_path() + ";"), m);
         REQUIRE(std::filesystem::exists(e.source_path()));
         std::ifstream in(e.source_path());

@@ -151,8 +151,7 @@ TEST_CASE("environment variables are never ignored silently: LOOM_LOG, LOOM_LOG_
         CHECK(ctx.statistics().kernels_launched - before == 2); // one kernel per statement: fusion is off
     }
     scoped_env fusion("LOOM_FUSION", "of");
-    CHECK_THROWS_WITH_AS(loom::context(on_opencl(-1)), doctest::Contains("LOOM_FUSION='of'"),
-                         loom::error);
+    CHECK_THROWS_WITH_AS(loom::context(on_opencl(-1)), doctest::Contains("LOOM_FUSION='of'"), loom::error);
 }
 
 TEST_CASE("contexts that together ask for more than the device's memory get a loom::error and keep their vectors") {

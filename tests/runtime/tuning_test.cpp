@@ -49,7 +49,8 @@ std::pair<std::vector<float>, loom::context_statistics> saxpy(int tune, const st
 std::vector<fs::path> tuning_files(const fs::path& dir) {
     std::vector<fs::path> found;
     for (const auto& entry : fs::directory_iterator(dir))
-        if (fs::exists(entry.path() / loom::cache::tuning_file_name)) found.push_back(entry.path() / loom::cache::tuning_file_name);
+        if (fs::exists(entry.path() / loom::cache::tuning_file_name))
+            found.push_back(entry.path() / loom::cache::tuning_file_name);
     return found;
 }
 
@@ -105,8 +106,7 @@ TEST_CASE("a corrupt or foreign tuning record is ignored, and small launches are
 TEST_CASE("LOOM_TUNE takes on/off/1/0/true/false and refuses anything else") {
     {
         scoped_env tune("LOOM_TUNE", "maybe");
-        CHECK_THROWS_WITH_AS(loom::context(tuned(-1)), doctest::Contains("LOOM_TUNE='maybe'"),
-                             loom::error);
+        CHECK_THROWS_WITH_AS(loom::context(tuned(-1)), doctest::Contains("LOOM_TUNE='maybe'"), loom::error);
     }
     scoped_env tune("LOOM_TUNE", "true");
     CHECK_NOTHROW(loom::context(tuned(-1)));

@@ -59,7 +59,8 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, false, cuda),
         emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, false, cuda),
         emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, false, cuda),
-        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, false, cuda),
+        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, false,
+                       cuda),
         emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda),
     };
     // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
@@ -111,7 +112,8 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     sources.push_back(emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, true, cuda));
     sources.push_back(emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, true, cuda));
     sources.push_back(emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, true, cuda));
-    sources.push_back(emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, true, cuda));
+    sources.push_back(emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class,
+                                     256, true, cuda));
     sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, true, cuda));
     sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, true, cuda));
     // An exclusive scan out of place reads its input one to the left and runs the inclusive steps.
@@ -153,7 +155,8 @@ TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation a
     const std::vector<std::uint32_t> ping_pong = {2, 1, 0, 3, 4, 5, 6, 7, 8};
     for (bool chunked : {true, false}) {
         CAPTURE(chunked);
-        const std::string s = emit_reduce_pass(stored, {{stored.root, &plus}}, 256, chunked, cuda, &epilogue, &ping_pong);
+        const std::string s =
+            emit_reduce_pass(stored, {{stored.root, &plus}}, 256, chunked, cuda, &epilogue, &ping_pong);
         CAPTURE(s);
         CHECK(s.find("unsigned int loom_iterations)") != std::string::npos);
         CHECK(s.find("loom_it < loom_iterations && loom_guard[0] != 0") != std::string::npos);

@@ -84,9 +84,10 @@ TEST_CASE("reductions on the device equal the host reductions, bit for bit, at e
         loom::scalar<float> mn = loom::min(x, loom::on_device), mx = loom::max(x, loom::on_device);
         loom::scalar<std::int32_t> isum = loom::sum(k, loom::on_device);
         loom::scalar<std::uint64_t> positive = loom::count(k > 0, loom::on_device);
-        loom::scalar<std::int32_t> any_big = loom::any(k > 990, loom::on_device), all_small = loom::all(k < 1001, loom::on_device);
-        loom::scalar<float> biggest_abs =
-            loom::reduce(loom::fabs(x), 0.0f, [](auto a, auto b) { return loom::max(a, b); }, loom::on_device);
+        loom::scalar<std::int32_t> any_big = loom::any(k > 990, loom::on_device),
+                                   all_small = loom::all(k < 1001, loom::on_device);
+        loom::scalar<float> biggest_abs = loom::reduce(
+            loom::fabs(x), 0.0f, [](auto a, auto b) { return loom::max(a, b); }, loom::on_device);
         auto [lo, hi_] = loom::minmax(x, loom::on_device);
         ctx().impl()->flush();
         CHECK(syncs() == syncs_before); // nothing waited

@@ -227,9 +227,12 @@ TEST_CASE("a device loop of stencil, residual and max is one looped kernel a bat
         // one looped launch: 64 / 16 of them, after the one that sets the loop's flag.
         // Unfused: one kernel per statement besides the passes.
         const std::uint64_t pass_count = passes(c, n);
-        if (fusion && pass_count == 1) CHECK(launched == 1 + 64 / 16);
-        else if (fusion) CHECK(launched / 64 == pass_count);
-        else CHECK(launched / 64 == 4 + pass_count);
+        if (fusion && pass_count == 1)
+            CHECK(launched == 1 + 64 / 16);
+        else if (fusion)
+            CHECK(launched / 64 == pass_count);
+        else
+            CHECK(launched / 64 == 4 + pass_count);
         results[fusion] = u.to_host();
     }
     CHECK(results[0] == results[1]);

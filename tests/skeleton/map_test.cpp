@@ -19,7 +19,8 @@ auto polynomial = [](auto x) {
 
 TEST_CASE("map traces a lambda with locals, captured host scalars and Loom functions") {
     const std::size_t n = 257;
-    const std::vector<float> ha = random_values<float>(n, -2.0f, 2.0f, 21), hb = random_values<float>(n, 0.1f, 4.0f, 22);
+    const std::vector<float> ha = random_values<float>(n, -2.0f, 2.0f, 21),
+                             hb = random_values<float>(n, 0.1f, 4.0f, 22);
     loom::vector<float> a(ctx(), ha), b(ctx(), hb), y(ctx(), n), z(ctx(), n);
     float k = 1.5f;
     auto f = [&k](auto x, auto w) {
@@ -49,7 +50,8 @@ TEST_CASE("map results take part in larger expressions, and map takes expression
     const std::size_t n = 1000;
     const std::vector<std::int32_t> h = random_values<std::int32_t>(n, -100, 100, 23);
     loom::vector<std::int32_t> x(ctx(), h), y(ctx(), n);
-    y = 2 * loom::map([](auto v, auto i) { return v * v + loom::cast<std::int32_t>(i % 3u); }, x + 1, loom::index()) - x;
+    y = 2 * loom::map([](auto v, auto i) { return v * v + loom::cast<std::int32_t>(i % 3u); }, x + 1, loom::index()) -
+        x;
     const std::vector<std::int32_t> hy = y.to_host();
     for (std::size_t i = 0; i < n; ++i) CHECK(hy[i] == 2 * ((h[i] + 1) * (h[i] + 1) + std::int32_t(i % 3)) - h[i]);
     // Vectors and index() may also appear inside the body.

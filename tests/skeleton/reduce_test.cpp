@@ -40,8 +40,12 @@ template <class T> void check_sum_min_max(T lo, T hi, bool pair, bool separate) 
         } else {
             CHECK(got == ref);
         }
-        const T mn = n ? *std::min_element(h.begin(), h.end()) : std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
-        const T mx = n ? *std::max_element(h.begin(), h.end()) : std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+        const T mn = n                                      ? *std::min_element(h.begin(), h.end())
+                     : std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                                            : std::numeric_limits<T>::max();
+        const T mx = n                                      ? *std::max_element(h.begin(), h.end())
+                     : std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                            : std::numeric_limits<T>::lowest();
         if (separate) {
             CHECK(loom::min(x) == mn);
             CHECK(loom::max(x) == mx);
@@ -102,8 +106,14 @@ TEST_CASE("CPU geometry: one group up to 2^14 elements, groups of 8 to 64, the G
         unsigned group;
     };
     // 2^14 + 1 is two groups; a work-item gets at least 2048 elements where the input allows.
-    for (const expected& e : {expected{0, 1, 8}, {1000, 1, 8}, {1 << 14, 1, 8}, {(1 << 14) + 1, 2, 8},
-                              {1 << 16, 4, 8}, {1 << 18, 8, 16}, {1 << 20, 8, 64}, {std::uint64_t(1) << 26, 8, 64}}) {
+    for (const expected& e : {expected{0, 1, 8},
+                              {1000, 1, 8},
+                              {1 << 14, 1, 8},
+                              {(1 << 14) + 1, 2, 8},
+                              {1 << 16, 4, 8},
+                              {1 << 18, 8, 16},
+                              {1 << 20, 8, 64},
+                              {std::uint64_t(1) << 26, 8, 64}}) {
         CAPTURE(e.n);
         const auto g = loom::skeleton::reduce_geometry_for(cpu, e.n);
         CHECK(g.chunked);
@@ -152,7 +162,7 @@ TEST_CASE("sum(x * y) is one pass: exactly two launches, no element-wise kernel,
     const float got = loom::sum(x * y);
     const auto after = ctx().statistics();
     CHECK(after.kernels_launched - before.kernels_launched == 2);
-    CHECK(after.flushes == before.flushes); // nothing element-wise ran
+    CHECK(after.flushes == before.flushes);    // nothing element-wise ran
     CHECK(compiled(ctx()) == compiled_before); // a repeated reduction compiles nothing
     double ref = 0, abs_ref = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -209,7 +219,8 @@ TEST_CASE("integer sums: unsigned wraps modulo 2^N; cast<int64_t> widens") {
 }
 
 TEST_CASE("product, count, any and all") {
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(257), (std::size_t(1) << 20) + 1}) {
+    for (std::size_t n :
+         {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(257), (std::size_t(1) << 20) + 1}) {
         CAPTURE(n);
         std::vector<std::int64_t> h = random_values<std::int64_t>(n, -3, 3, 5);
         loom::vector<std::int64_t> x(ctx(), h);
@@ -252,7 +263,8 @@ TEST_CASE("reduce with a user lambda: captured scalars and Loom functions, trace
     loom::vector<float> f(ctx(), hf);
     float ref_abs = 0;
     for (float v : hf) ref_abs = std::max(ref_abs, std::fabs(v * 2.0f));
-    CHECK(loom::reduce(f * 2.0f, 0.0f, [](auto a, auto b) { return loom::max(loom::fabs(a), loom::fabs(b)); }) == ref_abs);
+    CHECK(loom::reduce(f * 2.0f, 0.0f, [](auto a, auto b) { return loom::max(loom::fabs(a), loom::fabs(b)); }) ==
+          ref_abs);
 }
 
 TEST_CASE("a stencil read in the input is fused too") {

@@ -52,8 +52,7 @@ struct grammar
 
 struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
-    template <class T>
-    struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value>>
+    template <class T> struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value>>
         : proto_base_domain::as_child<T> {};
 };
 
@@ -67,24 +66,23 @@ template <class E> struct expression : proto::extends<E, expression<E>, domain> 
 };
 
 // Terminal values other than vectors and host scalars.
-struct index_tag {};                               // loom::index()
-template <opcode Op> struct function_tag {};       // loom::sin, loom::pow, loom::where, ...
-template <class T> struct cast_tag {};             // loom::cast<T>
+struct index_tag {};                         // loom::index()
+template <opcode Op> struct function_tag {}; // loom::sin, loom::pow, loom::where, ...
+template <class T> struct cast_tag {};       // loom::cast<T>
 
-template <class E>
-inline constexpr bool is_expression_v =
-    proto::is_expr<std::decay_t<E>>::value &&
-    std::is_same_v<typename proto::domain_of<std::decay_t<E>>::type, domain>;
+template <class E> inline constexpr bool is_expression_v =
+    proto::is_expr<std::decay_t<E>>::value&& std::is_same_v<typename proto::domain_of<std::decay_t<E>>::type, domain>;
 
 // What may appear as an operand of a Loom function: a vector, a device scalar or a Loom expression.
-template <class A>
-inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
+template <class A> inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
 
 // Children of a function node: host scalars and expression temporaries by value (they
 // are small and may be temporaries), vectors and device scalars by reference.
 template <class A> decltype(auto) as_child(A&& a) {
-    if constexpr (is_device_object<std::decay_t<A>>::value) return boost::cref(a);
-    else return std::decay_t<A>(std::forward<A>(a));
+    if constexpr (is_device_object<std::decay_t<A>>::value)
+        return boost::cref(a);
+    else
+        return std::decay_t<A>(std::forward<A>(a));
 }
 
 template <opcode Op, class... A> auto call(A&&... args) {
@@ -98,8 +96,10 @@ template <opcode Op, class... A> auto call(A&&... args) {
 // expressions combine through Proto's own operators. Only element-wise operators are
 // defined: compound assignments are loom::vector members that record a statement, and
 // &, *, ++, --, comma keep their C++ meaning.
-#define LOOM_UNARY(op, name) BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain, 0)
-#define LOOM_BINARY(op, name) BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain)
+#define LOOM_UNARY(op, name)                                                                                           \
+    BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain, 0)
+#define LOOM_BINARY(op, name)                                                                                          \
+    BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain)
 LOOM_UNARY(+, unary_plus)
 LOOM_UNARY(-, negate)
 LOOM_UNARY(~, complement)

@@ -15,17 +15,16 @@ inline constexpr on_device_t on_device{};
 
 // At least one argument must be a vector, a device scalar or a Loom expression; the
 // others may be host scalars. (loom::min(x, loom::on_device) is a reduction, not this.)
-template <class... A>
-using enable_if_loom_call = std::enable_if_t<
-    (expr::is_operand_v<A> || ...) && !(std::is_same_v<std::decay_t<A>, on_device_t> || ...), int>;
+template <class... A> using enable_if_loom_call =
+    std::enable_if_t<(expr::is_operand_v<A> || ...) && !(std::is_same_v<std::decay_t<A>, on_device_t> || ...), int>;
 
-#define LOOM_UNARY_FUNCTION(name)                                                                                  \
-    template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                              \
-        return expr::call<opcode::name>(std::forward<A>(a));                                                       \
+#define LOOM_UNARY_FUNCTION(name)                                                                                      \
+    template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                                  \
+        return expr::call<opcode::name>(std::forward<A>(a));                                                           \
     }
-#define LOOM_BINARY_FUNCTION(name)                                                                                 \
-    template <class A, class B, enable_if_loom_call<A, B> = 0> auto name(A&& a, B&& b) {                           \
-        return expr::call<opcode::name>(std::forward<A>(a), std::forward<B>(b));                                  \
+#define LOOM_BINARY_FUNCTION(name)                                                                                     \
+    template <class A, class B, enable_if_loom_call<A, B> = 0> auto name(A&& a, B&& b) {                               \
+        return expr::call<opcode::name>(std::forward<A>(a), std::forward<B>(b));                                       \
     }
 
 LOOM_UNARY_FUNCTION(sin)
@@ -98,8 +97,6 @@ template <class T, class A, std::enable_if_t<std::is_arithmetic_v<std::decay_t<A
 }
 
 // The element index i (a std::uint64_t) of the element being computed.
-inline auto index() {
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::index_tag{});
-}
+inline auto index() { return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::index_tag{}); }
 
 } // namespace loom

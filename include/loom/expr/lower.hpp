@@ -14,7 +14,7 @@
 namespace loom::expr {
 
 template <class Tag> struct opcode_of; // Proto tag -> Loom opcode, for the operators
-#define LOOM_TAG_OPCODE(proto_tag, op)                                                                                   \
+#define LOOM_TAG_OPCODE(proto_tag, op)                                                                                 \
     template <> struct opcode_of<proto::tag::proto_tag> { static constexpr opcode value = opcode::op; };
 LOOM_TAG_OPCODE(negate, negate)
 LOOM_TAG_OPCODE(unary_plus, unary_plus)
@@ -59,18 +59,24 @@ template <opcode Op> struct function_opcode<function_tag<Op>> { static constexpr
 // so it may use only types) and `void bind(statement_recorder&) const`.
 template <class T, class = void> struct is_custom_terminal : std::false_type {};
 template <class T>
-struct is_custom_terminal<T, std::void_t<decltype(std::declval<const T&>().lower(std::declval<detail::shape_builder&>()))>>
+struct is_custom_terminal<T,
+                          std::void_t<decltype(std::declval<const T&>().lower(std::declval<detail::shape_builder&>()))>>
     : std::true_type {};
 
 // ---- lowering: expression type -> IR nodes -------------------------------------------
 
 template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, const V& v) {
     using T = std::decay_t<V>;
-    if constexpr (is_custom_terminal<T>::value) return v.lower(b);
-    else if constexpr (is_vector<T>::value) return b.vector_slot(dtype_v<typename T::value_type>);
-    else if constexpr (is_device_scalar<T>::value) return b.device_scalar_slot(dtype_v<typename T::value_type>);
-    else if constexpr (std::is_same_v<T, index_tag>) return b.index();
-    else if constexpr (is_integral_constant<T>::value) return lower_terminal(b, T::value);
+    if constexpr (is_custom_terminal<T>::value)
+        return v.lower(b);
+    else if constexpr (is_vector<T>::value)
+        return b.vector_slot(dtype_v<typename T::value_type>);
+    else if constexpr (is_device_scalar<T>::value)
+        return b.device_scalar_slot(dtype_v<typename T::value_type>);
+    else if constexpr (std::is_same_v<T, index_tag>)
+        return b.index();
+    else if constexpr (is_integral_constant<T>::value)
+        return lower_terminal(b, T::value);
     else {
         static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
                                                "expression or an arithmetic host scalar");
@@ -83,10 +89,11 @@ template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e);
 // %, &, |, ^, ~, << and >> take integers, as in C++: a floating-point operand is a compile-time
 // error here rather than a loom::error when the statement runs.
 template <class Tag, class E> constexpr void check_integral_operands() {
-    constexpr bool integral_only = std::is_same_v<Tag, proto::tag::modulus> || std::is_same_v<Tag, proto::tag::bitwise_and> ||
-                                   std::is_same_v<Tag, proto::tag::bitwise_or> || std::is_same_v<Tag, proto::tag::bitwise_xor> ||
-                                   std::is_same_v<Tag, proto::tag::complement> || std::is_same_v<Tag, proto::tag::shift_left> ||
-                                   std::is_same_v<Tag, proto::tag::shift_right>;
+    constexpr bool integral_only =
+        std::is_same_v<Tag, proto::tag::modulus> || std::is_same_v<Tag, proto::tag::bitwise_and> ||
+        std::is_same_v<Tag, proto::tag::bitwise_or> || std::is_same_v<Tag, proto::tag::bitwise_xor> ||
+        std::is_same_v<Tag, proto::tag::complement> || std::is_same_v<Tag, proto::tag::shift_left> ||
+        std::is_same_v<Tag, proto::tag::shift_right>;
     if constexpr (integral_only) {
         using A = value_type_t<typename proto::result_of::child_c<E, 0>::type>;
         if constexpr (proto::arity_of<E>::value == 1) {
@@ -109,9 +116,12 @@ detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_seq
         return b.cast(dtype_v<typename is_cast<fn>::type>, args[0]);
     } else {
         constexpr opcode op = function_opcode<fn>::value;
-        if constexpr (sizeof...(I) == 1) return b.apply(op, args[0]);
-        else if constexpr (sizeof...(I) == 2) return b.apply(op, args[0], args[1]);
-        else return b.apply(op, args[0], args[1], args[2]);
+        if constexpr (sizeof...(I) == 1)
+            return b.apply(op, args[0]);
+        else if constexpr (sizeof...(I) == 2)
+            return b.apply(op, args[0], args[1]);
+        else
+            return b.apply(op, args[0], args[1], args[2]);
     }
 }
 
@@ -172,7 +182,8 @@ template <class V> void bind_terminal(detail::statement_recorder& r, const V& v)
 
 template <class E> void bind(detail::statement_recorder& r, const E& e);
 
-template <class E, std::size_t... I> void bind_children(detail::statement_recorder& r, const E& e, std::index_sequence<I...>) {
+template <class E, std::size_t... I>
+void bind_children(detail::statement_recorder& r, const E& e, std::index_sequence<I...>) {
     (bind(r, proto::child_c<I>(e)), ...);
 }
 
@@ -193,19 +204,19 @@ template <class E> void bind(detail::statement_recorder& r, const E& e) {
 
 // The compound assignments of a device object (vector, scalar) whose member
 // assign(expression) records `*this = expression`: x op= e is x = x op e.
-#define LOOM_COMPOUND_ASSIGNMENT_(Self, op, proto_tag)                                                                  \
-    template <class E> Self& operator op(const E& e) {                                                                  \
-        return assign(::loom::expr::proto::make_expr<::loom::expr::proto::tag::proto_tag, ::loom::expr::domain>(        \
-            ::boost::cref(*this), ::loom::expr::as_child(e)));                                                           \
+#define LOOM_COMPOUND_ASSIGNMENT_(Self, op, proto_tag)                                                                 \
+    template <class E> Self& operator op(const E& e) {                                                                 \
+        return assign(::loom::expr::proto::make_expr<::loom::expr::proto::tag::proto_tag, ::loom::expr::domain>(       \
+            ::boost::cref(*this), ::loom::expr::as_child(e)));                                                         \
     }
-#define LOOM_COMPOUND_ASSIGNMENTS(Self)                                                                                 \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, +=, plus)                                                                           \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, -=, minus)                                                                          \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, *=, multiplies)                                                                     \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, /=, divides)                                                                        \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, %=, modulus)                                                                        \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, &=, bitwise_and)                                                                    \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, |=, bitwise_or)                                                                     \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, ^=, bitwise_xor)                                                                    \
-    LOOM_COMPOUND_ASSIGNMENT_(Self, <<=, shift_left)                                                                    \
+#define LOOM_COMPOUND_ASSIGNMENTS(Self)                                                                                \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, +=, plus)                                                                          \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, -=, minus)                                                                         \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, *=, multiplies)                                                                    \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, /=, divides)                                                                       \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, %=, modulus)                                                                       \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, &=, bitwise_and)                                                                   \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, |=, bitwise_or)                                                                    \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, ^=, bitwise_xor)                                                                   \
+    LOOM_COMPOUND_ASSIGNMENT_(Self, <<=, shift_left)                                                                   \
     LOOM_COMPOUND_ASSIGNMENT_(Self, >>=, shift_right)

@@ -8,26 +8,79 @@ namespace loom {
 
 enum class opcode : std::uint8_t {
     // leaves
-    load,   // element i of a bound vector slot
-    scalar, // a bound host scalar slot
-    index,  // the element index i
+    load,           // element i of a bound vector slot
+    scalar,         // a bound host scalar slot
+    index,          // the element index i
     load_neighbour, // element i + offset of a bound vector slot, with a boundary policy (stencils)
     load_first,     // element 0 of a bound slot: a loom::scalar on the device, the same for every i
     load_at,        // element arg[0] of a bound vector slot (a gather or a view); with arg[1] (its length), 0 outside
-    cast,   // conversion to the node's type
+    cast,           // conversion to the node's type
     // unary operators
-    negate, unary_plus, logical_not, bit_not,
+    negate,
+    unary_plus,
+    logical_not,
+    bit_not,
     // binary operators
-    add, sub, mul, div, mod, shift_left, shift_right,
-    less, greater, less_equal, greater_equal, equal, not_equal,
-    logical_and, logical_or, bit_and, bit_or, bit_xor,
+    add,
+    sub,
+    mul,
+    div,
+    mod,
+    shift_left,
+    shift_right,
+    less,
+    greater,
+    less_equal,
+    greater_equal,
+    equal,
+    not_equal,
+    logical_and,
+    logical_or,
+    bit_and,
+    bit_or,
+    bit_xor,
     // where(c, a, b)
     select,
     // math library
-    sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, exp2, log, log2, log10, log1p, expm1,
-    sqrt, rsqrt, cbrt, fabs, abs, floor, ceil, round, trunc, erf, erfc, tgamma, lgamma,
-    atan2, pow, hypot, fmod, fmin, fmax, min, max,
-    clamp, fma,
+    sin,
+    cos,
+    tan,
+    asin,
+    acos,
+    atan,
+    sinh,
+    cosh,
+    tanh,
+    exp,
+    exp2,
+    log,
+    log2,
+    log10,
+    log1p,
+    expm1,
+    sqrt,
+    rsqrt,
+    cbrt,
+    fabs,
+    abs,
+    floor,
+    ceil,
+    round,
+    trunc,
+    erf,
+    erfc,
+    tgamma,
+    lgamma,
+    atan2,
+    pow,
+    hypot,
+    fmod,
+    fmin,
+    fmax,
+    min,
+    max,
+    clamp,
+    fma,
     count_ // number of opcodes; keep last
 };
 

@@ -33,9 +33,12 @@ template <class E, std::size_t... I> first_operand_t first_operand_of_children(c
 
 template <class E> first_operand_t first_operand(const E& e) {
     if constexpr (!proto::is_expr<E>::value) {
-        if constexpr (is_vector<E>::value) return {e.buffer() ? &e.buffer() : nullptr, e.size()};
-        else if constexpr (has_operand<E>::value) return e.operand();
-        else return {};
+        if constexpr (is_vector<E>::value)
+            return {e.buffer() ? &e.buffer() : nullptr, e.size()};
+        else if constexpr (has_operand<E>::value)
+            return e.operand();
+        else
+            return {};
     } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
         return first_operand(proto::value(e));
     } else {
@@ -46,15 +49,19 @@ template <class E> first_operand_t first_operand(const E& e) {
 // Whether the expression reads the buffer b (through a vector, a view or a neighbour read).
 template <class E> bool reads_buffer(const E& e, const detail::buffer* b);
 
-template <class E, std::size_t... I> bool children_read_buffer(const E& e, const detail::buffer* b, std::index_sequence<I...>) {
+template <class E, std::size_t... I>
+bool children_read_buffer(const E& e, const detail::buffer* b, std::index_sequence<I...>) {
     return (reads_buffer(proto::child_c<I>(e), b) || ...);
 }
 
 template <class E> bool reads_buffer(const E& e, const detail::buffer* b) {
     if constexpr (!proto::is_expr<E>::value) {
-        if constexpr (is_vector<E>::value) return e.buffer().get() == b;
-        else if constexpr (has_operand<E>::value) return e.reads(b);
-        else return false;
+        if constexpr (is_vector<E>::value)
+            return e.buffer().get() == b;
+        else if constexpr (has_operand<E>::value)
+            return e.reads(b);
+        else
+            return false;
     } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
         return reads_buffer(proto::value(e), b);
     } else {

@@ -20,16 +20,17 @@ namespace expr {
 // A map operand as the traced lambda sees it: a vector or device scalar becomes a
 // terminal referring to it, a host scalar a terminal holding its value; an expression stays as it is.
 template <class A> auto as_operand(const A& a) {
-    if constexpr (is_expression_v<A>) return a;
-    else if constexpr (is_device_object<A>::value) return proto::make_expr<proto::tag::terminal, domain>(boost::cref(a));
-    else return proto::make_expr<proto::tag::terminal, domain>(a);
+    if constexpr (is_expression_v<A>)
+        return a;
+    else if constexpr (is_device_object<A>::value)
+        return proto::make_expr<proto::tag::terminal, domain>(boost::cref(a));
+    else
+        return proto::make_expr<proto::tag::terminal, domain>(a);
 }
 
 // An argument of a traced reduction or scan operation: the N-th operand (0 = the
 // accumulated value, 1 = the next element), of type T. Lowers to a scalar slot.
-template <class T, int N> struct operand_tag {
-    static constexpr int index = N;
-};
+template <class T, int N> struct operand_tag { static constexpr int index = N; };
 template <class T> struct is_operand_tag : std::false_type {};
 template <class T, int N> struct is_operand_tag<operand_tag<T, N>> : std::true_type {};
 

@@ -19,7 +19,9 @@ template <class T> struct terminal_value_type<vector<T>> { using type = T; };
 template <class T> struct terminal_value_type<scalar<T>> { using type = T; };
 template <> struct terminal_value_type<index_tag> { using type = std::uint64_t; };
 template <class T, class Policy, bool TwoD> struct neighbour_read; // loom/stencil.hpp
-template <class T, class Policy, bool TwoD> struct terminal_value_type<neighbour_read<T, Policy, TwoD>> { using type = T; };
+template <class T, class Policy, bool TwoD> struct terminal_value_type<neighbour_read<T, Policy, TwoD>> {
+    using type = T;
+};
 template <class T> struct terminal_value_type<vector_view<T>> { using type = T; };
 template <class T, class I> struct gather_read; // loom/view.hpp
 template <class T, class I> struct terminal_value_type<gather_read<T, I>> { using type = T; };
@@ -32,14 +34,14 @@ template <class E> using value_type_t = typename value_type_of<std::decay_t<E>>:
 template <class T> using promoted_t = decltype(+std::declval<T>());
 template <class A, class B> using arithmetic_t = decltype(std::declval<A>() + std::declval<B>());
 template <class A> using math1_t = std::conditional_t<std::is_same_v<A, float>, float, double>;
-template <class A, class B>
-using math2_t = std::conditional_t<std::is_same_v<A, float> && std::is_same_v<B, float>, float, double>;
+template <class A, class B> using math2_t =
+    std::conditional_t<std::is_same_v<A, float> && std::is_same_v<B, float>, float, double>;
 
 template <class Fn, class... A> struct call_value_type;
 template <class T, class A> struct call_value_type<cast_tag<T>, A> { using type = T; };
 template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
-    using type = std::conditional_t<Op == opcode::abs, std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>,
-                                    math1_t<A>>;
+    using type = std::conditional_t<Op == opcode::abs,
+                                    std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>, math1_t<A>>;
 };
 template <opcode Op, class A, class B> struct call_value_type<function_tag<Op>, A, B> {
     using type = std::conditional_t<Op == opcode::min || Op == opcode::max, arithmetic_t<A, B>, math2_t<A, B>>;
@@ -55,23 +57,29 @@ template <class Tag, class E, std::size_t... I> struct node_value_type<Tag, E, s
     template <std::size_t K> using child = value_type_t<typename proto::result_of::child_c<E, K>::type>;
     static auto pick() {
         if constexpr (std::is_same_v<Tag, proto::tag::function>) {
-            using fn = std::decay_t<typename proto::result_of::value<typename proto::result_of::child_c<E, 0>::type>::type>;
+            using fn =
+                std::decay_t<typename proto::result_of::value<typename proto::result_of::child_c<E, 0>::type>::type>;
             return static_cast<typename call_value_type<fn, child<I + 1>...>::type*>(nullptr);
         } else if constexpr (sizeof...(I) == 1) {
             using A = child<0>;
-            if constexpr (std::is_same_v<Tag, proto::tag::logical_not>) return static_cast<bool*>(nullptr);
-            else return static_cast<promoted_t<A>*>(nullptr);
+            if constexpr (std::is_same_v<Tag, proto::tag::logical_not>)
+                return static_cast<bool*>(nullptr);
+            else
+                return static_cast<promoted_t<A>*>(nullptr);
         } else {
             using A = child<0>;
             using B = child<1>;
             if constexpr (std::is_same_v<Tag, proto::tag::less> || std::is_same_v<Tag, proto::tag::greater> ||
-                          std::is_same_v<Tag, proto::tag::less_equal> || std::is_same_v<Tag, proto::tag::greater_equal> ||
-                          std::is_same_v<Tag, proto::tag::equal_to> || std::is_same_v<Tag, proto::tag::not_equal_to> ||
+                          std::is_same_v<Tag, proto::tag::less_equal> ||
+                          std::is_same_v<Tag, proto::tag::greater_equal> || std::is_same_v<Tag, proto::tag::equal_to> ||
+                          std::is_same_v<Tag, proto::tag::not_equal_to> ||
                           std::is_same_v<Tag, proto::tag::logical_and> || std::is_same_v<Tag, proto::tag::logical_or>)
                 return static_cast<bool*>(nullptr);
-            else if constexpr (std::is_same_v<Tag, proto::tag::shift_left> || std::is_same_v<Tag, proto::tag::shift_right>)
+            else if constexpr (std::is_same_v<Tag, proto::tag::shift_left> ||
+                               std::is_same_v<Tag, proto::tag::shift_right>)
                 return static_cast<promoted_t<A>*>(nullptr);
-            else return static_cast<arithmetic_t<A, B>*>(nullptr);
+            else
+                return static_cast<arithmetic_t<A, B>*>(nullptr);
         }
     }
     using type = std::remove_pointer_t<decltype(pick())>;
@@ -84,12 +92,16 @@ template <class E> struct value_type_of<E, std::enable_if_t<proto::is_expr<E>::v
     using tag = typename proto::tag_of<E>::type;
     static auto pick() {
         if constexpr (std::is_same_v<tag, proto::tag::terminal>)
-            return static_cast<typename terminal_value_type<
-                std::decay_t<typename proto::result_of::value<const E&>::type>>::type*>(nullptr);
+            return static_cast<
+                typename terminal_value_type<std::decay_t<typename proto::result_of::value<const E&>::type>>::type*>(
+                nullptr);
         else if constexpr (std::is_same_v<tag, proto::tag::function>)
-            return static_cast<typename node_value_type<tag, E, std::make_index_sequence<proto::arity_of<E>::value - 1>>::type*>(nullptr);
+            return static_cast<
+                typename node_value_type<tag, E, std::make_index_sequence<proto::arity_of<E>::value - 1>>::type*>(
+                nullptr);
         else
-            return static_cast<typename node_value_type<tag, E, std::make_index_sequence<proto::arity_of<E>::value>>::type*>(nullptr);
+            return static_cast<
+                typename node_value_type<tag, E, std::make_index_sequence<proto::arity_of<E>::value>>::type*>(nullptr);
     }
     using type = std::remove_pointer_t<decltype(pick())>;
 };

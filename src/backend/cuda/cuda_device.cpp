@@ -25,8 +25,8 @@ using cuda::driver_api;
 struct driver_state {
     const driver_api* api = nullptr; // null when libcuda.so.1 is unusable
     int devices = 0;
-    std::string version;             // "CUDA 12.4"
-    std::string problem;             // why there is no device, as a phrase; empty when there is one
+    std::string version; // "CUDA 12.4"
+    std::string problem; // why there is no device, as a phrase; empty when there is one
     std::string remedy;
 };
 
@@ -387,8 +387,10 @@ public:
             cuda::nvrtc_output ptx = cuda::nvrtc_compile(source, compute_capability_, false);
             std::string ptx_problem;
             k = load_module(ptx.binary, ptx.kind, ptx_problem);
-            if (k) out = std::move(ptx);
-            else problem += "; as " + ptx.target + " PTX: " + ptx_problem;
+            if (k)
+                out = std::move(ptx);
+            else
+                problem += "; as " + ptx.target + " PTX: " + ptx_problem;
         }
         if (!k)
             throw build_failure("loom: the CUDA driver (" + info_.platform + ") of " + info_.name +
@@ -430,8 +432,8 @@ public:
         context_scope scope(*ctx_);
         CUfunction entry = static_cast<cuda_kernel&>(k).entry;
         if (!clock_) {
-            ctx_->check(api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_,
-                                            params_.data(), nullptr),
+            ctx_->check(api_.cuLaunchKernel(entry, grid, grid_rows, 1, block, block_rows, 1, 0, stream_, params_.data(),
+                                            nullptr),
                         "launching a kernel");
             return;
         }
@@ -469,11 +471,11 @@ private:
         if (r == CUDA_ERROR_OUT_OF_MEMORY) {
             std::size_t free = 0, total = 0;
             const bool known = api_.cuMemGetInfo(&free, &total) == CUDA_SUCCESS;
-            throw out_of_memory("loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " +
-                                info_.name + " failed (CUDA_ERROR_OUT_OF_MEMORY" +
-                                (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free"
-                                       : "") +
-                                "). Free vectors you no longer need, or use smaller ones");
+            throw out_of_memory(
+                "loom: out of device memory: allocating " + std::to_string(bytes) + " bytes on " + info_.name +
+                " failed (CUDA_ERROR_OUT_OF_MEMORY" +
+                (known ? "; " + std::to_string(free) + " of " + std::to_string(total) + " bytes free" : "") +
+                "). Free vectors you no longer need, or use smaller ones");
         }
         if (r != CUDA_SUCCESS) fail(api_, r, "allocating " + std::to_string(bytes) + " bytes", info_.name);
         return m;
@@ -570,8 +572,8 @@ private:
     staging_buffer staging_[2];
     bool staging_tried_ = false;
     bool staging_ok_ = false;
-    std::vector<void*> params_; // reused by every launch
-    std::unique_ptr<launch_events> events_;                                // profiling on
+    std::vector<void*> params_;                                        // reused by every launch
+    std::unique_ptr<launch_events> events_;                            // profiling on
     std::unique_ptr<kernel_clock<timed_launch, launch_events>> clock_; // profiling on
 };
 

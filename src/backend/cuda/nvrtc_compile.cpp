@@ -104,8 +104,8 @@ nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bo
     const nvrtcResult compiled = nvrtc().nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
     out.log = prog.log();
     if (compiled != NVRTC_SUCCESS)
-        throw build_failure("loom: NVRTC (" + nvrtc_version() + ", " + out.target +
-                                ") rejected a generated kernel (" + nvrtc().nvrtcGetErrorString(compiled) + ")",
+        throw build_failure("loom: NVRTC (" + nvrtc_version() + ", " + out.target + ") rejected a generated kernel (" +
+                                nvrtc().nvrtcGetErrorString(compiled) + ")",
                             out.log);
 
     std::size_t size = 0;

@@ -131,8 +131,8 @@ public:
     void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) override {
         cl::Kernel& entry = static_cast<opencl_kernel&>(k).entry;
         for (cl_uint a = 0; a < count; ++a) {
-            const cl_int status = args[a].buffer ? entry.setArg(a, as(*args[a].buffer))
-                                                 : entry.setArg(a, args[a].size, args[a].value);
+            const cl_int status =
+                args[a].buffer ? entry.setArg(a, as(*args[a].buffer)) : entry.setArg(a, args[a].size, args[a].value);
             check(status, "setting a kernel argument");
         }
         cl::Event* done = clock_ ? &event_ : nullptr; // no event at all unless profiling

@@ -7,7 +7,8 @@ namespace loom::backend {
 
 const char* error_name(cl_int status) {
     switch (status) {
-#define LOOM_CL_CASE(code) case code: return #code;
+#define LOOM_CL_CASE(code)                                                                                             \
+    case code: return #code;
         LOOM_CL_CASE(CL_SUCCESS)
         LOOM_CL_CASE(CL_DEVICE_NOT_FOUND)
         LOOM_CL_CASE(CL_DEVICE_NOT_AVAILABLE)
@@ -44,8 +45,8 @@ const char* error_name(cl_int status) {
 
 void check(cl_int status, const std::string& doing) {
     if (status == CL_SUCCESS) return;
-    const std::string what = "loom: OpenCL error " + std::string(error_name(status)) + " (" + std::to_string(status) +
-                             ") while " + doing;
+    const std::string what =
+        "loom: OpenCL error " + std::string(error_name(status)) + " (" + std::to_string(status) + ") while " + doing;
     if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY)
         throw out_of_memory(what + "; the device is out of memory: free vectors or use smaller ones");
     throw error(what);

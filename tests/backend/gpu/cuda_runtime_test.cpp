@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
 TEST_CASE("cuda_device_describes_itself_and_its_compile_options") {
     auto dev = loom::backend::open_cuda_device("");
     const auto& info = dev->info();
-    MESSAGE("CUDA device: ", info.name, ", ", info.driver, ", ", info.compute_units, " SMs; options: ",
-            dev->compile_options());
+    MESSAGE("CUDA device: ", info.name, ", ", info.driver, ", ", info.compute_units,
+            " SMs; options: ", dev->compile_options());
     CHECK(info.backend == "cuda");
     CHECK(info.gpu);
     CHECK(info.fp64);
