@@ -16,6 +16,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "human_bytes.hpp"
 #include "cache/cache_inventory.hpp"
 #include "cache/disk_cache.hpp"
 #include "loom/error.hpp"
@@ -34,21 +35,7 @@ struct usage_error : loom::error {
 
 constexpr std::size_t short_hash_digits = 12;
 
-std::string human_bytes(std::uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = double(bytes);
-    unsigned unit = 0;
-    while (value >= 1024 && unit + 1 < std::size(units)) {
-        value /= 1024;
-        ++unit;
-    }
-    char text[32];
-    if (unit == 0)
-        std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
-}
+using loom::tools::human_bytes;
 
 std::string iso_time(fs::file_time_type when) {
     // C++17 has no clock_cast: carry the offset from "now" over to the system clock.

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "human_bytes.hpp"
 #include "loom/devices.hpp"
 #include "loom/version.hpp"
 
@@ -20,21 +21,7 @@ namespace {
 
 enum exit_status : int { ok = 0, none_found = 1, usage = 2 };
 
-std::string human_bytes(std::uint64_t bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = double(bytes);
-    unsigned unit = 0;
-    while (value >= 1024 && unit + 1 < std::size(units)) {
-        value /= 1024;
-        ++unit;
-    }
-    char text[32];
-    if (unit == 0)
-        std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-    else
-        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
-}
+using loom::tools::human_bytes;
 
 std::string id_of(const loom::device_description& d) { return d.backend + ":" + std::to_string(d.index); }
 

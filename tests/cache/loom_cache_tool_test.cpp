@@ -10,6 +10,7 @@
 
 #include "cache/cache_inventory.hpp"
 #include "cache/cache_test_support.hpp"
+#include "tool_runner.hpp"
 
 using namespace loom::cache;
 using namespace loom::cache::test;
@@ -18,23 +19,11 @@ using namespace loom::cache::test;
 
 namespace {
 
-struct tool_result {
-    int status = -1;
-    std::string output; // stdout and stderr together
-};
+using loom_test::tool_result;
 
 // Runs "[env] loom-cache <arguments>" through the shell.
 tool_result run_tool(const std::string& arguments, const std::string& environment = "") {
-    const std::string command = environment + " '" LOOM_CACHE_TOOL "' " + arguments + " 2>&1";
-    tool_result r;
-    std::FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    REQUIRE(WIFEXITED(status));
-    r.status = WEXITSTATUS(status);
-    return r;
+    return loom_test::run_command(environment + " '" LOOM_CACHE_TOOL "' " + arguments + " 2>&1");
 }
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "../cache/cache_test_support.hpp"
+#include "tool_runner.hpp"
 
 namespace {
 
@@ -199,22 +200,10 @@ TEST_CASE("devices listed on four threads while contexts open on four more all a
 
 namespace {
 
-struct tool_result {
-    int status = -1;
-    std::string output; // stdout alone
-};
+using loom_test::tool_result;
 
 tool_result run_loom_info(const std::string& arguments) {
-    const std::string command = "'" LOOM_INFO_TOOL "' " + arguments;
-    tool_result r;
-    std::FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) r.output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    REQUIRE(WIFEXITED(status));
-    r.status = WEXITSTATUS(status);
-    return r;
+    return loom_test::run_command("'" LOOM_INFO_TOOL "' " + arguments);
 }
 
 } // namespace
