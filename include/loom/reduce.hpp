@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "loom/detail/operand_role.hpp"
 #include "loom/expr/operands.hpp"
 #include "loom/expr/trace.hpp"
 #include "loom/scalar.hpp"
@@ -29,11 +30,10 @@ namespace loom {
 namespace detail {
 
 // A binary operation traced once per (lambda type, operand type): its shape, and per
-// slot who fills it: 0 the left operand, 1 the right operand, 2 a captured host scalar,
-// 3 a vector or device scalar (rejected when the kernel is made).
+// slot who fills it.
 struct traced_operation {
     const shape* body = nullptr;
-    std::vector<std::uint8_t> role;
+    std::vector<operand_role> role;
 };
 
 // One operation of one call: the traced body, its identity and its captured values.
@@ -41,7 +41,7 @@ struct skeleton_operation {
     const traced_operation* op = nullptr;
     dtype type = dtype::f32;             // operand, identity and result type
     std::uint64_t identity = 0;          // the identity's bytes
-    std::vector<std::uint64_t> captures; // role-2 values' bytes, in slot order
+    std::vector<std::uint64_t> captures; // operand_role::capture values' bytes, in slot order
 };
 
 // What the front end asks of the library; defined in src/skeleton/reduce.cpp.
@@ -69,23 +69,23 @@ namespace expr {
 // Slot roles and captured values of a traced operation tree, in slot order (the order
 // lower() numbers slots and bind() visits terminals).
 template <class E>
-void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures);
+void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role, std::vector<std::uint64_t>* captures);
 
-template <class E, std::size_t... I> void collect_children(const E& e, std::vector<std::uint8_t>* role,
+template <class E, std::size_t... I> void collect_children(const E& e, std::vector<detail::operand_role>* role,
                                                            std::vector<std::uint64_t>* captures,
                                                            std::index_sequence<I...>) {
     (collect_operation_slots(proto::child_c<I>(e), role, captures), ...);
 }
 
 template <class E>
-void collect_operation_slots(const E& e, std::vector<std::uint8_t>* role, std::vector<std::uint64_t>* captures) {
+void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role, std::vector<std::uint64_t>* captures) {
     if constexpr (!proto::is_expr<E>::value) {
         if constexpr (is_device_object<E>::value) {
-            if (role) role->push_back(3);
+            if (role) role->push_back(detail::operand_role::device_object);
         } else if constexpr (is_operand_tag<E>::value) {
-            if (role) role->push_back(std::uint8_t(E::index));
+            if (role) role->push_back(E::index == 0 ? detail::operand_role::left : detail::operand_role::right);
         } else if constexpr (std::is_arithmetic_v<E>) {
-            if (role) role->push_back(2);
+            if (role) role->push_back(detail::operand_role::capture);
             if (captures) {
                 std::uint64_t bits = 0;
                 if constexpr (std::is_same_v<E, bool>) {
@@ -130,7 +130,7 @@ template <class T, class Op> detail::skeleton_operation operation(const Op& op, 
     s.type = dtype_v<A>;
     const A id = A(identity);
     std::memcpy(&s.identity, &id, sizeof id);
-    if (std::find(traced.role.begin(), traced.role.end(), std::uint8_t(2)) != traced.role.end())
+    if (std::find(traced.role.begin(), traced.role.end(), detail::operand_role::capture) != traced.role.end())
         collect_operation_slots(trace_operation<A>(op), nullptr, &s.captures);
     return s;
 }

@@ -158,7 +158,7 @@ public:
 
     ~vector() {
         if (buf_) detail::detach_vector(*buf_);
-        if (ctx_) detail::forget_swapped(*ctx_, this);
+        if (in_swap_log_ && ctx_) detail::forget_swapped(*ctx_, this);
     }
 
     vector& operator=(const vector& other) {
@@ -246,10 +246,8 @@ public:
     // the vectors as its last iteration did.
     void swap(vector& other) noexcept {
         exchange(*this, other);
-        if (ctx_)
-            detail::note_swap(*ctx_, this, &other, &swap_back);
-        else if (other.ctx_)
-            detail::note_swap(*other.ctx_, this, &other, &swap_back);
+        detail::context_impl* ctx = ctx_ ? ctx_.get() : other.ctx_.get();
+        if (ctx && detail::note_swap(*ctx, this, &other, &swap_back)) in_swap_log_ = other.in_swap_log_ = true;
     }
 
     // For the runtime: the buffer this vector names now.
@@ -310,6 +308,9 @@ private:
     detail::context_ptr ctx_;
     detail::buffer_ptr buf_;
     std::size_t size_ = 0;
+    // Swapped inside a loom::loop_while body: the loop's swap log may name this object, which
+    // must leave it when the object dies. Stays with the object (exchange does not move it).
+    bool in_swap_log_ = false;
 };
 
 // loom::swap(a, b) and an unqualified swap(a, b) both come here (see vector::swap).

@@ -9,7 +9,7 @@ namespace loom::codegen {
 std::vector<dtype> capture_types(const combine_op& op) {
     std::vector<dtype> types;
     for (std::size_t s = 0; s < op.role.size(); ++s)
-        if (op.role[s] == 2) types.push_back(op.shape->slots[s].type);
+        if (op.role[s] == detail::operand_role::capture) types.push_back(op.shape->slots[s].type);
     return types;
 }
 
@@ -42,15 +42,20 @@ bool commutative(const combine_op& op) {
         b = nodes[b].arg[0];
     }
     if (nodes[a].op != opcode::scalar || nodes[b].op != opcode::scalar) return false;
-    const int left = op.role[nodes[a].slot], right = op.role[nodes[b].slot];
-    return (left == 0 && right == 1) || (left == 1 && right == 0);
+    using detail::operand_role;
+    const operand_role left = op.role[nodes[a].slot], right = op.role[nodes[b].slot];
+    return (left == operand_role::left && right == operand_role::right) ||
+           (left == operand_role::right && right == operand_role::left);
 }
 
 void write_combine(source_builder& b, const combine_op& op, const std::string& name) {
     // Operand slots become p0 and p1, captures p2, p3, ...: the core names a scalar p<slot>.
     std::vector<std::uint32_t> param_of_slot(op.role.size());
     std::uint32_t next_capture = 2;
-    for (std::size_t s = 0; s < op.role.size(); ++s) param_of_slot[s] = op.role[s] < 2 ? op.role[s] : next_capture++;
+    for (std::size_t s = 0; s < op.role.size(); ++s)
+        param_of_slot[s] = op.role[s] == detail::operand_role::left    ? 0
+                           : op.role[s] == detail::operand_role::right ? 1
+                                                                       : next_capture++;
     ir::kernel k;
     for (ir::node n : op.shape->nodes) {
         if (n.op == opcode::load || n.op == opcode::load_first || n.op == opcode::load_neighbour)
@@ -66,7 +71,7 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
     std::string signature =
         std::string(b.dialect().function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
     for (std::size_t slot = 0, c = 2; slot < op.role.size(); ++slot)
-        if (op.role[slot] == 2)
+        if (op.role[slot] == detail::operand_role::capture)
             signature += ", " + std::string(b.type(op.shape->slots[slot].type)) + " p" + std::to_string(c++);
     b.open(signature + ")");
     write_values(b, k, {op.shape->root});
@@ -78,8 +83,8 @@ std::string combine_call(const combine_op& op, const std::string& name, const st
                          const std::string& capture_prefix) {
     std::string s = name + "(" + a + ", " + b;
     std::size_t c = 0;
-    for (std::uint8_t r : op.role)
-        if (r == 2) s += ", " + capture_prefix + std::to_string(c++);
+    for (detail::operand_role r : op.role)
+        if (r == detail::operand_role::capture) s += ", " + capture_prefix + std::to_string(c++);
     return s + ")";
 }
 

@@ -9,14 +9,15 @@
 #include "codegen/source_builder.hpp"
 #include "ir/kernel.hpp"
 #include "ir/shape.hpp"
+#include "loom/detail/operand_role.hpp"
 
 namespace loom::codegen {
 
-// Its shape's scalar slots are the left operand (role 0), the right operand (role 1) and
-// captured host scalars (role 2, in slot order).
+// Its shape's scalar slots are the left operand, the right operand and captured host scalars
+// (in slot order), as role says.
 struct combine_op {
     const detail::shape* shape = nullptr;
-    std::vector<std::uint8_t> role;
+    std::vector<detail::operand_role> role;
     dtype type = dtype::f32;     // the operands' and the result's type
     std::vector<dtype> captures; // capture_types(*this), kept by a plan for its launches
 };

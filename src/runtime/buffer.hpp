@@ -20,10 +20,18 @@ struct buffer {
     // Scratch for the flush being planned: the buffer's class number in that flush.
     std::uint64_t flush_mark = 0;
     std::uint32_t flush_class = 0;
-    // The pending window (context_impl::pending_bytes_) that last counted this buffer.
+    // The pending window (flush_limits.cpp) that last counted this buffer.
     std::uint64_t pending_mark = 0;
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };
+
+// A fresh value for buffer::flush_mark: a pass over the queue's buffers (planning a flush,
+// choosing where to cut one) marks each buffer it meets with the pass's own number. Unique in
+// the process, so passes of different contexts never mistake each other's marks.
+inline std::uint64_t next_flush_mark() {
+    static std::atomic<std::uint64_t> last{0};
+    return ++last;
+}
 
 } // namespace loom::detail

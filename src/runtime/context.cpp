@@ -78,8 +78,12 @@ context::context(const context_options& options) {
     const std::string device = from_env(options.device, "LOOM_DEVICE");
     const bool fusion = fusion_setting(options.fusion), fp_contract = contraction_setting(options.fp_contract);
     const bool profiling = profiling_setting(options.profiling), tune = tuning_setting(options.tune);
-    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device, profiling), fusion,
-                                                   fp_contract, tune);
+    detail::context_settings settings;
+    settings.fusion = fusion;
+    settings.fp_contract = fp_contract;
+    settings.tune = tune;
+    settings.form = launch::form_from_environment();
+    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device, profiling), settings);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
@@ -142,9 +146,10 @@ std::uint64_t next_context_id() {
 }
 } // namespace
 
-context_impl::context_impl(std::unique_ptr<backend::device> dev, bool fusion, bool fp_contract, bool tune)
-    : id_(next_context_id()), device_(std::move(dev)), fusion_(fusion), fp_contract_(fp_contract), tune_(tune),
-      form_(launch::form_from_environment()), programs_(*device_, run_pending_work_before_compilers_exit) {}
+context_impl::context_impl(std::unique_ptr<backend::device> dev, const context_settings& settings)
+    : id_(next_context_id()), device_(std::move(dev)), settings_(settings), executor_(*device_, statistics_, id_),
+      programs_(*device_, run_pending_work_before_compilers_exit),
+      planner_(*device_, programs_, settings_, statistics_) {}
 
 context_impl::~context_impl() {
     logging::context_scope scope(id_);

@@ -24,11 +24,11 @@ const fusion::bound_slot* fill_value(const fusion::pending_statement& st, const 
 
 void context_impl::keep_initial_contents() noexcept {
     std::vector<unsigned char> host;
-    ++flush_generation_; // marks the targets seen, first write first
+    const std::uint64_t mark = next_flush_mark(); // marks the targets seen, first write first
     for (const fusion::pending_statement& st : queue_.statements) {
         buffer& b = *st.target;
-        if (b.flush_mark == flush_generation_) continue;
-        b.flush_mark = flush_generation_;
+        if (b.flush_mark == mark) continue;
+        b.flush_mark = mark;
         const fusion::bound_slot* value = b.memory ? nullptr : fill_value(st, queue_);
         if (!value) continue; // had memory (its old value stands) or began with something else
         try {

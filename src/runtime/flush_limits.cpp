@@ -60,7 +60,7 @@ std::size_t context_impl::cut_point() {
     // Per buffer: the first statement writing it and the last reading it.
     std::vector<buffer*> buffers;
     std::vector<std::size_t> first_write, last_read;
-    const std::uint64_t generation = ++flush_generation_;
+    const std::uint64_t generation = next_flush_mark();
     auto index_of = [&](buffer& b) {
         if (b.flush_mark != generation) {
             b.flush_mark = generation;

@@ -9,10 +9,10 @@ flush_report last_flush(const context& ctx) {
     flush_report r;
     const detail::compiled_plan* p = ctx.impl()->last_plan();
     if (!p) return r;
-    for (std::size_t n = 0; n < p->plan.groups.size(); ++n) {
-        const fusion::kernel_group& g = p->plan.groups[n];
+    for (std::size_t n = 0; n < p->groups.size(); ++n) {
+        const fusion::kernel_group& g = p->groups[n].group;
         // A plan made by flush_into_reduction ends in the reduction's input, which is no statement.
-        const bool input_group = p->ends_in_reduction && n + 1 == p->plan.groups.size();
+        const bool input_group = p->ends_in_reduction() && n + 1 == p->groups.size();
         if (input_group && !p->last_group_fused) break;
         kernel_report k;
         k.first_statement = g.first;
@@ -22,8 +22,8 @@ flush_report last_flush(const context& ctx) {
         k.stores = std::uint32_t(g.stored.size());
         k.elided = std::uint32_t(g.elided.size() - (input_group ? 1 : 0)); // not the input's own value
         k.parameters = std::uint32_t(g.kernel.params.size());
-        k.in_reduction = input_group || p->epilogue;
-        if (p->epilogue) k.ends = "reduction"; // run at the end of a held reduction pass (loop_while)
+        k.in_reduction = input_group || p->in_held_pass;
+        if (p->in_held_pass) k.ends = "reduction"; // run at the end of a held reduction pass (loop_while)
         r.kernels.push_back(k);
         r.statements = k.last_statement + 1;
     }

@@ -1,6 +1,6 @@
 // The flush a reduction makes: map-reduce fusion, the pending statements planned with the
 // reduction's input and the last kernel run as its first pass (docs/fusion.md). The held
-// last pass of loom::loop_while is in held_pass.cpp.
+// last pass of loom::loop_while is in loop/held_pass.cpp.
 #include "runtime/context_impl.hpp"
 
 namespace loom::detail {
@@ -9,11 +9,11 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
     std::lock_guard<std::recursive_mutex> guard(mutex_);
     // A held pass runs first. A batch of iterations waits for a launch that must follow it:
     // the next iteration's pass usually joins it instead (launch, run_reduce).
-    if (held_.kernel) release_held();
+    if (loop_.holds_pass()) release_held();
     if (queue_.empty()) return nullptr;
     // A one-element reduction could alias its result with a statement's target (a
     // loom::scalar, the loop flag): it gains nothing from fusion anyway.
-    if (!fusion_ || length < 2) {
+    if (!settings_.fusion || length < 2) {
         flush(flush_cause::skeleton);
         return nullptr;
     }
@@ -33,7 +33,7 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
         queue_.clear();
         throw;
     }
-    if (last_plan_->last_group_fused) return &last_plan_->plan.groups.back();
+    if (last_plan_->last_group_fused) return &last_plan_->groups.back().group;
     end_reduction_flush();
     return nullptr;
 }

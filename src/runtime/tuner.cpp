@@ -23,7 +23,7 @@ const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chu
 
 backend::geometry context_impl::map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
                                            std::uint64_t width) {
-    if (tune_ && !k.tuning && length >= tune_min_elements && !g.kernel.guarded) tune(k, g, length, width);
+    if (settings_.tune && !k.tuning && length >= tune_min_elements && !g.kernel.guarded) tune(k, g, length, width);
     launch::geometry_choice choice;
     if (k.tuning) choice.value = k.tuning->choice;
     backend::geometry geo;
@@ -49,7 +49,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
             if (g.kernel.params[a].packed) continue;
             const std::size_t at = position++;
             if (g.args[a].kind != ir::param_kind::buffer || !g.kernel.params[a].written) continue;
-            const buffer& b = *class_buffers_[g.args[a].buffer];
+            const buffer& b = planner_.buffer_of(g.args[a].buffer);
             scratch.push_back(device_->allocate(b.bytes()));
             device_->copy(*b.memory, *scratch.back(), b.bytes());
             trial[at].buffer = scratch.back().get();
@@ -91,7 +91,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         return;
     }
     note_host_sync("tuning");
-    ++stats_.kernels_tuned;
+    statistics_.kernel_tuned();
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch, "tuned " + k.k.hex() + ": " + cache::describe(record));
     programs_.record_tuning(k, std::move(record));

@@ -66,10 +66,10 @@ namespace {
 
 // `fused`: the group of pending statements that ends in the input (map-reduce fusion),
 // which pass 1 runs; otherwise pass 1 reads the input expression alone.
-std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
+std::unique_ptr<reduce_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
                                                 const bound_input& in, const fusion::kernel_group* fused,
                                                 unsigned group, bool chunked, bool guarded) {
-    auto plan = std::make_unique<skeleton_plan>();
+    auto plan = std::make_unique<reduce_plan>();
     const dtype type = call.ops[0].type;
     const dtype value_type = call.truth ? dtype::boolean : type;
     if (fused) {
@@ -122,45 +122,71 @@ std::unique_ptr<skeleton_plan> make_reduce_plan(detail::context_impl& ctx, const
     return plan;
 }
 
-// Pass `r.pass` of the plan `r.owner` with the loop's bookkeeping `r.epilogue` run by its
-// work-item 0 at the end; with a rotation, the looped variant that runs a batch of
-// iterations (emit_reduce_pass). Compiled once per (pass, bookkeeping pattern, rotation).
-backend::kernel* pass_with_epilogue(detail::context_impl& ctx, const detail::epilogue_request& r) {
-    skeleton_plan& plan = *static_cast<skeleton_plan*>(r.owner);
-    static thread_local std::vector<std::uint32_t> key; // its capacity stays: a hit allocates nothing
-    key.assign(r.key->begin(), r.key->end());
-    key.push_back(r.pass);
-    if (r.rotation) key.insert(key.end(), r.rotation->begin(), r.rotation->end());
-    key.push_back(r.rotation ? std::uint32_t(r.rotation->size()) + 1 : 0); // read from the end, the key is unambiguous
-    auto it = plan.with_epilogue.find(key);
-    if (it != plan.with_epilogue.end()) return it->second;
-    std::vector<accumulator> acc;
-    std::vector<dtype> partial_types;
-    for (std::size_t k = 0; k < plan.ops.size(); ++k) {
-        acc.push_back({r.pass == 0 ? plan.input.root : std::uint32_t(k), &plan.ops[k]});
-        partial_types.push_back(plan.ops[k].type);
+// The variants of one pass of a reduction plan with a loop's bookkeeping run by its work-item 0
+// at the end, and with a rotation the looped variant that runs a batch of iterations
+// (emit_reduce_pass). Compiled once per (bookkeeping pattern, rotation).
+class pass_epilogues final : public detail::epilogue_source {
+public:
+    pass_epilogues(detail::context_impl& ctx, const reduce_plan& plan, std::uint32_t pass)
+        : ctx_(ctx), plan_(plan), pass_(pass) {}
+
+    backend::kernel* with_epilogue(const ir::kernel& bookkeeping, const std::vector<std::uint32_t>& key,
+                                   const std::vector<std::uint32_t>* rotation) override {
+        lookup_.head.looped = rotation ? 1 : 0;
+        lookup_.bindings.assign(key.begin(), key.end()); // its capacity stays: a hit allocates nothing
+        if (rotation) lookup_.bindings.insert(lookup_.bindings.end(), rotation->begin(), rotation->end());
+        lookup_.head.key_length = std::uint32_t(key.size());
+        auto it = variants_.find(lookup_);
+        if (it != variants_.end()) return it->second;
+        backend::kernel* k = build(bookkeeping, rotation);
+        variants_.emplace(lookup_, k);
+        return k;
     }
-    input_kernel partials = partials_input(partial_types);
-    partials.kernel.guarded = plan.input.kernel.guarded;
-    const input_kernel& in = r.pass == 0 ? plan.input : partials;
-    const codegen::dialect& d = ctx.device().dialect();
-    const std::string summary = plan.summaries[r.pass] + ", with a loop's bookkeeping at its end";
-    backend::kernel* k = nullptr;
-    if (!r.rotation) {
-        k = &ctx.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, r.epilogue), summary);
-    } else {
+
+private:
+    struct variant_head {
+        std::uint32_t looped = 0;
+        std::uint32_t key_length = 0; // bindings: the bookkeeping's plan key, then the rotation
+    };
+    struct variant_hash {
+        std::size_t operator()(const plan_key<variant_head>& k) const {
+            return hash_key(&k.head, sizeof k.head, k.bindings);
+        }
+    };
+
+    backend::kernel* build(const ir::kernel& bookkeeping, const std::vector<std::uint32_t>* rotation) {
+        const reduce_plan& plan = plan_;
+        std::vector<accumulator> acc;
+        std::vector<dtype> partial_types;
+        for (std::size_t k = 0; k < plan.ops.size(); ++k) {
+            acc.push_back({pass_ == 0 ? plan.input.root : std::uint32_t(k), &plan.ops[k]});
+            partial_types.push_back(plan.ops[k].type);
+        }
+        input_kernel partials = partials_input(partial_types);
+        partials.kernel.guarded = plan.input.kernel.guarded;
+        const input_kernel& in = pass_ == 0 ? plan.input : partials;
+        const codegen::dialect& d = ctx_.device().dialect();
+        const std::string summary = plan.summaries[pass_] + ", with a loop's bookkeeping at its end";
+        if (!rotation)
+            return &ctx_.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, &bookkeeping), summary);
         // A device that rejects the looped variant still runs the batch, a launch an iteration:
         // remembered as null, so it is not tried again.
         try {
-            k = &ctx.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, r.epilogue, r.rotation),
-                                    summary + ", looped over a batch of iterations");
+            return &ctx_.programs().get(emit_reduce_pass(in, acc, plan.group, plan.chunked, d, &bookkeeping, rotation),
+                                        summary + ", looped over a batch of iterations");
         } catch (const error& e) {
             logging::warn(std::string("loop_while runs its iterations one launch each: ") + e.what());
+            return nullptr;
         }
     }
-    plan.with_epilogue.emplace(key, k);
-    return k;
-}
+
+    detail::context_impl& ctx_;
+    const reduce_plan& plan_;
+    std::uint32_t pass_;
+    plan_key<variant_head> lookup_;
+    std::unordered_map<plan_key<variant_head>, backend::kernel*, variant_hash> variants_;
+};
+
 } // namespace
 
 } // namespace loom::skeleton
@@ -170,31 +196,6 @@ namespace loom::detail {
 void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
 
 namespace {
-
-// Keeps a pass back (see context_impl::held_pass): its by-value arguments copied, and every
-// buffer it may name (the queue's, the results') kept alive until it runs.
-void hold_pass(context_impl& ctx, skeleton::skeleton_plan& plan, std::uint32_t pass, backend::kernel& kernel,
-               const std::vector<backend::kernel_arg>& args, const backend::geometry& geometry,
-               const reduce_results& results, std::size_t results_count) {
-    held_pass& h = ctx.held();
-    h.args = args;
-    h.values.assign(args.size(), 0);
-    for (std::size_t a = 0; a < args.size(); ++a)
-        if (args[a].value) {
-            std::memcpy(&h.values[a], args[a].value, args[a].size);
-            h.args[a].value = &h.values[a];
-        }
-    h.keep.clear();
-    for (const fusion::bound_slot& slot : ctx.queue().slots)
-        if (slot.buffer) h.keep.push_back(slot.buffer);
-    for (const fusion::pending_statement& st : ctx.queue().statements) h.keep.push_back(st.target);
-    for (std::size_t k = 0; k < results_count; ++k) h.keep.push_back(results.device[k]);
-    h.geometry = geometry;
-    h.with_epilogue = &skeleton::pass_with_epilogue;
-    h.owner = &plan;
-    h.pass = pass;
-    h.kernel = &kernel;
-}
 
 // Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
 struct reduction_flush_end {
@@ -238,24 +239,32 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     const reduce_geometry geo = reduce_geometry_for(ctx.info(), in.length);
     const bool guarded = ctx.guard() != nullptr;
 
-    // The plan key: skeleton, input shape, truth flag, guard, operations (traced shape, type),
-    // then the slot classes, or for a fused pass 1 the key of the flush that planned it.
+    // Scratch 2k holds operation k's partials, 2k + 1 its result. One pass folds at most
+    // two operations (minmax).
+    constexpr std::size_t max_ops = 2;
+    if (call.op_count > max_ops) throw error("loom: internal error: a reduction of more than two operations");
     skeleton_state& state = state_of(ctx);
-    std::vector<std::uint32_t>& key = state.key;
-    key.assign({fused ? 2u : 0u, call.input->id, (call.truth ? 1u : 0u) | (guarded ? 2u : 0u), geo.group});
+    plan_key<reduce_key_head>& key = state.reduce_key;
+    key.head = reduce_key_head{};
+    key.head.input_shape = call.input->id;
+    key.head.fused = fused ? 1 : 0;
+    key.head.truth = call.truth ? 1 : 0;
+    key.head.guarded = guarded ? 1 : 0;
+    key.head.group = geo.group;
+    key.head.op_count = std::uint32_t(call.op_count);
     for (std::size_t k = 0; k < call.op_count; ++k) {
-        key.push_back(call.ops[k].op->body->id);
-        key.push_back(std::uint32_t(call.ops[k].type));
+        key.head.op_shape[k] = call.ops[k].op->body->id;
+        key.head.op_type[k] = std::uint32_t(call.ops[k].type);
     }
     if (fused)
-        key.insert(key.end(), ctx.plan_key().begin(), ctx.plan_key().end());
+        key.bindings.assign(ctx.plan_key().begin(), ctx.plan_key().end());
     else
-        key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
-    plan_table& plans = state.plans;
-    auto it = plans.find(key);
-    if (it == plans.end())
-        it = plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded)).first;
-    skeleton_plan& plan = *it->second;
+        key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
+    auto it = state.reduce_plans.find(key);
+    if (it == state.reduce_plans.end())
+        it = state.reduce_plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded))
+                 .first;
+    reduce_plan& plan = *it->second;
     backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
     const bool one_pass = geo.groups == 1; // pass 1's one partial is the result
     backend::kernel* pass2 = one_pass ? nullptr : &pass_kernel(ctx, plan, 1);
@@ -264,10 +273,6 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
         buffer* b = in.slots[s].buffer.get();
         if (b && !b->memory) b->memory = dev.allocate(b->bytes());
     }
-    // Scratch 2k holds operation k's partials, 2k + 1 its result. One pass folds at most
-    // two operations (minmax).
-    constexpr std::size_t max_ops = 2;
-    if (call.op_count > max_ops) throw error("loom: internal error: a reduction of more than two operations");
     backend::memory* partials[max_ops] = {};
     backend::memory* outputs[max_ops] = {};
     for (std::size_t k = 0; k < call.op_count; ++k) {
@@ -277,11 +282,11 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
                                     : &scratch_buffer(ctx, plan, 2 * k + 1, size_of(call.ops[k].type));
     }
 
-    // Inside loom::loop_while the last pass into device scalars is held, so that the loop's
-    // bookkeeping can run at its end (context_impl::run_held_with_epilogue).
-    const bool hold = results.device && ctx.may_hold();
+    // The last pass into device scalars is offered to loom::loop_while, which inside a body
+    // holds it so that the loop's bookkeeping can run at its end (context_impl::offer_last_pass).
+    bool held = false;
     auto launch = [&](backend::kernel& kernel, backend::memory* const* out, std::vector<backend::kernel_arg>& args,
-                      std::uint64_t n, std::uint64_t groups, bool last) {
+                      std::uint64_t n, std::uint64_t groups, bool last, std::uint32_t pass) {
         if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({out[k], nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k)
@@ -292,13 +297,19 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
                 args.push_back({nullptr, &call.ops[k].captures[j], size_of(types[j])});
         }
         args.push_back({nullptr, &n, sizeof n});
-        if (last && hold) {
-            hold_pass(ctx, plan, one_pass ? 0 : 1, kernel, args, {groups * geo.group, geo.group}, results,
-                      call.op_count);
-            return;
+        const backend::geometry geometry{groups * geo.group, geo.group};
+        if (last && results.device) {
+            std::unique_ptr<epilogue_source>& source = plan.epilogues[pass];
+            if (!source) source = std::make_unique<pass_epilogues>(ctx, plan, pass);
+            held = ctx.offer_last_pass({&kernel, &args, geometry, source.get(), results.device, call.op_count});
+            if (held) return;
         }
         ctx.release_held(); // a batch of loop iterations before this pass
-        ctx.execute(kernel, args.data(), args.size(), {groups * geo.group, geo.group});
+        launch_label label;
+        label.what = launch_label::kind::reduce_pass;
+        label.elements = n;
+        label.pass = pass + 1;
+        ctx.execute(kernel, args.data(), args.size(), geometry, label);
     };
     std::vector<backend::kernel_arg>& args = state.args;
     args.clear();
@@ -306,11 +317,11 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
         ctx.bind_arguments(*fused, args);
     else
         input_arguments(plan, in, args);
-    launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups, one_pass);
+    launch(pass1, one_pass ? outputs : partials, args, in.length, geo.groups, one_pass, 0);
     if (!one_pass) {
         args.clear();
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({partials[k], nullptr, 0});
-        launch(*pass2, outputs, args, geo.groups, 1, true);
+        launch(*pass2, outputs, args, geo.groups, 1, true, 1);
     }
     if (results.host) {
         for (std::size_t k = 0; k < call.op_count; ++k)
@@ -321,7 +332,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
         logging::write(logging::channel::launch, "reduce over " + std::to_string(in.length) +
                                                      " elements: " + std::to_string(geo.groups) + " groups of " +
                                                      std::to_string(geo.group) +
-                                                     (hold ? "; last pass held for the loop's bookkeeping" : ""));
+                                                     (held ? "; last pass held for the loop's bookkeeping" : ""));
 }
 
 } // namespace loom::detail

@@ -58,11 +58,17 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
 
     const bool guarded = ctx.guard() != nullptr;
     skeleton_state& state = state_of(ctx);
-    std::vector<std::uint32_t>& key = state.key;
-    key.assign({1u, call.input->id, sop.op->body->id, std::uint32_t(sop.type),
-                (call.exclusive ? 1u : 0u) | (guarded ? 2u : 0u) | (chunked ? 4u : 0u), group, out_class});
-    key.insert(key.end(), in.slot_class.begin(), in.slot_class.end());
-    plan_table& plans = state.plans;
+    plan_key<scan_key_head>& key = state.scan_key;
+    key.head.input_shape = call.input->id;
+    key.head.op_shape = sop.op->body->id;
+    key.head.op_type = std::uint32_t(sop.type);
+    key.head.exclusive = call.exclusive ? 1 : 0;
+    key.head.guarded = guarded ? 1 : 0;
+    key.head.chunked = chunked ? 1 : 0;
+    key.head.group = group;
+    key.head.output_class = out_class;
+    key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
+    plan_table<scan_key_head, skeleton_plan>& plans = state.scan_plans;
     auto it = plans.find(key);
     if (it == plans.end()) {
         auto plan = std::make_unique<skeleton_plan>();
@@ -127,14 +133,20 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     guard(args);
     args.push_back({totals, nullptr, 0});
     tail(args, sop.identity, chunk, n);
-    ctx.execute(pass1, args.data(), args.size(), {groups * group, group});
+    launch_label label;
+    label.what = launch_label::kind::scan_pass;
+    label.elements = n;
+    label.pass = 1;
+    ctx.execute(pass1, args.data(), args.size(), {groups * group, group}, label);
 
     args.clear();
     args.push_back({totals, nullptr, 0});
     guard(args);
     args.push_back({offsets, nullptr, 0});
     tail(args, sop.identity, parts, parts);
-    ctx.execute(pass2, args.data(), args.size(), {group, group});
+    label.elements = parts;
+    label.pass = 2;
+    ctx.execute(pass2, args.data(), args.size(), {group, group}, label);
 
     args.clear();
     input_arguments(plan, in, args);
@@ -142,7 +154,9 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     if (!out_is_input) args.push_back({output->memory.get(), nullptr, 0});
     args.push_back({offsets, nullptr, 0});
     tail(args, init, chunk, n);
-    ctx.execute(pass3, args.data(), args.size(), {groups * group, group});
+    label.elements = n;
+    label.pass = 3;
+    ctx.execute(pass3, args.data(), args.size(), {groups * group, group}, label);
 }
 
 } // namespace loom::detail

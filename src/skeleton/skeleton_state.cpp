@@ -7,8 +7,9 @@
 
 namespace loom::skeleton {
 
-std::size_t key_hash::operator()(const std::vector<std::uint32_t>& key) const {
-    return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
+std::size_t hash_key(const void* head, std::size_t head_bytes, const std::vector<std::uint32_t>& bindings) {
+    return std::size_t(XXH3_64bits_withSeed(bindings.data(), bindings.size() * sizeof(std::uint32_t),
+                                            XXH3_64bits(head, head_bytes)));
 }
 
 skeleton_state& state_of(detail::context_impl& ctx) {

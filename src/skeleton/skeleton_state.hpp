@@ -1,12 +1,14 @@
 // Per-context state of the multi-pass skeletons: their compiled plans, keyed by small
-// integers (shape ids, operation ids, buffer aliasing), so a repeated reduction or scan
-// generates no source text and hashes none.
+// integers (shape ids, operation ids, buffer aliasing) in a key type of each skeleton's own,
+// so a repeated reduction or scan generates no source text and hashes none.
 // The state lives in the context (context_impl::skeleton_state), so a plan may keep
 // pointers to its compiled kernels: a repeated skeleton call looks nothing up.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <type_traits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,9 +18,27 @@
 
 namespace loom::skeleton {
 
-struct key_hash {
-    std::size_t operator()(const std::vector<std::uint32_t>& key) const;
+// A plan key: a head of named integer fields, one type per skeleton (reduce_key_head,
+// scan_key_head), and the classes its input binds. Keys of different skeletons are different
+// types in different tables, so they never meet.
+template <class Head> struct plan_key {
+    static_assert(std::has_unique_object_representations_v<Head>, "a key head holds integers only, no padding");
+    Head head{};
+    std::vector<std::uint32_t> bindings;
+
+    bool operator==(const plan_key& other) const {
+        return std::memcmp(&head, &other.head, sizeof(Head)) == 0 && bindings == other.bindings;
+    }
 };
+
+std::size_t hash_key(const void* head, std::size_t head_bytes, const std::vector<std::uint32_t>& bindings);
+
+template <class Head> struct plan_key_hash {
+    std::size_t operator()(const plan_key<Head>& k) const { return hash_key(&k.head, sizeof(Head), k.bindings); }
+};
+
+template <class Head, class Plan>
+using plan_table = std::unordered_map<plan_key<Head>, std::unique_ptr<Plan>, plan_key_hash<Head>>;
 
 // One compiled multi-pass skeleton for one input shape, operation set and aliasing.
 struct skeleton_plan {
@@ -31,21 +51,49 @@ struct skeleton_plan {
     // order, so the next call's kernels run after the last call's are done with it.
     std::vector<std::unique_ptr<backend::memory>> scratch;
     std::vector<std::size_t> scratch_bytes;
-    // A reduction's last pass with a loop's bookkeeping at its end, by (pass, flush key of
-    // the bookkeeping): see context_impl::run_held_with_epilogue.
     unsigned group = 0;
     bool chunked = false;
-    std::unordered_map<std::vector<std::uint32_t>, backend::kernel*, key_hash> with_epilogue;
 };
 
-using plan_table = std::unordered_map<std::vector<std::uint32_t>, std::unique_ptr<skeleton_plan>, key_hash>;
+// A reduction's key: input shape, how pass 1 gets its input, the operations. Bindings: the
+// input's slot classes, or for a fused pass 1 the key of the flush that planned it.
+struct reduce_key_head {
+    std::uint32_t input_shape = 0;
+    std::uint32_t fused = 0;   // pass 1 runs the last group of a flush (map-reduce fusion)
+    std::uint32_t truth = 0;   // folds (value != 0)
+    std::uint32_t guarded = 0; // inside a loom::loop_while body
+    std::uint32_t group = 0;
+    std::uint32_t op_count = 0;
+    std::uint32_t op_shape[2] = {};
+    std::uint32_t op_type[2] = {};
+};
+
+// A scan's key. Bindings: the input's slot classes.
+struct scan_key_head {
+    std::uint32_t input_shape = 0;
+    std::uint32_t op_shape = 0;
+    std::uint32_t op_type = 0;
+    std::uint32_t exclusive = 0;
+    std::uint32_t guarded = 0;
+    std::uint32_t chunked = 0;
+    std::uint32_t group = 0;
+    std::uint32_t output_class = 0; // the output's class among the input's buffers, or no_class
+};
+
+// A reduction plan, with the variants of its passes that run a loop's bookkeeping at their
+// end (one epilogue_source per pass, made when a loop first holds that pass; reduce.cpp).
+struct reduce_plan : skeleton_plan {
+    std::unique_ptr<detail::epilogue_source> epilogues[2];
+};
 
 // What the skeletons keep per context: their plans, and scratch a call reuses so that a
 // repeated reduction or scan allocates nothing (skeleton calls do not nest: the context's
 // lock is held throughout).
 struct skeleton_state final : detail::context_extension {
-    plan_table plans;
-    std::vector<std::uint32_t> key;
+    plan_table<reduce_key_head, reduce_plan> reduce_plans;
+    plan_table<scan_key_head, skeleton_plan> scan_plans;
+    plan_key<reduce_key_head> reduce_key; // scratch of the lookups, keeping their capacity
+    plan_key<scan_key_head> scan_key;
     std::vector<backend::kernel_arg> args;
     std::vector<const detail::buffer*> classes; // bind_input's
     std::vector<std::uint32_t> slot_class;      // bind_input's result
@@ -53,7 +101,6 @@ struct skeleton_state final : detail::context_extension {
 
 // The skeleton state of this context (created on first use).
 skeleton_state& state_of(detail::context_impl& ctx);
-inline plan_table& plans_of(detail::context_impl& ctx) { return state_of(ctx).plans; }
 
 // Scratch buffer `index` of a plan, at least `bytes` large (allocated or grown on demand).
 backend::memory& scratch_buffer(detail::context_impl& ctx, skeleton_plan& plan, std::size_t index, std::size_t bytes);

@@ -21,7 +21,7 @@ loom::codegen::combine_op plus() {
     const auto x = b.scalar_slot(dtype::f32), y = b.scalar_slot(dtype::f32);
     loom::codegen::combine_op op;
     op.shape = b.finish_expression(b.apply(opcode::add, x, y));
-    op.role = {0, 1};
+    op.role = {loom::detail::operand_role::left, loom::detail::operand_role::right};
     op.type = dtype::f32;
     return op;
 }

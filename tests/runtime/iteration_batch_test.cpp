@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/iteration_batch.hpp"
+#include "runtime/loop/iteration_batch.hpp"
 
 using loom::backend::kernel_arg;
 using loom::detail::iteration_batch;

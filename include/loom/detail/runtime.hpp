@@ -77,7 +77,7 @@ private:
 // Runs every pending statement of the context (a flush) and waits for the device.
 void finish(context_impl& ctx);
 
-// loom::loop_while's bookkeeping (src/runtime/device_loop.cpp). While the scope lives it
+// loom::loop_while's bookkeeping (src/runtime/loop/device_loop.cpp). While the scope lives it
 // holds the context's lock; the body's kernels are guarded by the device flag `active`
 // (they do nothing once it is 0), and loom::swap calls are logged per iteration so that
 // finish() can take back the swaps of iterations that ran after the flag fell.
@@ -100,10 +100,11 @@ private:
     std::unique_lock<std::recursive_mutex> lock_;
 };
 
-// loom::swap of two vectors: logged while a device loop runs in ctx. `swap_back` swaps
-// the two objects again without logging. A destroyed vector leaves the log.
+// loom::swap of two vectors: logged while a device loop runs in ctx (true: it was logged).
+// `swap_back` swaps the two objects again without logging. A logged vector that is destroyed
+// leaves the log (forget_swapped); no other vector calls into the loop.
 using swap_back_fn = void (*)(void* a, void* b) noexcept;
-void note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept;
+bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept;
 void forget_swapped(context_impl& ctx, const void* object) noexcept;
 
 // Where a skeleton flushes: the pending statements are launched, nothing waits.

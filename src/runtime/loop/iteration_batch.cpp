@@ -1,5 +1,5 @@
 // Gathering loop_while iterations for one launch; see iteration_batch.hpp.
-#include "runtime/iteration_batch.hpp"
+#include "runtime/loop/iteration_batch.hpp"
 
 #include <cstring>
 

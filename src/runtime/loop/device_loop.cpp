@@ -25,31 +25,40 @@ struct device_loop_state {
     bool log_lost = false; // a swap could not be logged (out of host memory)
 };
 
+loop_runtime::loop_runtime() = default;
+loop_runtime::~loop_runtime() = default;
+
+void loop_runtime::start_device_loop(const buffer_ptr& active) {
+    auto state = std::make_unique<device_loop_state>();
+    state->active = active;
+    device_loop_ = std::move(state);
+}
+
+void loop_runtime::end_device_loop() { device_loop_.reset(); }
+
 namespace {
 
-device_loop_state* state_of(context_impl& ctx) { return ctx.device_loop().get(); }
+device_loop_state* state_of(context_impl& ctx) { return ctx.loop().device_loop(); }
 
 } // namespace
 
 device_loop_scope::device_loop_scope(context_impl& ctx, const buffer_ptr& active) : ctx_(ctx), lock_(ctx.mutex()) {
-    if (ctx_.device_loop())
+    if (ctx_.loop().device_loop())
         throw error("loom: loop_while inside the body of another loop_while on the same context is not supported; "
                     "use loom::loop (a fixed count) for the inner loop, or fold both conditions into one");
-    auto state = std::make_shared<device_loop_state>();
-    state->active = active;
-    ctx_.device_loop() = std::move(state);
+    ctx_.loop().start_device_loop(active);
 }
 
 device_loop_scope::~device_loop_scope() {
     try {
         ctx_.set_guard(nullptr); // a body that threw may leave guarded statements pending: run them guarded
         // ... and a held reduction pass: it takes the loop's flag, which dies with the loop.
-        if (ctx_.holding()) ctx_.release_held();
+        if (ctx_.loop().holding()) ctx_.release_held();
     } catch (...) {
         ctx_.drop_guard(); // the flush failed and dropped them; nothing is left to guard
         ctx_.drop_held();
     }
-    ctx_.device_loop().reset();
+    ctx_.loop().end_device_loop();
 }
 
 void device_loop_scope::begin_body(std::uint64_t iteration) {
@@ -74,13 +83,15 @@ void device_loop_scope::finish(std::uint64_t iterations_run) {
     state.swaps.clear();
 }
 
-void note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept {
+bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept {
     device_loop_state* state = state_of(ctx);
-    if (!state) return;
+    if (!state) return false;
     try {
         state->swaps.push_back({state->iteration, a, b, swap_back});
+        return true;
     } catch (...) {
         state->log_lost = true;
+        return false;
     }
 }
 

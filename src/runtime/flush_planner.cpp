@@ -1,0 +1,181 @@
+// The planner (flush_planner.hpp): plan keys, the plan cache, and new plans compiled.
+#include "runtime/flush_planner.hpp"
+
+#include <xxhash.h>
+
+#include <string>
+
+#include "codegen/emit.hpp"
+#include "launch/policy.hpp"
+#include "runtime/kernel_observer.hpp"
+
+namespace loom::detail {
+
+std::size_t plan_key_hash::operator()(const std::vector<std::uint32_t>& key) const {
+    return std::size_t(XXH3_64bits(key.data(), key.size() * sizeof(std::uint32_t)));
+}
+
+namespace {
+
+std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& classes) {
+    if (b.flush_mark != mark) {
+        b.flush_mark = mark;
+        b.flush_class = std::uint32_t(classes.size());
+        classes.push_back(&b);
+    }
+    return b.flush_class;
+}
+
+} // namespace
+
+// A scalar slot's value class: equal scalars (type and bits) share one, so the kernel passes
+// them as one parameter and the expressions over them merge (Black-Scholes written as one
+// expression per output repeats its scalars, and each repeat was a new parameter that kept
+// the repeated erf() calls apart). Neighbour operands keep no class: changing an offset must
+// not change the plan. Only the first 32 distinct values get classes, which bounds the
+// search on the dispatch path.
+std::uint32_t flush_planner::scalar_class(const slot_info& slot, std::uint64_t bits) {
+    if (slot.neighbour_operand) return fusion::no_buffer;
+    const std::pair<dtype, std::uint64_t> value{slot.type, bits};
+    for (std::size_t c = 0; c < scalar_values_.size(); ++c)
+        if (scalar_values_[c] == value) return std::uint32_t(c);
+    if (scalar_values_.size() == 32) return fusion::no_buffer;
+    scalar_values_.push_back(value);
+    return std::uint32_t(scalar_values_.size() - 1);
+}
+
+// The plan key: fusion switch, guard and purpose; per statement its shape, length class, target
+// class and slot classes (buffer classes, scalar value classes); then per buffer class whether a
+// live vector names it.
+void flush_planner::assign_classes(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded) {
+    const std::uint64_t mark = next_flush_mark();
+    key_.clear();
+    class_buffers_.clear();
+    lengths_.clear();
+    scalar_values_.clear();
+    slot_scalar_.resize(queue.slots.size());
+    key_.push_back((settings_.fusion ? 1u : 0u) | (guarded ? 2u : 0u) | (std::uint32_t(purpose) << 2));
+    for (const fusion::pending_statement& st : queue.statements) {
+        std::uint32_t length_class = 0;
+        while (length_class < lengths_.size() && lengths_[length_class] != st.length) ++length_class;
+        if (length_class == lengths_.size()) lengths_.push_back(st.length);
+        key_.push_back(st.shape->id);
+        key_.push_back(length_class);
+        key_.push_back(class_of(*st.target, mark, class_buffers_));
+        const std::size_t slot_count = st.shape->slots.size();
+        for (std::size_t s = 0; s < slot_count; ++s) {
+            const fusion::bound_slot& slot = queue.slots[st.first_slot + s];
+            if (slot.buffer) {
+                key_.push_back(class_of(*slot.buffer, mark, class_buffers_));
+            } else {
+                slot_scalar_[st.first_slot + s] = scalar_class(st.shape->slots[s], slot.bits);
+                key_.push_back(slot_scalar_[st.first_slot + s]);
+            }
+        }
+    }
+    // Liveness is read once, here: a vector may die on another thread at any moment, and the
+    // plan must be the one its key describes (make_plan reads these words, not the counts).
+    live_words_ = key_.size();
+    for (const buffer* b : class_buffers_) key_.push_back(b->vector_refs.load() > 0 ? 1u : 0u);
+}
+
+std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_queue& queue, plan_purpose purpose,
+                                                        bool guarded) {
+    const backend::device_info& info = device_.info();
+    const bool into_reduction = purpose == plan_purpose::reduction_input;
+    fusion::plan_request request;
+    request.fuse = settings_.fusion;
+    request.limits.max_parameters = fusion::parameter_limit_for(info.max_parameter_bytes);
+    request.pack_scalars = purpose == plan_purpose::statements && !guarded; // kernels launched as maps
+    for (std::size_t c = 0; c < class_buffers_.size(); ++c) {
+        request.buffer_types.push_back(class_buffers_[c]->type);
+        request.buffer_live.push_back(key_[live_words_ + c] != 0);
+    }
+    for (const fusion::pending_statement& st : queue.statements) {
+        fusion::planned_statement ps;
+        ps.shape = st.shape;
+        ps.target = st.target->flush_class;
+        std::uint32_t length_class = 0;
+        while (lengths_[length_class] != st.length) ++length_class;
+        ps.length_class = length_class;
+        for (std::size_t s = 0; s < st.shape->slots.size(); ++s) {
+            const fusion::bound_slot& slot = queue.slots[st.first_slot + s];
+            ps.slot_buffer.push_back(slot.buffer ? slot.buffer->flush_class : fusion::no_buffer);
+            ps.slot_scalar.push_back(slot.buffer ? fusion::no_buffer : slot_scalar_[st.first_slot + s]);
+        }
+        request.statements.push_back(std::move(ps));
+    }
+    auto compiled = std::make_unique<compiled_plan>();
+    compiled->purpose = purpose;
+    for (fusion::kernel_group& g : fusion::plan_kernels(request).groups)
+        compiled->groups.push_back({std::move(g), group_launch{}});
+    if (into_reduction) {
+        const fusion::kernel_group& last = compiled->groups.back().group;
+        compiled->last_group_fused = last.first < last.last;
+    }
+    if (purpose == plan_purpose::epilogue && compiled->groups.size() == 1) {
+        // The held pass compiles it into its own source (context_impl::run_held_with_epilogue).
+        compiled->in_held_pass = true;
+        compiled->groups[0].group.kernel.double_grid_division = !info.gpu && info.fp64;
+        return compiled;
+    }
+    // Compile every kernel before any runs: a build failure must leave vectors untouched. The
+    // new ones compile together (program_cache::entries).
+    std::vector<cache::program_cache::request> sources;
+    std::vector<cache::cached_kernel**> destinations;
+    for (std::size_t k = 0; k < compiled->groups.size(); ++k) {
+        fusion::kernel_group& g = compiled->groups[k].group;
+        g.kernel.guarded = guarded;
+        g.kernel.double_grid_division = !info.gpu && info.fp64;
+        g.kernel.form = settings_.form ? *settings_.form : launch::map_form_for(info);
+        // The reduction's input: the reduction compiles it into its own first pass.
+        if (into_reduction && k + 1 == compiled->groups.size()) continue;
+        group_launch& out = compiled->groups[k].launch;
+        if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
+        const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
+                                    std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
+                                    " stores, " + std::to_string(g.elided.size()) + " elided";
+        sources.push_back({codegen::emit(g.kernel, device_.dialect()), summary});
+        destinations.push_back(&out.kernel);
+        if (launch::wants_grid_form(info)) out.grid_widths = ir::grid_width_params(g.kernel);
+        if (!out.grid_widths.empty()) {
+            ir::kernel grid = g.kernel;
+            grid.grid_width_param = out.grid_widths[0];
+            if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
+            sources.push_back({codegen::emit(grid, device_.dialect()), summary + ", on whole rows"});
+            destinations.push_back(&out.grid_kernel);
+        }
+    }
+    const std::vector<cache::cached_kernel*> kernels = programs_.entries(sources);
+    for (std::size_t i = 0; i < kernels.size(); ++i) *destinations[i] = kernels[i];
+    return compiled;
+}
+
+compiled_plan& flush_planner::plan(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded,
+                                   bool& made) {
+    assign_classes(queue, purpose, guarded);
+    auto it = plans_.find(key_);
+    made = it == plans_.end();
+    if (!made) {
+        statistics_.plan_reused();
+        return *it->second;
+    }
+    auto plan = make_plan(queue, purpose, guarded);
+    statistics_.plan_made();
+    return *plans_.emplace(key_, std::move(plan)).first->second;
+}
+
+void flush_planner::bind_arguments(const fusion::kernel_group& g, const fusion::statement_queue& queue,
+                                   std::vector<backend::kernel_arg>& args) const {
+    for (std::size_t a = 0; a < g.args.size(); ++a) {
+        const fusion::arg_binding& bind = g.args[a];
+        if (bind.kind == ir::param_kind::buffer) {
+            args.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
+        } else if (!g.kernel.params[a].packed) {
+            const fusion::pending_statement& st = queue.statements[bind.statement];
+            args.push_back({nullptr, &queue.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
+        }
+    }
+}
+
+} // namespace loom::detail
