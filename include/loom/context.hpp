@@ -66,6 +66,23 @@ public:
 
     context_statistics statistics() const;
 
+    // Interop with code that calls OpenCL or CUDA itself (loom/interop.hpp, docs/interop.md).
+    // The queue every Loom transfer and launch goes to: a cl_command_queue (in order) or a
+    // CUstream. The pending statements are enqueued first (nothing waits), so work the caller
+    // enqueues on this queue runs after them; work on another queue must wait for finish().
+    backend_handle native_queue() const;
+    backend_handle native_stream() const { return native_queue(); } // CUDA's word for it
+    // The cl_context or CUcontext, and the cl_device_id or CUdevice.
+    backend_handle native_context() const;
+    backend_handle native_device() const;
+    // A context over the caller's OpenCL context and in-order queue (the device is the queue's),
+    // both retained until the last copy of the context goes. options.backend and options.device
+    // must be empty; profiling needs a queue made with CL_QUEUE_PROFILING_ENABLE.
+    static context from_opencl(void* cl_context, void* cl_command_queue, const context_options& options = {});
+    // A context over the caller's CUDA context and stream (null: the context's legacy default
+    // stream). CUDA cannot retain them: both must outlive every copy of the context.
+    static context from_cuda(void* cu_context, void* cu_stream, const context_options& options = {});
+
     // For the runtime: the shared state, and a handle to an existing context's state.
     const detail::context_ptr& impl() const { return impl_; }
     explicit context(detail::context_ptr impl) : impl_(std::move(impl)) {}

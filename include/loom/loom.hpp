@@ -11,6 +11,7 @@
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/inspect.hpp"
+#include "loom/interop.hpp"
 #include "loom/log.hpp"
 #include "loom/map.hpp"
 #include "loom/reduce.hpp"

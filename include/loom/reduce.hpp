@@ -77,8 +77,8 @@ template <class E, std::size_t... I> void collect_children(const E& e, std::vect
     (collect_operation_slots(proto::child_c<I>(e), role, captures), ...);
 }
 
-template <class E>
-void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role, std::vector<std::uint64_t>* captures) {
+template <class E> void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role,
+                                                std::vector<std::uint64_t>* captures) {
     if constexpr (!proto::is_expr<E>::value) {
         if constexpr (is_device_object<E>::value) {
             if (role) role->push_back(detail::operand_role::device_object);

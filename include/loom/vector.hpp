@@ -17,6 +17,7 @@
 #include "loom/expr/functions.hpp"
 #include "loom/expr/lower.hpp"
 #include "loom/expr/operands.hpp"
+#include "loom/interop.hpp"
 
 namespace loom {
 
@@ -250,6 +251,32 @@ public:
         if (ctx && detail::note_swap(*ctx, this, &other, &swap_back)) in_swap_log_ = other.in_swap_log_ = true;
     }
 
+    // Interop (loom/interop.hpp, docs/interop.md). The device memory as the backend's handle: a
+    // cl_mem or a CUdeviceptr (`x.native_handle().opencl<cl_mem>()`). Runs the pending statements
+    // first (enqueued on the context's queue, not waited for) and allocates the memory if the
+    // vector has none yet.
+    backend_handle native_handle() const {
+        if (!buf_)
+            throw error("loom: native_handle() of an empty loom::vector (default-constructed or moved from): it "
+                        "has no device memory; construct it with a context and a size first");
+        return detail::native_handle_of(buf_);
+    }
+
+    // A vector of n elements over device memory the caller owns: no copy, and Loom never frees
+    // it. The memory must outlive every vector naming it and the statements that use it
+    // (docs/interop.md). Throws loom::error when it is another backend's, another context's, or
+    // smaller than n elements (as far as the backend can tell).
+    static vector wrap(const context& ctx, void* cl_mem, std::size_t n) {
+        return over(ctx, backend_kind::opencl, std::uint64_t(reinterpret_cast<std::uintptr_t>(cl_mem)), n);
+    }
+    static vector wrap(const context& ctx, std::uint64_t cu_deviceptr, std::size_t n) {
+        return over(ctx, backend_kind::cuda, cu_deviceptr, n);
+    }
+    // What native_handle() returned, of either backend.
+    static vector wrap(const context& ctx, const backend_handle& memory, std::size_t n) {
+        return over(ctx, memory.backend(), memory.value(), n);
+    }
+
     // For the runtime: the buffer this vector names now.
     const detail::buffer_ptr& buffer() const { return buf_; }
 
@@ -260,6 +287,15 @@ private:
         std::swap(a.size_, b.size_);
     }
     static void swap_back(void* a, void* b) noexcept { exchange(*static_cast<vector*>(a), *static_cast<vector*>(b)); }
+
+    static vector over(const context& ctx, backend_kind kind, std::uint64_t handle, std::size_t n) {
+        vector v;
+        v.buf_ = detail::wrap_buffer(ctx.impl(), kind, handle, n, dtype_v<T>);
+        detail::attach_vector(*v.buf_);
+        v.ctx_ = ctx.impl();
+        v.size_ = n;
+        return v;
+    }
 
     static detail::buffer_ptr make(const detail::context_ptr& ctx, std::size_t n) {
         detail::buffer_ptr b = detail::new_buffer(ctx, n, dtype_v<T>);
@@ -325,8 +361,8 @@ template <class T> void copy(const vector<T>& v, std::vector<T>& host) {
 // Host to device: lengths must match.
 template <class T> void copy(const std::vector<T>& host, vector<T>& v) {
     if (host.size() != v.size())
-        throw error("loom: length mismatch in loom::copy: the host vector has " + std::to_string(host.size()) +
-                    " elements and the device vector " + std::to_string(v.size()));
+        throw length_error("loom: length mismatch in loom::copy: the host vector has " + std::to_string(host.size()) +
+                           " elements and the device vector " + std::to_string(v.size()));
     if (!host.empty()) detail::upload(*v.buffer(), 0, host.size(), host.data());
 }
 
@@ -360,9 +396,9 @@ detail::vector_iterator<vector<T>> copy(InputIt first, InputIt last, detail::vec
     const std::vector<T> host(first, last);
     if (host.empty()) return out;
     if (!out.owner() || out.position() + host.size() > out.owner()->size())
-        throw error("loom::copy: " + std::to_string(host.size()) + " elements do not fit from position " +
-                    std::to_string(out.position()) + " of a vector of " +
-                    std::to_string(out.owner() ? out.owner()->size() : 0) + " elements");
+        throw length_error("loom::copy: " + std::to_string(host.size()) + " elements do not fit from position " +
+                           std::to_string(out.position()) + " of a vector of " +
+                           std::to_string(out.owner() ? out.owner()->size() : 0) + " elements");
     detail::upload(*out.owner()->buffer(), out.position(), host.size(), host.data());
     return out + std::ptrdiff_t(host.size());
 }

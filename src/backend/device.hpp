@@ -12,6 +12,7 @@
 
 #include "codegen/dialect.hpp"
 #include "loom/error.hpp"
+#include "loom/interop.hpp"
 
 namespace loom::backend {
 
@@ -61,6 +62,15 @@ private:
     friend class device; // device::allocate records where the bytes were counted
     memory_ledger* ledger_ = nullptr;
     std::uint64_t bytes_ = 0;
+};
+
+// The backend's own handles of an open device, as integers (docs/interop.md): OpenCL's
+// cl_context, cl_command_queue and cl_device_id; CUDA's CUcontext, CUstream and CUdevice.
+struct native_handles {
+    backend_kind backend = backend_kind::opencl;
+    std::uint64_t context = 0;
+    std::uint64_t queue = 0;
+    std::uint64_t device = 0;
 };
 
 // A compiled kernel ready to launch.
@@ -140,6 +150,15 @@ public:
     // With profiling on (open_device): the launches finished so far and their device time,
     // without waiting for the rest. Zero when profiling is off.
     virtual kernel_timing timing() = 0;
+
+    // Interop (docs/interop.md): the device's own handles, and the handle (cl_mem, CUdeviceptr)
+    // of one of its memories.
+    virtual native_handles native() const = 0;
+    virtual std::uint64_t native_memory(const memory& m) const = 0;
+    // A memory over `handle` (a cl_mem, a CUdeviceptr) that its caller owns: Loom never frees it,
+    // and it is not counted in the ledger (allocate() alone counts). Throws loom::error when the
+    // backend can tell that it is not memory of this device's context, or is smaller than `bytes`.
+    virtual std::unique_ptr<memory> wrap_memory(std::uint64_t handle, std::size_t bytes) = 0;
 
 protected:
     // The backend's allocation, once the ledger has room for it. Throws loom::error.

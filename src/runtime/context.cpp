@@ -9,6 +9,7 @@
 #include "loom/error.hpp"
 #include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/open_context.hpp"
 #include "support/log.hpp"
 
 namespace loom {
@@ -76,6 +77,13 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
+    impl_ =
+        detail::open_context(options, [&](bool profiling) { return backend::open_device(backend, device, profiling); });
+}
+
+// Every context is made here: context(options), and interop's over the caller's handles (interop.cpp).
+detail::context_ptr detail::open_context(const context_options& options,
+                                         const std::function<std::unique_ptr<backend::device>(bool)>& open) {
     const bool fusion = fusion_setting(options.fusion), fp_contract = contraction_setting(options.fp_contract);
     const bool profiling = profiling_setting(options.profiling), tune = tuning_setting(options.tune);
     detail::context_settings settings;
@@ -83,12 +91,13 @@ context::context(const context_options& options) {
     settings.fp_contract = fp_contract;
     settings.tune = tune;
     settings.form = launch::form_from_environment();
-    impl_ = std::make_shared<detail::context_impl>(backend::open_device(backend, device, profiling), settings);
+    auto impl = std::make_shared<detail::context_impl>(open(profiling), settings);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.erase(std::remove_if(r.contexts.begin(), r.contexts.end(), [](auto& w) { return w.expired(); }),
                      r.contexts.end());
-    r.contexts.push_back(impl_);
+    r.contexts.push_back(impl);
+    return impl;
 }
 
 std::uint64_t context::id() const { return impl_->id(); }

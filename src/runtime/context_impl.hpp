@@ -47,7 +47,8 @@ enum class flush_cause : std::uint8_t {
     skeleton,
     loop,
     pipeline,
-    context_end
+    context_end,
+    interop // a native handle or queue handed to the caller (interop.cpp)
 };
 const char* name_of(flush_cause c);
 
@@ -125,8 +126,7 @@ private:
     bool may_hold() const { return loop_.guard() && loop_.device_loop() && settings_.fusion; }
     void allocate_buffers(const compiled_plan& p);
     void launch(compiled_plan& p);
-    const backend::memory& upload_packed_scalars(const fusion::kernel_group& g,
-                                                 std::unique_ptr<backend::memory>& into);
+    const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, std::unique_ptr<backend::memory>& into);
     std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
     // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
     // row), measured first when tuning is on and the kernel has no tuning yet (tuner.cpp).

@@ -17,12 +17,12 @@ namespace loom::detail {
 struct launch_label {
     enum class kind : std::uint8_t { map, reduce_pass, scan_pass, held_pass, loop_batch };
     kind what = kind::map;
-    std::uint64_t elements = 0;    // the range the kernel covers (map, passes)
-    std::uint32_t pass = 0;        // reduce_pass, scan_pass: which one (from 1)
-    std::uint32_t first = 0;       // map: its statements, first..last
-    std::uint32_t last = 0;        // ... held_pass, loop_batch: its bookkeeping statements 0..last
-    std::uint64_t row_width = 0;   // map: launched on whole rows of this width (0: not)
-    std::uint32_t iterations = 1;  // loop_batch: loop iterations the launch runs
+    std::uint64_t elements = 0;   // the range the kernel covers (map, passes)
+    std::uint32_t pass = 0;       // reduce_pass, scan_pass: which one (from 1)
+    std::uint32_t first = 0;      // map: its statements, first..last
+    std::uint32_t last = 0;       // ... held_pass, loop_batch: its bookkeeping statements 0..last
+    std::uint64_t row_width = 0;  // map: launched on whole rows of this width (0: not)
+    std::uint32_t iterations = 1; // loop_batch: loop iterations the launch runs
 };
 
 class executor {

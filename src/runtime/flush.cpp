@@ -21,6 +21,7 @@ const char* name_of(flush_cause c) {
     case flush_cause::loop: return "loop";
     case flush_cause::pipeline: return "pipeline";
     case flush_cause::context_end: return "context_end";
+    case flush_cause::interop: return "interop";
     }
     return "?";
 }
@@ -147,6 +148,5 @@ void context_impl::flush(flush_cause cause) {
     }
     queue_.drop_statements(); // a skeleton's input, bound before this flush, stays
 }
-
 
 } // namespace loom::detail

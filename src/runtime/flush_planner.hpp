@@ -49,8 +49,7 @@ public:
 private:
     void assign_classes(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded);
     std::uint32_t scalar_class(const slot_info& slot, std::uint64_t bits);
-    std::unique_ptr<compiled_plan> make_plan(const fusion::statement_queue& queue, plan_purpose purpose,
-                                             bool guarded);
+    std::unique_ptr<compiled_plan> make_plan(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded);
 
     backend::device& device_;
     cache::program_cache& programs_;

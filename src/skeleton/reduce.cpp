@@ -67,8 +67,8 @@ namespace {
 // `fused`: the group of pending statements that ends in the input (map-reduce fusion),
 // which pass 1 runs; otherwise pass 1 reads the input expression alone.
 std::unique_ptr<reduce_plan> make_reduce_plan(detail::context_impl& ctx, const detail::reduce_call& call,
-                                                const bound_input& in, const fusion::kernel_group* fused,
-                                                unsigned group, bool chunked, bool guarded) {
+                                              const bound_input& in, const fusion::kernel_group* fused, unsigned group,
+                                              bool chunked, bool guarded) {
     auto plan = std::make_unique<reduce_plan>();
     const dtype type = call.ops[0].type;
     const dtype value_type = call.truth ? dtype::boolean : type;
@@ -197,6 +197,47 @@ void run_pending(context_impl& ctx) { ctx.flush(flush_cause::skeleton); }
 
 namespace {
 
+// The identity of each operation is the result of a reduction over nothing.
+void reduce_nothing(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
+    ctx.flush(flush_cause::skeleton);
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        if (results.host)
+            std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
+        else
+            ctx.device().write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
+    }
+}
+
+// The plan of this reduction: found by its key (input shape, how pass 1 gets its input, the
+// operations; then the input's slot classes, or for a fused pass 1 the key of the flush that
+// planned it), or made now.
+skeleton::reduce_plan& plan_for(context_impl& ctx, const reduce_call& call, const skeleton::bound_input& in,
+                                const fusion::kernel_group* fused, const skeleton::reduce_geometry& geo, bool guarded) {
+    using namespace skeleton;
+    skeleton_state& state = state_of(ctx);
+    plan_key<reduce_key_head>& key = state.reduce_key;
+    key.head = reduce_key_head{};
+    key.head.input_shape = call.input->id;
+    key.head.fused = fused ? 1 : 0;
+    key.head.truth = call.truth ? 1 : 0;
+    key.head.guarded = guarded ? 1 : 0;
+    key.head.group = geo.group;
+    key.head.op_count = std::uint32_t(call.op_count);
+    for (std::size_t k = 0; k < call.op_count; ++k) {
+        key.head.op_shape[k] = call.ops[k].op->body->id;
+        key.head.op_type[k] = std::uint32_t(call.ops[k].type);
+    }
+    if (fused)
+        key.bindings.assign(ctx.plan_key().begin(), ctx.plan_key().end());
+    else
+        key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
+    auto it = state.reduce_plans.find(key);
+    if (it == state.reduce_plans.end())
+        it = state.reduce_plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded))
+                 .first;
+    return *it->second;
+}
+
 // Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
 struct reduction_flush_end {
     context_impl& ctx;
@@ -221,16 +262,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
             if (!b.memory) b.memory = dev.allocate(b.bytes());
         }
     }
-    if (in.length == 0) {
-        ctx.flush(flush_cause::skeleton);
-        for (std::size_t k = 0; k < call.op_count; ++k) {
-            if (results.host)
-                std::memcpy(results.host[k], &call.ops[k].identity, size_of(call.ops[k].type));
-            else
-                dev.write(*results.device[k]->memory, 0, &call.ops[k].identity, size_of(call.ops[k].type));
-        }
-        return;
-    }
+    if (in.length == 0) return reduce_nothing(ctx, call, results);
     // Pending statements run first: in their own kernels, or (the last group, when it
     // holds statements of the input's length) inside pass 1.
     const fusion::kernel_group* fused = ctx.flush_into_reduction(*call.input, in.length);
@@ -244,27 +276,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     constexpr std::size_t max_ops = 2;
     if (call.op_count > max_ops) throw error("loom: internal error: a reduction of more than two operations");
     skeleton_state& state = state_of(ctx);
-    plan_key<reduce_key_head>& key = state.reduce_key;
-    key.head = reduce_key_head{};
-    key.head.input_shape = call.input->id;
-    key.head.fused = fused ? 1 : 0;
-    key.head.truth = call.truth ? 1 : 0;
-    key.head.guarded = guarded ? 1 : 0;
-    key.head.group = geo.group;
-    key.head.op_count = std::uint32_t(call.op_count);
-    for (std::size_t k = 0; k < call.op_count; ++k) {
-        key.head.op_shape[k] = call.ops[k].op->body->id;
-        key.head.op_type[k] = std::uint32_t(call.ops[k].type);
-    }
-    if (fused)
-        key.bindings.assign(ctx.plan_key().begin(), ctx.plan_key().end());
-    else
-        key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
-    auto it = state.reduce_plans.find(key);
-    if (it == state.reduce_plans.end())
-        it = state.reduce_plans.emplace(key, make_reduce_plan(ctx, call, in, fused, geo.group, geo.chunked, guarded))
-                 .first;
-    reduce_plan& plan = *it->second;
+    reduce_plan& plan = plan_for(ctx, call, in, fused, geo, guarded);
     backend::kernel& pass1 = pass_kernel(ctx, plan, 0);
     const bool one_pass = geo.groups == 1; // pass 1's one partial is the result
     backend::kernel* pass2 = one_pass ? nullptr : &pass_kernel(ctx, plan, 1);

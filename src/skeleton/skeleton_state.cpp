@@ -8,8 +8,8 @@
 namespace loom::skeleton {
 
 std::size_t hash_key(const void* head, std::size_t head_bytes, const std::vector<std::uint32_t>& bindings) {
-    return std::size_t(XXH3_64bits_withSeed(bindings.data(), bindings.size() * sizeof(std::uint32_t),
-                                            XXH3_64bits(head, head_bytes)));
+    return std::size_t(
+        XXH3_64bits_withSeed(bindings.data(), bindings.size() * sizeof(std::uint32_t), XXH3_64bits(head, head_bytes)));
 }
 
 skeleton_state& state_of(detail::context_impl& ctx) {
@@ -60,9 +60,9 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const 
         slot_class.push_back(c);
         if (s.slots[k].broadcast) continue; // a device scalar serves any length
         if (have_length && b->length != in.length)
-            throw error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
-                        std::to_string(in.length) + " and " + std::to_string(b->length) +
-                        " elements; element-wise expressions need vectors of equal length");
+            throw length_error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
+                               std::to_string(in.length) + " and " + std::to_string(b->length) +
+                               " elements; element-wise expressions need vectors of equal length");
         in.length = b->length;
         have_length = true;
     }

@@ -37,8 +37,8 @@ template <class Head> struct plan_key_hash {
     std::size_t operator()(const plan_key<Head>& k) const { return hash_key(&k.head, sizeof(Head), k.bindings); }
 };
 
-template <class Head, class Plan>
-using plan_table = std::unordered_map<plan_key<Head>, std::unique_ptr<Plan>, plan_key_hash<Head>>;
+template <class Head, class Plan> using plan_table =
+    std::unordered_map<plan_key<Head>, std::unique_ptr<Plan>, plan_key_hash<Head>>;
 
 // One compiled multi-pass skeleton for one input shape, operation set and aliasing.
 struct skeleton_plan {

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "loom/dtype.hpp"
+#include "loom/interop.hpp"
 
 namespace loom::detail {
 
@@ -106,6 +107,16 @@ private:
 using swap_back_fn = void (*)(void* a, void* b) noexcept;
 bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept;
 void forget_swapped(context_impl& ctx, const void* object) noexcept;
+
+// Interop (loom/interop.hpp, docs/interop.md). The memory of `b` as the backend's handle (cl_mem,
+// CUdeviceptr): runs the pending statements first (enqueues them, does not wait) and allocates the
+// memory when `b` has none.
+backend_handle native_handle_of(const buffer_ptr& b);
+// A buffer of `length` elements over memory its caller owns: `handle` is a cl_mem or a CUdeviceptr,
+// as `kind` says. Loom never frees it, and it is not in the device's memory ledger. Throws
+// loom::error when the backend can tell that the memory is not the context's or is too small.
+buffer_ptr wrap_buffer(const context_ptr& ctx, backend_kind kind, std::uint64_t handle, std::uint64_t length,
+                       dtype type);
 
 // Where a skeleton flushes: the pending statements are launched, nothing waits.
 enum class flush_point : std::uint8_t { loop, pipeline, skeleton };

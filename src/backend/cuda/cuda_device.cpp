@@ -91,12 +91,18 @@ struct cuda_context {
     CUdevice device = 0;
     CUcontext context = nullptr;
     std::string name;
+    bool primary = true; // retained here; a context the caller made (interop) is only borrowed
 
     cuda_context(const driver_api& a, CUdevice d, std::string n) : api(a), device(d), name(std::move(n)) {
         const CUresult r = api.cuDevicePrimaryCtxRetain(&context, device);
         if (r != CUDA_SUCCESS) fail(api, r, "creating a context", name);
     }
-    ~cuda_context() { api.cuDevicePrimaryCtxRelease(device); }
+    // The caller's context (interop): CUDA has no reference count to take, so it must outlive this.
+    cuda_context(const driver_api& a, CUcontext c, CUdevice d, std::string n)
+        : api(a), device(d), context(c), name(std::move(n)), primary(false) {}
+    ~cuda_context() {
+        if (primary) api.cuDevicePrimaryCtxRelease(device);
+    }
     cuda_context(const cuda_context&) = delete;
     cuda_context& operator=(const cuda_context&) = delete;
 
@@ -145,9 +151,10 @@ private:
 struct cuda_memory final : memory {
     std::shared_ptr<cuda_context> owner;
     CUdeviceptr ptr = 0;
+    bool owned = true; // false: the caller's memory (wrap_memory), never freed here
 
     ~cuda_memory() override {
-        if (!ptr) return;
+        if (!ptr || !owned) return;
         quiet_context_scope scope(*owner);
         owner->api.cuMemFree(ptr); // waits for work still using it
     }
@@ -273,10 +280,23 @@ device_info describe(const driver_api& api, CUdevice dev, const std::string& ver
 
 class cuda_device final : public device {
 public:
+    // On the device's primary context, with a stream of its own.
     cuda_device(const driver_api& api, CUdevice dev, const std::string& version, bool profiling)
-        : api_(api), ctx_(std::make_shared<cuda_context>(api, dev, device_name(api, dev))),
-          ledger_(ledger_of("cuda " + std::to_string(dev))) { // CUdevice: the driver's handle, one per device
-        info_ = describe(api_, dev, version, compute_capability_);
+        : cuda_device(api, std::make_shared<cuda_context>(api, dev, device_name(api, dev)), nullptr, version,
+                      profiling) {
+        context_scope scope(*ctx_);
+        ctx_->check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
+        own_stream_ = true;
+    }
+
+    // On `context` and `stream`; the stream is the caller's (interop), never destroyed here, unless
+    // the constructor above made it.
+    cuda_device(const driver_api& api, std::shared_ptr<cuda_context> context, CUstream stream,
+                const std::string& version, bool profiling)
+        : api_(api), ctx_(std::move(context)),
+          ledger_(ledger_of("cuda " + std::to_string(ctx_->device))), // CUdevice: the driver's handle, one per device
+          stream_(stream) {
+        info_ = describe(api_, ctx_->device, version, compute_capability_);
         max_threads_ = unsigned(info_.max_work_group);
 
         // Part of the kernel cache key: a new NVRTC or another architecture compiles anew.
@@ -285,9 +305,8 @@ public:
                    (target.empty() ? "unsupported-sm_" + std::to_string(compute_capability_) : target);
         for (const std::string& o : cuda::nvrtc_common_options()) options_ += " " + o;
 
-        context_scope scope(*ctx_);
-        ctx_->check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "creating a stream");
         if (profiling) {
+            context_scope scope(*ctx_);
             events_ = std::make_unique<launch_events>(*ctx_);
             clock_ = std::make_unique<kernel_clock<timed_launch, launch_events>>(*events_);
         }
@@ -295,7 +314,7 @@ public:
 
     ~cuda_device() override {
         quiet_context_scope scope(*ctx_);
-        if (stream_) api_.cuStreamSynchronize(stream_);
+        if (stream_ || !own_stream_) api_.cuStreamSynchronize(stream_); // a caller's null stream: the default one
         if (clock_) clock_->drop_pending([&](timed_launch& t) { events_->release(t); });
         clock_.reset();
         events_.reset();
@@ -303,7 +322,7 @@ public:
             if (s.done) api_.cuEventDestroy(s.done);
             if (s.host) api_.cuMemFreeHost(s.host);
         }
-        if (stream_) api_.cuStreamDestroy(stream_);
+        if (stream_ && own_stream_) api_.cuStreamDestroy(stream_);
     }
 
     const device_info& info() const override { return info_; }
@@ -461,6 +480,44 @@ public:
         return clock_->collect();
     }
 
+    native_handles native() const override {
+        return {backend_kind::cuda, std::uint64_t(reinterpret_cast<std::uintptr_t>(ctx_->context)),
+                std::uint64_t(reinterpret_cast<std::uintptr_t>(stream_)), std::uint64_t(ctx_->device)};
+    }
+    std::uint64_t native_memory(const memory& m) const override { return std::uint64_t(device_pointer(m)); }
+
+    // The caller's CUdeviceptr: checked to be memory of this context with `bytes` from the pointer on.
+    std::unique_ptr<memory> wrap_memory(std::uint64_t handle, std::size_t bytes) override {
+        const auto ptr = CUdeviceptr(handle);
+        const std::string which = "loom::vector::wrap: the CUdeviceptr given";
+        if (!ptr) throw error(which + " is null");
+        context_scope scope(*ctx_);
+        CUcontext owner = nullptr;
+        CUresult r = api_.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, ptr);
+        if (r != CUDA_SUCCESS)
+            throw error(which +
+                        " is not device memory CUDA knows (cuPointerGetAttribute: " + cuda::result_text(api_, r) + ")");
+        if (owner != ctx_->context)
+            throw error(which + " belongs to another CUcontext than this loom::context's (" + info_.name +
+                        "); wrap memory of the context's own CUcontext (context::native_context()), or make the "
+                        "loom::context over your CUcontext with loom::context::from_cuda");
+        CUdeviceptr base = 0;
+        std::size_t size = 0;
+        r = api_.cuMemGetAddressRange(&base, &size, ptr);
+        if (r != CUDA_SUCCESS)
+            throw error(which + " is not inside an allocation (cuMemGetAddressRange: " + cuda::result_text(api_, r) +
+                        ")");
+        const std::size_t available = std::size_t(base + size - ptr);
+        if (available < bytes)
+            throw error(which + " has " + std::to_string(available) + " bytes up to the end of its allocation, " +
+                        "fewer than the " + std::to_string(bytes) + " the vector's elements need");
+        auto m = std::make_unique<cuda_memory>();
+        m->owner = ctx_;
+        m->ptr = ptr;
+        m->owned = false;
+        return m;
+    }
+
 private:
     std::unique_ptr<memory> allocate_memory(std::size_t bytes) override {
         context_scope scope(*ctx_);
@@ -565,6 +622,7 @@ private:
     std::shared_ptr<cuda_context> ctx_;
     memory_ledger& ledger_;
     CUstream stream_ = nullptr;
+    bool own_stream_ = false; // made here, destroyed here; the caller's stream (interop) is not
     device_info info_;
     int compute_capability_ = 0;
     unsigned max_threads_ = 1024;
@@ -629,6 +687,35 @@ device_listing list_cuda_devices(const std::string& filter) {
         // open_cuda_device(filter) would throw: no device is chosen.
     }
     return listing;
+}
+
+std::unique_ptr<device> open_cuda_device_over(void* context_handle, void* stream_handle, bool profiling) {
+    const driver_state& d = driver();
+    if (!d.api)
+        throw no_device("loom::context::from_cuda: " + d.problem + ". " + d.remedy +
+                        ", or use loom::context::from_opencl");
+    const driver_api& api = *d.api;
+    const auto context = static_cast<CUcontext>(context_handle);
+    const auto stream = static_cast<CUstream>(stream_handle);
+    if (!context) throw error("loom::context::from_cuda: the CUcontext given is null");
+    CUresult r = api.cuCtxPushCurrent(context);
+    if (r != CUDA_SUCCESS)
+        throw error("loom::context::from_cuda: the CUcontext given cannot be made current (" +
+                    cuda::result_text(api, r) + "); pass a live context");
+    CUdevice dev = 0;
+    CUcontext stream_context = context;
+    r = api.cuCtxGetDevice(&dev);
+    if (r == CUDA_SUCCESS && stream) r = api.cuStreamGetCtx(stream, &stream_context);
+    CUcontext popped = nullptr;
+    api.cuCtxPopCurrent(&popped);
+    if (r != CUDA_SUCCESS)
+        throw error("loom::context::from_cuda: the CUcontext or the CUstream given is not usable (" +
+                    cuda::result_text(api, r) + "); pass a live context and one of its streams");
+    if (stream_context != context)
+        throw error("loom::context::from_cuda: the CUstream given belongs to another CUcontext than the one given; "
+                    "pass a stream made in that context");
+    auto owner = std::make_shared<cuda_context>(api, context, dev, device_name(api, dev));
+    return std::make_unique<cuda_device>(api, std::move(owner), stream, d.version, profiling);
 }
 
 bool cuda_device_present() { return driver().api != nullptr; }

@@ -21,6 +21,12 @@ inline constexpr std::size_t cuda_staging_chunk = std::size_t(4) << 20;
 // `profiling`: every launch between two events, timed (device::timing).
 std::unique_ptr<device> open_cuda_device(const std::string& filter, bool profiling = false);
 
+// A device over the caller's CUcontext and CUstream (interop, docs/interop.md; a null stream is
+// the context's legacy default stream). CUDA keeps no reference count for them: both must
+// outlive the device. Throws loom::no_device without a driver, loom::error when the context is
+// not live or the stream is another context's.
+std::unique_ptr<device> open_cuda_device_over(void* cu_context, void* cu_stream, bool profiling = false);
+
 // Every CUDA device, and the one open_cuda_device(filter) opens. Opens none (no context is
 // made); without a driver or a device behind it, the listing is empty.
 device_listing list_cuda_devices(const std::string& filter);

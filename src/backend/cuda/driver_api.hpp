@@ -30,9 +30,11 @@ inline constexpr const char* driver_library = "libcuda.so.1";
     X(cuDevicePrimaryCtxRelease)                                                                                       \
     X(cuCtxPushCurrent)                                                                                                \
     X(cuCtxPopCurrent)                                                                                                 \
+    X(cuCtxGetDevice)                                                                                                  \
     X(cuStreamCreate)                                                                                                  \
     X(cuStreamDestroy)                                                                                                 \
     X(cuStreamSynchronize)                                                                                             \
+    X(cuStreamGetCtx)                                                                                                  \
     X(cuEventCreate)                                                                                                   \
     X(cuEventDestroy)                                                                                                  \
     X(cuEventRecord)                                                                                                   \
@@ -41,6 +43,8 @@ inline constexpr const char* driver_library = "libcuda.so.1";
     X(cuMemGetInfo)                                                                                                    \
     X(cuMemAlloc)                                                                                                      \
     X(cuMemFree)                                                                                                       \
+    X(cuMemGetAddressRange)                                                                                            \
+    X(cuPointerGetAttribute)                                                                                           \
     X(cuMemAllocHost)                                                                                                  \
     X(cuMemFreeHost)                                                                                                   \
     X(cuMemcpyHtoDAsync)                                                                                               \

@@ -8,12 +8,14 @@
 #include <charconv>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/kernel_clock.hpp"
 #include "backend/opencl/opencl_errors.hpp"
 #include "backend/opencl/profiling_events.hpp"
 #include "codegen/emit.hpp"
+#include "support/log.hpp"
 
 namespace loom::backend {
 namespace {
@@ -73,6 +75,14 @@ public:
     opencl_device(const cl::Platform& platform, const cl::Device& dev, bool profiling)
         : device_(dev), context_(dev), ledger_(ledger_of(ledger_name(dev))),
           queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None),
+          info_(describe(platform, dev)), max_alloc_(info_.max_allocation) {
+        if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
+    }
+
+    // Over a context and an in-order queue the caller made (interop): the handles hold references.
+    opencl_device(const cl::Platform& platform, const cl::Device& dev, cl::Context context, cl::CommandQueue queue,
+                  bool profiling)
+        : device_(dev), context_(std::move(context)), ledger_(ledger_of(ledger_name(dev))), queue_(std::move(queue)),
           info_(describe(platform, dev)), max_alloc_(info_.max_allocation) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
     }
@@ -152,6 +162,40 @@ public:
 
     kernel_timing timing() override { return clock_ ? clock_->collect() : kernel_timing{}; }
 
+    native_handles native() const override {
+        return {backend_kind::opencl, handle_bits(context_()), handle_bits(queue_()), handle_bits(device_())};
+    }
+    std::uint64_t native_memory(const memory& m) const override { return handle_bits(as(m)()); }
+
+    // The caller's cl_mem, retained: OpenCL frees it once the caller has released it and Loom's
+    // reference (the last buffer naming it) is gone, so work still queued on it stays valid.
+    std::unique_ptr<memory> wrap_memory(std::uint64_t handle, std::size_t bytes) override {
+        const auto mem = reinterpret_cast<cl_mem>(static_cast<std::uintptr_t>(handle));
+        const std::string which = "loom::vector::wrap: the cl_mem given";
+        if (!mem) throw error(which + " is null");
+        cl_mem_object_type type = 0;
+        const cl_int status = clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof type, &type, nullptr);
+        if (status != CL_SUCCESS)
+            throw error(which + " is not a valid OpenCL memory object (clGetMemObjectInfo: " + error_name(status) +
+                        ")");
+        if (type != CL_MEM_OBJECT_BUFFER) throw error(which + " is an image, not a buffer; wrap buffers only");
+        cl_context owner = nullptr;
+        std::size_t size = 0;
+        check(clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof(cl_context), &owner, nullptr),
+              "reading a cl_mem's context");
+        check(clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr), "reading a cl_mem's size");
+        if (owner != context_())
+            throw error(which + " belongs to another cl_context than this loom::context's (" + info_.name +
+                        "); wrap memory of the context's own cl_context (context::native_context()), or make the "
+                        "loom::context over your cl_context with loom::context::from_opencl");
+        if (size < bytes)
+            throw error(which + " holds " + std::to_string(size) + " bytes, fewer than the " + std::to_string(bytes) +
+                        " the vector's elements need");
+        auto m = std::make_unique<opencl_memory>();
+        m->buffer = cl::Buffer(mem, true);
+        return m;
+    }
+
 private:
     std::unique_ptr<memory> allocate_memory(std::size_t bytes) override {
         if (bytes > max_alloc_)
@@ -166,6 +210,9 @@ private:
     }
     memory_ledger& ledger() const override { return ledger_; }
 
+    template <class H> static std::uint64_t handle_bits(H handle) {
+        return std::uint64_t(reinterpret_cast<std::uintptr_t>(handle));
+    }
     static const cl::Buffer& as(const memory& m) { return static_cast<const opencl_memory&>(m).buffer; }
     static cl::Buffer& as(memory& m) { return static_cast<opencl_memory&>(m).buffer; }
 
@@ -236,6 +283,52 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profi
     const std::vector<candidate> all = find_devices(found);
     const candidate& c = all[choose(all, filter, found)];
     return std::make_unique<opencl_device>(c.platform, c.device, profiling);
+}
+
+std::unique_ptr<device> open_opencl_device_over(void* context_handle, void* queue_handle, bool profiling,
+                                                bool profiling_asked) {
+    const auto context = static_cast<cl_context>(context_handle);
+    const auto queue = static_cast<cl_command_queue>(queue_handle);
+    if (!context || !queue)
+        throw error("loom::context::from_opencl: the cl_context and the cl_command_queue must not be null");
+    cl_uint references = 0;
+    cl_int status = clGetContextInfo(context, CL_CONTEXT_REFERENCE_COUNT, sizeof references, &references, nullptr);
+    if (status != CL_SUCCESS)
+        throw error(std::string("loom::context::from_opencl: the cl_context given is not a valid OpenCL context (") +
+                    error_name(status) + ")");
+    cl_context queue_context = nullptr;
+    status = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof(cl_context), &queue_context, nullptr);
+    if (status != CL_SUCCESS)
+        throw error(std::string("loom::context::from_opencl: the cl_command_queue given is not a valid queue (") +
+                    error_name(status) + ")");
+    if (queue_context != context)
+        throw error("loom::context::from_opencl: the cl_command_queue given belongs to another cl_context than the "
+                    "one given; pass a queue made on that context");
+    cl_command_queue_properties properties = 0;
+    cl_device_id dev = nullptr;
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof properties, &properties, nullptr),
+          "reading a queue's properties");
+    check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof(cl_device_id), &dev, nullptr),
+          "reading a queue's device");
+    // Loom's statements, transfers and the caller's own work keep their order only on an in-order queue.
+    if (properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+        throw error("loom::context::from_opencl: the cl_command_queue given runs out of order "
+                    "(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); Loom needs an in-order queue: make one without that "
+                    "property on the same context");
+    if (profiling && !(properties & CL_QUEUE_PROFILING_ENABLE)) {
+        const std::string problem =
+            "the cl_command_queue given was made without CL_QUEUE_PROFILING_ENABLE, so its launches cannot be timed";
+        if (profiling_asked)
+            throw error("loom::context::from_opencl: context_options::profiling is 1, but " + problem +
+                        "; make the queue with that property, or leave profiling off");
+        logging::warn("loom::context::from_opencl: LOOM_PROFILE is on, but " + problem + "; this context runs untimed");
+        profiling = false;
+    }
+    cl_platform_id platform = nullptr;
+    check(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof(cl_platform_id), &platform, nullptr),
+          "reading a device's platform");
+    return std::make_unique<opencl_device>(cl::Platform(platform), cl::Device(dev, true), cl::Context(context, true),
+                                           cl::CommandQueue(queue, true), profiling);
 }
 
 device_listing list_opencl_devices(const std::string& filter) {

@@ -13,6 +13,15 @@ namespace loom::backend {
 // with profiling events, each launch timed (device::timing).
 std::unique_ptr<device> open_opencl_device(const std::string& device_filter, bool profiling = false);
 
+// A device over the caller's cl_context and cl_command_queue (interop, docs/interop.md): the
+// device is the queue's; both are retained, and released with the device. Throws loom::error
+// when either is not a valid handle, the queue is another context's, or it runs out of order.
+// `profiling` needs a queue made with CL_QUEUE_PROFILING_ENABLE: without it, a loom::error when
+// the program asked for profiling itself (`profiling_asked`), else (LOOM_PROFILE) a warning and
+// no timing.
+std::unique_ptr<device> open_opencl_device_over(void* cl_context, void* cl_command_queue, bool profiling,
+                                                bool profiling_asked);
+
 // Every OpenCL device, and the one open_opencl_device(device_filter) opens. Opens none.
 device_listing list_opencl_devices(const std::string& device_filter);
 
