@@ -56,10 +56,26 @@ struct domain : proto::domain<proto::generator<expression>, grammar> {
         : proto_base_domain::as_child<T> {};
 };
 
+// Host memory where a device operand goes: a container or range (std::vector, std::array), a
+// pointer or an array. Rejected where the operator builds its node, not later at the statement.
+template <class T, class = void> struct is_range : std::false_type {};
+template <class T> struct is_range<T, std::void_t<decltype(std::declval<T&>().begin())>> : std::true_type {};
+template <class T>
+inline constexpr bool is_host_memory_v =
+    !is_operand_object<T>::value && (is_range<T>::value || std::is_pointer_v<T> || std::is_array_v<T>);
+template <class E, class = void> struct is_host_memory_terminal : std::false_type {};
+template <class E>
+struct is_host_memory_terminal<E, std::enable_if_t<std::is_same_v<typename E::proto_tag, proto::tag::terminal>>>
+    : std::bool_constant<is_host_memory_v<std::remove_cv_t<std::remove_reference_t<typename E::proto_child0>>>> {};
+
 // Every Loom expression node. A regular type: copyable, storable in a std::tuple or a
 // std::optional, and default-constructible exactly when its node is (a node that refers to a
 // vector is not), which std::is_default_constructible reports without a hard error.
 template <class E> struct expression : proto::extends<E, expression<E>, domain> {
+    static_assert(!is_host_memory_terminal<E>::value,
+                  "loom: an expression operand must be a loom::vector, a Loom expression or an arithmetic host "
+                  "scalar; this one is host memory (a std::vector, an array or a pointer): copy it into a "
+                  "loom::vector first");
     using base = proto::extends<E, expression<E>, domain>;
     template <class N = E, std::enable_if_t<std::is_default_constructible_v<N>, int> = 0> expression() : base(N()) {}
     expression(const E& e) : base(e) {}
