@@ -1,6 +1,7 @@
 // loom-cache: look into and maintain Loom's on-disk kernel cache (list, show, stats, verify,
-// prune, clear, path). Exit status: 0 ok, 1 verify found damaged entries (or show hit one),
-// 2 usage error or unknown hash, 3 the directory could not be read or changed. docs/cache.md.
+// prune, clear, path; --json for list, show and stats). Exit status: 0 ok, 1 verify found damaged
+// entries (or show hit one), 2 usage error or unknown hash, 3 the directory could not be read or
+// changed. docs/cache.md.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -15,14 +16,17 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "human_bytes.hpp"
 #include "cache/cache_inventory.hpp"
 #include "cache/disk_cache.hpp"
 #include "loom/error.hpp"
+#include "loom/version.hpp"
 
 namespace fs = std::filesystem;
 namespace cache = loom::cache;
+using json = nlohmann::ordered_json; // fields in the order a person reads them
 
 namespace {
 
@@ -89,6 +93,26 @@ std::string read_text(const fs::path& path) {
     return text.str();
 }
 
+// Metadata holds what drivers and users wrote (device names, build logs, buffer names), not
+// always UTF-8: replaced rather than thrown on.
+void print_json(const json& j) { std::cout << j.dump(2, ' ', false, json::error_handler_t::replace) << '\n'; }
+
+// The kernel's entry point, or "-" for an entry written before Loom named kernels.
+std::string kernel_name(const cache::stored_entry& e) { return e.name.empty() ? "-" : e.name; }
+
+json entry_json(const cache::inventory::good_entry& e) {
+    return {{"hash", e.files.hex},
+            {"name", e.meta.name},
+            {"backend", e.meta.backend},
+            {"device", e.meta.device},
+            {"driver", e.meta.driver},
+            {"created", e.meta.created},
+            {"last_used", iso_time(e.files.last_used)},
+            {"bytes", e.files.bytes},
+            {"compile_ms", e.meta.compile_ms},
+            {"summary", e.meta.summary}};
+}
+
 void print_damage_hint(const cache::inventory& inv) {
     if (!inv.bad.empty())
         std::cout << plural(inv.bad.size(), "damaged entry", "damaged entries")
@@ -97,19 +121,30 @@ void print_damage_hint(const cache::inventory& inv) {
 
 // ---- commands ------------------------------------------------------------------------------
 
-int list_command(const fs::path& dir) {
+int list_command(const fs::path& dir, bool as_json) {
     const cache::inventory inv = cache::take_inventory(dir);
+    if (as_json) {
+        json entries = json::array();
+        for (const auto& e : inv.good) entries.push_back(entry_json(e));
+        print_json({{"directory", dir.string()},
+                    {"exists", inv.dir_exists},
+                    {"entries", entries},
+                    {"total_bytes", inv.total_bytes()},
+                    {"damaged", inv.bad.size()}});
+        return ok;
+    }
     if (inv.good.empty()) {
         std::cout << "no entries in " << dir.string() << (inv.dir_exists ? "" : " (the directory does not exist)")
                   << '\n';
         print_damage_hint(inv);
         return ok;
     }
-    std::vector<std::vector<std::string>> rows{{"HASH", "BACKEND", "DEVICE", "CREATED", "SIZE", "COMPILE", "SUMMARY"}};
+    std::vector<std::vector<std::string>> rows{
+        {"HASH", "KERNEL", "BACKEND", "DEVICE", "CREATED", "SIZE", "COMPILE", "SUMMARY"}};
     for (const auto& e : inv.good)
-        rows.push_back({e.files.hex.substr(0, short_hash_digits), e.meta.backend, clip(e.meta.device, 40),
-                        e.meta.created, human_bytes(e.files.bytes), milliseconds(e.meta.compile_ms),
-                        clip(e.meta.summary, 60)});
+        rows.push_back({e.files.hex.substr(0, short_hash_digits), kernel_name(e.meta), e.meta.backend,
+                        clip(e.meta.device, 40), e.meta.created, human_bytes(e.files.bytes),
+                        milliseconds(e.meta.compile_ms), clip(e.meta.summary, 60)});
     print_table(rows);
     std::cout << plural(inv.good.size(), "entry", "entries") << ", " << human_bytes(inv.total_bytes()) << " in "
               << dir.string() << '\n';
@@ -117,11 +152,43 @@ int list_command(const fs::path& dir) {
     return ok;
 }
 
-// The one entry directory whose name starts with `prefix`; usage_error otherwise.
+// The entries whose kernel is named `name` (what a profiler or LOOM_DUMP_SOURCE shows): one per
+// device it was compiled for.
+std::vector<cache::entry_on_disk> entries_named(const fs::path& dir, const std::string& name) {
+    std::vector<cache::entry_on_disk> matches;
+    for (auto& e : cache::list_entries(dir)) {
+        const cache::entry_check check = cache::read_entry(e.path);
+        if (check.entry && check.entry->name == name) matches.push_back(std::move(e));
+    }
+    return matches;
+}
+
+// The one entry directory whose name starts with `prefix`, or whose kernel is named `prefix`
+// (loom_ and 16 hex digits); usage_error otherwise.
 cache::entry_on_disk find_entry(const fs::path& dir, std::string prefix) {
     std::transform(prefix.begin(), prefix.end(), prefix.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (prefix.empty() || prefix.size() > 32 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
-        throw usage_error("'" + prefix + "' is not a hash: give the first hex digits of a hash from 'loom-cache list'");
+    const bool by_name = prefix.compare(0, 5, "loom_") == 0;
+    const std::string digits = by_name ? prefix.substr(5) : prefix;
+    const bool hex = !digits.empty() && digits.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (by_name && !(hex && digits.size() == 16))
+        throw usage_error("'" + prefix + "' is not a kernel name: loom_ and 16 hex digits, as 'loom-cache list' shows");
+    if (!by_name && !(hex && digits.size() <= 32))
+        throw usage_error("'" + prefix +
+                          "' is not a hash: give the first hex digits of a hash from 'loom-cache list', or a kernel's "
+                          "name (loom_ and 16 hex digits)");
+    if (by_name) {
+        std::vector<cache::entry_on_disk> matches = entries_named(dir, prefix);
+        if (matches.empty())
+            throw usage_error("no entry in " + dir.string() + " holds the kernel " + prefix +
+                              "; 'loom-cache list' shows the kernels");
+        if (matches.size() > 1) {
+            std::string names;
+            for (const auto& e : matches) names += "\n  " + e.hex;
+            throw usage_error("the kernel " + prefix + " is in " + std::to_string(matches.size()) +
+                              " entries (one per device it was compiled for); give one's hash:" + names);
+        }
+        return matches.front();
+    }
     std::vector<cache::entry_on_disk> matches;
     for (auto& e : cache::list_entries(dir))
         if (e.hex.compare(0, prefix.size(), prefix) == 0) matches.push_back(std::move(e));
@@ -137,7 +204,7 @@ cache::entry_on_disk find_entry(const fs::path& dir, std::string prefix) {
     return matches.front();
 }
 
-int show_command(const fs::path& dir, const std::string& prefix) {
+int show_command(const fs::path& dir, const std::string& prefix, bool as_json) {
     const cache::entry_on_disk files = find_entry(dir, prefix);
     const cache::entry_check check = cache::read_entry(files.path);
     if (!check.entry) {
@@ -147,7 +214,30 @@ int show_command(const fs::path& dir, const std::string& prefix) {
     }
     const cache::stored_entry& e = *check.entry;
     const std::optional<cache::tuning_record> tuned = cache::read_tuning(files.path, e.hex);
+    const std::string source = read_text(files.path / e.source_file);
+    const std::string log = read_text(files.path / cache::build_log_file_name);
+    if (as_json) {
+        print_json({{"hash", e.hex},
+                    {"name", e.name},
+                    {"path", files.path.string()},
+                    {"backend", e.backend},
+                    {"device", e.device},
+                    {"driver", e.driver},
+                    {"options", e.options},
+                    {"summary", e.summary},
+                    {"header", e.header},
+                    {"created", e.created},
+                    {"last_used", iso_time(files.last_used)},
+                    {"compile_ms", e.compile_ms},
+                    {"source", {{"file", e.source_file}, {"bytes", e.source_bytes}, {"text", source}}},
+                    {"binary", {{"file", e.binary_file}, {"kind", e.binary_kind}, {"bytes", e.binary_bytes}}},
+                    {"tuned", tuned ? json(cache::describe(*tuned)) : json(nullptr)},
+                    {"bytes", files.bytes},
+                    {"build_log", log}});
+        return ok;
+    }
     print_table({{"hash", e.hex},
+                 {"kernel", kernel_name(e)},
                  {"path", files.path.string()},
                  {"backend", e.backend},
                  {"device", e.device},
@@ -161,19 +251,35 @@ int show_command(const fs::path& dir, const std::string& prefix) {
                  {"binary", e.binary_file + " (" + e.binary_kind + ", " + human_bytes(e.binary_bytes) + ")"},
                  {"tuned", tuned ? cache::describe(*tuned) : "no (the launch policy's default geometry)"},
                  {"size", human_bytes(files.bytes) + " in all"}});
-    std::string source = read_text(files.path / e.source_file);
+    // The statements the kernel holds, as its comment header lists them (written by the process
+    // that compiled it; the source file holds the text the key covers, without the header).
+    if (!e.header.empty()) std::cout << "\n--- statements (the kernel's comment header) ---\n" << e.header;
     std::cout << "\n--- source: " << e.source_file << " ---\n" << source;
     if (!source.empty() && source.back() != '\n') std::cout << '\n';
-    const std::string log = read_text(files.path / cache::build_log_file_name);
     std::cout << "--- build log ---\n" << (log.empty() ? "(empty)\n" : log);
     if (!log.empty() && log.back() != '\n') std::cout << '\n';
     return ok;
 }
 
-int stats_command(const fs::path& dir) {
+int stats_command(const fs::path& dir, bool as_json) {
     const cache::inventory inv = cache::take_inventory(dir);
     std::map<std::string, std::size_t> per_backend;
     for (const auto& e : inv.good) ++per_backend[e.meta.backend];
+    if (as_json) {
+        json backends = json::object();
+        for (const auto& [name, count] : per_backend) backends[name] = count;
+        // good is sorted by creation time.
+        print_json({{"directory", dir.string()},
+                    {"exists", inv.dir_exists},
+                    {"entries", inv.good.size() + inv.bad.size()},
+                    {"damaged", inv.bad.size()},
+                    {"total_bytes", inv.total_bytes()},
+                    {"backends", backends},
+                    {"oldest", inv.good.empty() ? json(nullptr) : entry_json(inv.good.front())},
+                    {"newest", inv.good.empty() ? json(nullptr) : entry_json(inv.good.back())},
+                    {"leftovers", inv.leftovers.size()}});
+        return ok;
+    }
     std::string backends;
     for (const auto& [name, count] : per_backend)
         backends += (backends.empty() ? "" : ", ") + name + " " + std::to_string(count);
@@ -260,11 +366,19 @@ int run(int argc, char** argv) {
     app.add_option("--dir", dir_option,
                    "Cache directory (default: LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom)");
 
-    CLI::App* list = app.add_subcommand("list", "One line per entry: hash, backend, device, created, size, summary");
-    CLI::App* show = app.add_subcommand("show", "Print one entry's metadata, source and build log");
+    app.set_version_flag("--version", std::string(loom::version()), "Print Loom's version");
+    bool as_json = false;
+    CLI::App* list =
+        app.add_subcommand("list", "One line per entry: hash, kernel, backend, device, created, size, summary");
+    list->add_flag("--json", as_json, "Print the entries as JSON");
+    CLI::App* show =
+        app.add_subcommand("show", "Print one entry's metadata, the statements its kernel holds, source and build log");
     std::string hash_prefix;
-    show->add_option("hash", hash_prefix, "The entry's hash or a unique prefix of it")->required();
+    show->add_option("hash", hash_prefix, "The entry's hash or a unique prefix of it, or its kernel's name (loom_...)")
+        ->required();
+    show->add_flag("--json", as_json, "Print the entry as JSON");
     CLI::App* stats = app.add_subcommand("stats", "Entry count, total size, backends, oldest and newest entry");
+    stats->add_flag("--json", as_json, "Print the statistics as JSON");
     CLI::App* verify = app.add_subcommand("verify", "Check every entry; exit 1 if any is damaged");
     bool fix = false;
     verify->add_flag("--fix", fix, "Remove damaged entries (and leftovers of interrupted writes), then exit 0");
@@ -278,7 +392,7 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e) == 0 ? ok : usage; // --help is not an error
+        return app.exit(e) == 0 ? ok : usage; // --help and --version are not errors
     }
 
     try {
@@ -292,9 +406,9 @@ int run(int argc, char** argv) {
             std::cout << dir.string() << '\n';
             return ok;
         }
-        if (*list) return list_command(dir);
-        if (*show) return show_command(dir, hash_prefix);
-        if (*stats) return stats_command(dir);
+        if (*list) return list_command(dir, as_json);
+        if (*show) return show_command(dir, hash_prefix, as_json);
+        if (*stats) return stats_command(dir, as_json);
         if (*verify) return verify_command(dir, fix);
         if (*prune) return prune_command(dir, max_size, older_than);
         if (*clear) return clear_command(dir);

@@ -135,13 +135,15 @@ public:
     virtual void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
     virtual void copy(const memory& src, memory& dst, std::size_t bytes) = 0;
 
-    // Compiles source whose entry point is codegen::kernel_name. Throws build_failure.
-    virtual build_result build(const std::string& source) = 0;
+    // Compiles source whose entry point (the kernel) is named `entry`. Throws build_failure.
+    virtual build_result build(const std::string& source, const std::string& entry) = 0;
     // Whether build() may run on several threads at once (the program cache then compiles a
     // flush's new kernels concurrently).
     virtual bool concurrent_builds() const { return false; }
-    // Rebuilds a kernel from a cached binary; nullptr when the driver rejects it.
-    virtual std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& binary_kind) = 0;
+    // Rebuilds the kernel named `entry` from a cached binary; nullptr when the driver rejects it
+    // or the binary holds no such kernel.
+    virtual std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& binary_kind,
+                                         const std::string& entry) = 0;
 
     // Enqueues the kernel with these arguments; does not wait.
     virtual void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) = 0;

@@ -130,6 +130,10 @@ struct metadata_reader {
         const json* v = field(object, name, &json::is_string, "string");
         return v ? v->get<std::string>() : std::string();
     }
+    // A field that older entries lack: "" when absent, a problem only when it is not a string.
+    std::string optional_text(const json& object, const char* name) {
+        return object.contains(name) ? text(object, name) : std::string();
+    }
     std::uint64_t count(const json& object, const char* name) {
         const json* v = field(object, name, &json::is_number_unsigned, "byte count");
         return v ? v->get<std::uint64_t>() : 0;
@@ -310,6 +314,8 @@ entry_check read_entry(const fs::path& entry_dir) {
     e.driver = r.text(meta, "driver");
     e.options = r.text(meta, "options");
     e.summary = r.text(meta, "summary");
+    e.name = r.optional_text(meta, "name");
+    e.header = r.optional_text(meta, "header");
     const json& source = r.object(meta, "source");
     e.source_file = r.text(source, "file");
     e.source_bytes = r.count(source, "bytes");
@@ -481,6 +487,8 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
             {"driver", id.driver},
             {"options", id.options},
             {"summary", d.summary},
+            {"name", d.name},
+            {"header", d.header},
             {"source", {{"file", *source_file}, {"bytes", id.source.size()}, {"xxh3_64", hex64(source_xxh3)}}},
             {"binary",
              {{"file", *binary_file},

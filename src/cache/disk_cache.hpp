@@ -48,6 +48,8 @@ struct entry_details {   // what metadata records besides the identity
     std::string build_log;
     std::string source_extension; // ".cl" or ".cu"
     std::string binary_kind;      // "opencl-binary", "cubin" or "ptx"
+    std::string name;             // the kernel's entry point, "loom_<16 hex digits>"
+    std::string header;           // its comment header (codegen/kernel_header.hpp), or ""
 };
 
 struct settings {
@@ -76,6 +78,9 @@ struct stored_entry {
     std::string created; // ISO-8601 UTC
     double compile_ms = 0;
     std::string backend, device, driver, options, summary;
+    // The kernel's name and comment header: empty in entries written before Loom named kernels
+    // (their source names its kernel loom_kernel).
+    std::string name, header;
     std::string source_file; // "source.cl" or "source.cu"
     std::uint64_t source_bytes = 0, source_xxh3 = 0;
     std::string binary_file; // "binary.bin", "binary.cubin" or "binary.ptx"

@@ -52,7 +52,7 @@ unsigned compile_threads_from_environment() {
 
 program_cache::program_cache(backend::device& dev, settings disk, void (*after_build)())
     : device_(dev), options_(dev.compile_options()), compile_threads_(compile_threads_from_environment()),
-      after_build_(after_build), disk_(std::move(disk)) {}
+      after_build_(after_build), disk_(std::move(disk)), dump_(dump_settings_from_environment()) {}
 
 // Views into `source` and this cache's members: valid while both are.
 kernel_identity program_cache::identity_of(const std::string& source) const {
@@ -61,20 +61,22 @@ kernel_identity program_cache::identity_of(const std::string& source) const {
 }
 program_cache::~program_cache() = default;
 
-cached_kernel& program_cache::entry(const std::string& source, const std::string& summary) {
-    auto it = kernels_.find(source);
+cached_kernel& program_cache::entry(const codegen::kernel_source& source, const std::string& summary) {
+    auto it = kernels_.find(source.body);
     if (it != kernels_.end()) {
         ++stats_.memory_hits;
         if (logging::enabled(logging::channel::cache))
-            logging::write(logging::channel::cache, "memory hit " + short_hash(source));
+            logging::write(logging::channel::cache, "memory hit " + source.name);
         return it->second;
     }
     return compile(source, summary);
 }
 
-cached_kernel& program_cache::keep(const std::string& source, const key& k, std::unique_ptr<backend::kernel> kernel) {
-    cached_kernel& slot = kernels_[source];
+cached_kernel& program_cache::keep(const codegen::kernel_source& source, const key& k,
+                                   std::unique_ptr<backend::kernel> kernel) {
+    cached_kernel& slot = kernels_[source.body];
     slot.kernel = std::move(kernel);
+    slot.name = source.name;
     slot.k = k;
     slot.tuning = disk_.load_tuning(k);
     return slot;
@@ -85,12 +87,12 @@ void program_cache::record_tuning(cached_kernel& k, tuning_record r) {
     k.tuning = std::move(r);
 }
 
-cached_kernel* program_cache::from_disk(const std::string& source) {
-    const kernel_identity identity = identity_of(source);
+cached_kernel* program_cache::from_disk(const codegen::kernel_source& source) {
+    const kernel_identity identity = identity_of(source.body);
     const key k = make_key(identity);
     std::string kind;
     if (auto binary = disk_.load(k, identity, &kind)) {
-        if (auto loaded = device_.load(*binary, kind)) {
+        if (auto loaded = device_.load(*binary, kind, source.name)) {
             ++stats_.disk_hits; // disk_cache logs the hit
             return &keep(source, k, std::move(loaded));
         }
@@ -99,14 +101,15 @@ cached_kernel* program_cache::from_disk(const std::string& source) {
     return nullptr;
 }
 
-std::pair<backend::build_result, double> program_cache::build(const std::string& source) const {
+std::pair<backend::build_result, double> program_cache::build(const codegen::kernel_source& source) const {
+    const std::string text = source.text();
     const auto start = std::chrono::steady_clock::now();
     try {
-        backend::build_result built = device_.build(source);
+        backend::build_result built = device_.build(text, source.name);
         return {std::move(built),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     } catch (const backend::build_failure& failure) {
-        const std::string path = save_failed_source(source, device_.dialect().source_extension);
+        const std::string path = save_failed_source(text, device_.dialect().source_extension);
         throw build_error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log +
                               "\nThe generated source is saved in " + (path.empty() ? "(could not be saved)" : path) +
                               "; please report it with the build log.",
@@ -114,25 +117,27 @@ std::pair<backend::build_result, double> program_cache::build(const std::string&
     }
 }
 
-cached_kernel& program_cache::keep_built(const std::string& source, const std::string& summary,
+cached_kernel& program_cache::keep_built(const codegen::kernel_source& source, const std::string& summary,
                                          backend::build_result built, double ms) {
-    const kernel_identity identity = identity_of(source);
+    const kernel_identity identity = identity_of(source.body);
     const key k = make_key(identity);
     ++stats_.compiled;
     if (after_build_) after_build_();
     if (logging::enabled(logging::channel::cache)) logging::write(logging::channel::cache, "miss " + k.hex());
     if (logging::enabled(logging::channel::compile))
-        logging::write(logging::channel::compile, device_.info().backend + " " + k.hex() + " " +
-                                                      std::to_string(source.size()) + " bytes " + std::to_string(ms) +
-                                                      " ms: " + summary);
+        logging::write(logging::channel::compile, device_.info().backend + " " + k.hex() + " " + source.name + " " +
+                                                      std::to_string(source.body.size()) + " bytes " +
+                                                      std::to_string(ms) + " ms: " + summary);
     if (!built.binary.empty())
         disk_.store(k, identity, built.binary,
-                    {summary, ms, built.log, device_.dialect().source_extension, built.binary_kind});
+                    {summary, ms, built.log, device_.dialect().source_extension, built.binary_kind, source.name,
+                     source.header});
     return keep(source, k, std::move(built.compiled));
 }
 
-cached_kernel& program_cache::compile(const std::string& source, const std::string& summary) {
+cached_kernel& program_cache::compile(const codegen::kernel_source& source, const std::string& summary) {
     if (cached_kernel* hit = from_disk(source)) return *hit;
+    dump_.write(source, device_.dialect().source_extension);
     auto [built, ms] = build(source);
     return keep_built(source, summary, std::move(built), ms);
 }
@@ -141,17 +146,18 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
     std::vector<cached_kernel*> out(requests.size(), nullptr);
     std::vector<std::size_t> misses; // first request of each source neither in memory nor on disk
     for (std::size_t r = 0; r < requests.size(); ++r) {
-        auto it = kernels_.find(requests[r].source);
+        auto it = kernels_.find(requests[r].source.body);
         if (it != kernels_.end()) {
             out[r] = &it->second;
             ++stats_.memory_hits;
         } else if (cached_kernel* hit = from_disk(requests[r].source)) {
             out[r] = hit;
         } else if (std::none_of(misses.begin(), misses.end(),
-                                [&](std::size_t m) { return requests[m].source == requests[r].source; })) {
+                                [&](std::size_t m) { return requests[m].source.body == requests[r].source.body; })) {
             misses.push_back(r);
         }
     }
+    for (std::size_t m : misses) dump_.write(requests[m].source, device_.dialect().source_extension);
     std::vector<std::pair<backend::build_result, double>> built(misses.size());
     std::vector<std::exception_ptr> failed(misses.size());
     auto build_one = [&](std::size_t m) {
@@ -186,7 +192,7 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
     }
     if (first_failure) std::rethrow_exception(first_failure);
     for (std::size_t r = 0; r < requests.size(); ++r)
-        if (!out[r]) out[r] = &kernels_.at(requests[r].source);
+        if (!out[r]) out[r] = &kernels_.at(requests[r].source.body);
     return out;
 }
 

@@ -1,4 +1,5 @@
-// The emitter: one kernel IR in, deterministic source text out, in either dialect.
+// The emitter: one kernel IR in, deterministic source text out, in either dialect, named
+// after itself (kernel_source.hpp).
 #pragma once
 
 #include <string>
@@ -6,12 +7,14 @@
 
 #include "codegen/dialect.hpp"
 #include "codegen/emit_core.hpp"
+#include "codegen/kernel_source.hpp"
 #include "ir/kernel.hpp"
 
 namespace loom::codegen {
 
-// The whole element-wise (map) kernel, in the form k.form (and k.grid_width_param) names.
-std::string emit(const ir::kernel& k, const dialect& d);
+// The whole element-wise (map) kernel, in the form k.form (and k.grid_width_param) names, with
+// the comment header of the statements it holds (kernel_header.hpp).
+kernel_source emit(const ir::kernel& k, const dialect& d);
 
 // The emitter core's lines as text, each line starting with `indent`, for code outside
 // codegen that writes kernels of its own around Loom's bodies (the benchmarks' previews).

@@ -8,13 +8,11 @@
 #include <vector>
 
 #include "codegen/dialect.hpp"
+#include "codegen/kernel_source.hpp"
 #include "codegen/source_builder.hpp"
 #include "ir/kernel.hpp"
 
 namespace loom::codegen {
-
-// The entry point every generated kernel has.
-inline constexpr const char* kernel_name = "loom_kernel";
 
 // The name of node n's value in emitted code.
 std::string value_name(std::uint32_t n);

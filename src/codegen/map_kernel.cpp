@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codegen/emit.hpp"
+#include "codegen/kernel_header.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 
 namespace loom::codegen {
@@ -190,10 +191,10 @@ void chunked_map(source_builder& b, const map_kernel& m) {
 
 } // namespace
 
-std::string emit(const ir::kernel& k, const dialect& d) {
+kernel_source emit(const ir::kernel& k, const dialect& d) {
     source_builder b(d);
     b.append(emit_prologue(k, d));
-    b.open(std::string(d.kernel_prefix) + " " + kernel_name + "(" + emit_parameters(k, d) + d.index_type + " n)");
+    b.open(std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(k, d) + d.index_type + " n)");
     write_guard(b, k);
     const map_kernel m{k};
     if (k.grid_width_param != ir::no_node && k.form == ir::map_form::chunked) {
@@ -208,7 +209,7 @@ std::string emit(const ir::kernel& k, const dialect& d) {
         b.close();
     }
     b.close();
-    return b.text();
+    return name_kernel(b.text(), d, kernel_header(k));
 }
 
 } // namespace loom::codegen

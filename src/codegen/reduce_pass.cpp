@@ -201,7 +201,7 @@ void write_pass(source_builder& b, const pass_text& t) {
 
 } // namespace
 
-std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
+kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
     const ir::kernel& in = *pass.input;
     const pass_text t = text_of(pass);
     const bool looped = pass.rotation != nullptr;
@@ -213,7 +213,7 @@ std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
     for (std::size_t k = 0; k < ops.size(); ++k) write_combine(b, *ops[k], "loom_combine" + std::to_string(k));
     if (pass.epilogue) b.append(epilogue_function(*pass.epilogue, d));
 
-    std::string signature = std::string(d.kernel_prefix) + " " + kernel_name + "(" + emit_parameters(in, d, looped);
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d, looped);
     // With an epilogue, which reads the results back, the outputs may alias its parameters.
     for (std::size_t k = 0; k < ops.size(); ++k)
         signature += buffer_parameter(d, t.type(b, k), true, !pass.epilogue) + "out" + std::to_string(k) + ", ";
@@ -243,7 +243,7 @@ std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
         write_guard(b, in);
         write_pass(b, t);
         b.close();
-        return b.text();
+        return name_kernel(b.text(), d);
     }
     // The batch: iterations back to back in one work-group, each seeing the last one's
     // writes and its bookkeeping (the guard falls uniformly: all read it after the barrier).
@@ -255,7 +255,7 @@ std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d) {
     rotate_buffers(b, parameter_list(pass, d), *pass.rotation);
     b.close();
     b.close();
-    return b.text();
+    return name_kernel(b.text(), d);
 }
 
 } // namespace loom::codegen

@@ -10,6 +10,7 @@
 
 #include "codegen/combine_op.hpp"
 #include "codegen/dialect.hpp"
+#include "codegen/kernel_source.hpp"
 #include "ir/kernel.hpp"
 
 namespace loom::codegen {
@@ -46,6 +47,6 @@ struct reduce_pass_kernel {
 // element count n; then the epilogue's parameters (e<k>), and for the looped variant the
 // iteration count. Buffers of the looped variant are neither const nor restrict. Throws
 // loom::error when the rotation moves a buffer between parameters of different types.
-std::string emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d);
+kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d);
 
 } // namespace loom::codegen

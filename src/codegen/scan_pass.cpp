@@ -177,7 +177,7 @@ void tiled_scan_body(source_builder& b, const pass_text& p) {
 
 } // namespace
 
-std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
+kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     lowered_kernel lowered = lower_neighbour_reads(*s.input, {s.root}, neighbour_form::checked);
     pass_text p{s, *s.input, std::move(lowered.kernel), lowered.node[s.root], type_name(d, s.op->type), "out"};
     if (s.out_param != no_output_param) {
@@ -187,7 +187,7 @@ std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     source_builder b(d);
     b.append(pass_prologue(p.input, {s.op}, d));
     write_combine(b, *s.op, "loom_combine");
-    std::string signature = std::string(d.kernel_prefix) + " " + kernel_name + "(" + emit_parameters(p.input, d);
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(p.input, d);
     auto buffer = [&](const std::string& name, bool written) {
         signature += buffer_parameter(d, p.t, written, true) + name + ", ";
     };
@@ -206,7 +206,7 @@ std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     else
         tiled_scan_body(b, p);
     b.close();
-    return b.text();
+    return name_kernel(b.text(), d);
 }
 
 } // namespace loom::codegen

@@ -13,6 +13,7 @@
 
 #include "codegen/combine_op.hpp"
 #include "codegen/dialect.hpp"
+#include "codegen/kernel_source.hpp"
 #include "ir/kernel.hpp"
 
 namespace loom::codegen {
@@ -43,6 +44,6 @@ struct scan_pass_kernel {
 // offsets (scan_output), totals (chunk_totals); then id, init, the captures (c0, c1, ...),
 // chunk and n. chunk is per group (tiled) or per work-item (chunked); the totals are per
 // group or per work-item accordingly.
-std::string emit_scan_pass(const scan_pass_kernel& s, const dialect& d);
+kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d);
 
 } // namespace loom::codegen

@@ -1,6 +1,8 @@
 // Kernel construction for one fusion group; see build_kernel.hpp.
 #include "fusion/build_kernel.hpp"
 
+#include <algorithm>
+
 namespace loom::fusion {
 
 kernel_group build_kernel(const plan_request& request, const group_bounds& bounds, const std::vector<bool>& keep) {
@@ -32,6 +34,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
         const planned_statement& st = request.statements[s];
         const detail::shape& sh = *st.shape;
         remap.assign(sh.nodes.size(), ir::no_node);
+        ir::statement_note note{s, st.shape, st.target, st.slot_buffer};
         for (std::uint32_t i = 0; i < sh.nodes.size(); ++i) {
             ir::node n = sh.nodes[i];
             if (n.op == opcode::load) {
@@ -67,6 +70,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                     g.args.push_back({ir::param_kind::scalar, no_buffer, s, n.slot});
                     if (cls != no_buffer) param_of_scalar[cls] = param;
                 }
+                note.slots[n.slot] = param;
                 n.slot = param;
                 remap[i] = body.add(n);
                 continue;
@@ -75,6 +79,7 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
                 if (a != ir::no_node) a = remap[a];
             remap[i] = body.add(n);
         }
+        g.kernel.statements.push_back(std::move(note));
         g.last_value = remap[sh.root];
         if (sh.store_index != ir::no_node) {
             // Stored now, at its index; grouping ends the kernel after it, so nothing later in
@@ -102,6 +107,9 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
         g.stored.push_back(cls);
     }
     g.kernel.body = body.nodes();
+    if (std::any_of(request.buffer_names.begin(), request.buffer_names.end(),
+                    [](const std::string& name) { return !name.empty(); }))
+        g.kernel.buffer_names = request.buffer_names;
     return g;
 }
 

@@ -45,7 +45,10 @@ struct plan_request {
     std::vector<planned_statement> statements;
     std::vector<dtype> buffer_types; // per buffer class
     std::vector<bool> buffer_live;   // per class: a live loom::vector still refers to it
-    bool fuse = true;                // false: one kernel per statement (LOOM_FUSION=0)
+    // Per class: the name loom::name gave its buffer, or "". Optional (empty: none named); the
+    // kernels' comment headers use it, nothing else does.
+    std::vector<std::string> buffer_names;
+    bool fuse = true; // false: one kernel per statement (LOOM_FUSION=0)
     // Scalars beyond the parameter limit may travel in a packed buffer (kernel_param::packed),
     // so that only buffers close a kernel at the limit. For plans whose kernels the runtime
     // launches as maps; a reduction's input or a loop's kernels keep every scalar an argument.

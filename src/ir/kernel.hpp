@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ir/node.hpp"
+#include "ir/shape.hpp"
 
 namespace loom::ir {
 
@@ -40,6 +42,17 @@ struct kernel_store {
     std::uint32_t limit = no_node; // with index: a body node; no store where index >= limit
 };
 
+// One statement a kernel holds, for the comment header at the top of its source
+// (codegen/kernel_header.hpp): a description, from which no code is generated.
+struct statement_note {
+    std::uint32_t statement = 0;          // its number in the flush
+    const detail::shape* shape = nullptr; // what it computes; shapes are never freed
+    std::uint32_t target = no_node;       // the buffer class it writes
+    // Per slot of the shape: a vector slot's buffer class, or the kernel parameter that holds a
+    // scalar slot's value.
+    std::vector<std::uint32_t> slots;
+};
+
 struct kernel {
     std::vector<kernel_param> params; // the element count n follows them as the last argument
     std::vector<node> body;           // topological; load/scalar name parameters
@@ -59,6 +72,11 @@ struct kernel {
     std::uint32_t grid_width_param = no_node;
     // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
     map_form form = map_form::grid_stride;
+    // The statements the kernel holds (the fusion pass's kernels; empty for others), and the
+    // names loom::name gave the buffer classes they name ("" for none; empty when no buffer of
+    // the plan has one). Read only for the comment header.
+    std::vector<statement_note> statements;
+    std::vector<std::string> buffer_names;
 };
 
 // The body nodes the stores need: each store's value, and its index and limit where it has them.

@@ -40,6 +40,12 @@ enum class index_value : std::uint32_t {
     grid_height, // the rows of that launch (i64)
     zero,        // the constants index arithmetic needs (i64)
     one,
+    // The element's row and column in a 2-D expression (loom::index<0>(), index<1>(), the
+    // broadcasts of loom/matrix.hpp), u64. A matrix statement's shape has them lowered to
+    // arithmetic on `element` (ir/lower_positions.hpp); an axis reduction's pass declares them
+    // as its loop counters (codegen/axis_pass.hpp).
+    row,
+    column,
 };
 
 // Hash-consing table shared by every builder of node lists: adding a node equal to an

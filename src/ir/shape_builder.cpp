@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/contraction.hpp"
+#include "ir/lower_positions.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
 #include "ir/shape.hpp"
@@ -87,6 +88,12 @@ node_ref shape_builder::device_scalar_slot(dtype element) {
 }
 
 node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }
+
+node_ref shape_builder::position(unsigned axis) {
+    ir::node n{opcode::index, dtype::u64};
+    n.slot = std::uint32_t(axis == 0 ? ir::index_value::row : ir::index_value::column);
+    return impl_->nodes.add(n);
+}
 
 node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bool two_d) {
     impl& m = *impl_;
@@ -246,9 +253,18 @@ const shape* register_shape(shape s) {
     return &registered;
 }
 
+// Positions have a meaning only over a matrix's elements (loom/matrix.hpp).
+void reject_positions(const std::vector<ir::node>& nodes) {
+    if (ir::uses_positions(nodes))
+        throw error("loom: loom::index<0>(), loom::index<1>(), loom::as_row and loom::as_column make a 2-D "
+                    "expression: assign it to a loom::matrix, or reduce it along a dimension "
+                    "(loom::sum(e, loom::axis<1>))");
+}
+
 } // namespace
 
 const shape* shape_builder::finish_assignment(node_ref root, dtype target) {
+    reject_positions(impl_->nodes.nodes());
     shape s;
     s.root = impl_->convert(root, target);
     s.has_target = true;
@@ -260,6 +276,7 @@ const shape* shape_builder::finish_assignment(node_ref root, dtype target) {
 
 const shape* shape_builder::finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked) {
     impl& m = *impl_;
+    reject_positions(m.nodes.nodes());
     shape s;
     s.root = m.convert(root, target);
     s.store_index = m.convert(index, dtype::u64);
@@ -275,10 +292,26 @@ const shape* shape_builder::finish_view_assignment(node_ref root, dtype target, 
 }
 
 const shape* shape_builder::finish_expression(node_ref root) {
+    reject_positions(impl_->nodes.nodes());
+    return finish_axis_input(root);
+}
+
+const shape* shape_builder::finish_axis_input(node_ref root) {
     shape s;
     s.root = root;
     s.nodes = impl_->nodes.nodes();
     s.slots = impl_->slots;
+    return register_shape(std::move(s));
+}
+
+const shape* shape_builder::finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns) {
+    shape s;
+    s.root = impl_->convert(root, target);
+    s.has_target = true;
+    s.target_type = target;
+    s.nodes = impl_->nodes.nodes();
+    s.slots = impl_->slots;
+    takes_columns = ir::lower_positions(s);
     return register_shape(std::move(s));
 }
 

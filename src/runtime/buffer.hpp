@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "backend/device.hpp"
 #include "loom/detail/runtime.hpp"
@@ -17,6 +18,8 @@ struct buffer {
     dtype type = dtype::f32;
     std::unique_ptr<backend::memory> memory; // null until first needed
     std::atomic<int> vector_refs{0};         // vectors may die on any thread
+    // loom::name's name for it, or "": read only when logging or writing a kernel's header.
+    std::string name;
     // Scratch for the flush being planned: the buffer's class number in that flush.
     std::uint64_t flush_mark = 0;
     std::uint32_t flush_class = 0;

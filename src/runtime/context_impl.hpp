@@ -48,7 +48,8 @@ enum class flush_cause : std::uint8_t {
     loop,
     pipeline,
     context_end,
-    interop // a native handle or queue handed to the caller (interop.cpp)
+    interop,      // a native handle or queue handed to the caller (interop.cpp)
+    custom_kernel // a loom::kernel launched (custom_kernel.cpp)
 };
 const char* name_of(flush_cause c);
 

@@ -22,6 +22,7 @@ std::string describe(const launch_label& l, const backend::geometry& g) {
         line = "held reduction pass";
         if (l.last) line += ", with statements 0-" + std::to_string(l.last - 1) + " at its end";
         break;
+    case launch_label::kind::custom: line = std::string("kernel ") + l.name + " (loom::kernel)"; break;
     case launch_label::kind::loop_batch:
         line = "held reduction pass, with statements 0-" + std::to_string(l.last - 1) + " at its end, " +
                std::to_string(l.iterations) + " loop iterations in 1 launch";

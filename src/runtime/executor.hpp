@@ -15,7 +15,7 @@ namespace loom::detail {
 
 // What a launch is, for its log line; none of it is formatted unless the launch channel is on.
 struct launch_label {
-    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, held_pass, loop_batch };
+    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, held_pass, loop_batch, custom };
     kind what = kind::map;
     std::uint64_t elements = 0;   // the range the kernel covers (map, passes)
     std::uint32_t pass = 0;       // reduce_pass, scan_pass: which one (from 1)
@@ -23,6 +23,7 @@ struct launch_label {
     std::uint32_t last = 0;       // ... held_pass, loop_batch: its bookkeeping statements 0..last
     std::uint64_t row_width = 0;  // map: launched on whole rows of this width (0: not)
     std::uint32_t iterations = 1; // loop_batch: loop iterations the launch runs
+    const char* name = nullptr;   // custom: the kernel's name (loom::kernel)
 };
 
 class executor {

@@ -22,6 +22,7 @@ const char* name_of(flush_cause c) {
     case flush_cause::pipeline: return "pipeline";
     case flush_cause::context_end: return "context_end";
     case flush_cause::interop: return "interop";
+    case flush_cause::custom_kernel: return "custom_kernel";
     }
     return "?";
 }

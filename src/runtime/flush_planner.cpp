@@ -90,6 +90,7 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
     for (std::size_t c = 0; c < class_buffers_.size(); ++c) {
         request.buffer_types.push_back(class_buffers_[c]->type);
         request.buffer_live.push_back(key_[live_words_ + c] != 0);
+        request.buffer_names.push_back(class_buffers_[c]->name); // for the kernels' comment headers
     }
     for (const fusion::pending_statement& st : queue.statements) {
         fusion::planned_statement ps;

@@ -1,4 +1,5 @@
 // The fusion log's lines for a planned flush (LOOM_LOG=fusion): what each kernel holds and why it ends.
+// Buffers go by their loom::name where they have one, else by their class in the flush (b<k>).
 #include <algorithm>
 #include <string>
 
@@ -8,9 +9,13 @@
 namespace loom::detail {
 
 void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cause) const {
-    auto names = [](const std::vector<std::uint32_t>& classes) {
+    auto name = [this](std::uint32_t c) {
+        if (c < planner_.buffer_count() && !planner_.buffer_of(c).name.empty()) return planner_.buffer_of(c).name;
+        return "b" + std::to_string(c);
+    };
+    auto names = [&](const std::vector<std::uint32_t>& classes) {
         std::string s;
-        for (std::uint32_t c : classes) s += (s.empty() ? "b" : " b") + std::to_string(c);
+        for (std::uint32_t c : classes) s += (s.empty() ? "" : " ") + name(c);
         return s.empty() ? std::string("-") : s;
     };
     auto without = [](std::vector<std::uint32_t> classes, std::uint32_t c) {
@@ -41,25 +46,28 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
                                    names(without(g.elided, reduction_sink_->flush_class)));
             continue;
         }
-        std::string line = "kernel " + std::to_string(k) + ": statements " + std::to_string(g.first) + "-" +
-                           std::to_string(g.last) + " length " + std::to_string(queue_.statements[g.first].length) +
-                           "; loads " + names(g.loaded) + "; stores " + names(g.stored) + "; elides " +
-                           names(g.elided) + "; ends " + fusion::name_of(g.reason);
+        const group_launch& launch = p.groups[k].launch;
+        std::string line = "kernel " + std::to_string(k) + (launch.kernel ? " " + launch.kernel->name : "") +
+                           ": statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + " length " +
+                           std::to_string(queue_.statements[g.first].length) + "; loads " + names(g.loaded) +
+                           "; stores " + names(g.stored) + "; elides " + names(g.elided) + "; ends " +
+                           fusion::name_of(g.reason);
         if (g.reason == fusion::boundary::neighbour_read)
-            line += " (statement " + std::to_string(g.last + 1) + " reads b" + std::to_string(g.reason_buffer) +
+            line += " (statement " + std::to_string(g.last + 1) + " reads " + name(g.reason_buffer) +
                     " at other indices; statement " + std::to_string(g.reason_statement) + " writes it)";
         if (g.reason == fusion::boundary::gather_read)
-            line += " (statement " + std::to_string(g.last + 1) + " gathers from b" + std::to_string(g.reason_buffer) +
+            line += " (statement " + std::to_string(g.last + 1) + " gathers from " + name(g.reason_buffer) +
                     ", which statement " + std::to_string(g.reason_statement) + " writes)";
         if (g.reason == fusion::boundary::view_write)
-            line += " (statement " + std::to_string(g.last + 1) + " touches b" + std::to_string(g.reason_buffer) +
+            line += " (statement " + std::to_string(g.last + 1) + " touches " + name(g.reason_buffer) +
                     ", which statement " + std::to_string(g.reason_statement) + " writes through a view or scatter)";
         if (g.reason == fusion::boundary::neighbour_write)
-            line += " (statement " + std::to_string(g.last + 1) + " writes b" + std::to_string(g.reason_buffer) +
+            line += " (statement " + std::to_string(g.last + 1) + " writes " + name(g.reason_buffer) +
                     ", which statement " + std::to_string(g.reason_statement) + " reads at other indices)";
         if (g.reason == fusion::boundary::length_change)
             line += " (length " + std::to_string(queue_.statements[g.last].length) +
                     " != " + std::to_string(queue_.statements[g.last + 1].length) + ")";
+        if (launch.grid_kernel) line += "; on whole rows " + launch.grid_kernel->name;
         logging::write(logging::channel::fusion, line);
     }
 }

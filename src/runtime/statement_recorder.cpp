@@ -38,6 +38,18 @@ void detach_vector(buffer& b) { --b.vector_refs; }
 
 std::recursive_mutex& context_mutex(context_impl& ctx) { return ctx.mutex(); }
 
+void name_buffer(buffer& b, const char* name) {
+    const std::string text = name ? name : "";
+    if (text.empty()) throw error("loom::name: the name is empty; give the vector a name such as \"pressure\"");
+    for (unsigned char c : text)
+        if (c < 0x20 || c == 0x7F)
+            throw error("loom::name: the name '" + text +
+                        "' holds a control character (a newline, a tab...); logs and kernel headers are lines "
+                        "of text, so use printable characters");
+    std::lock_guard<std::recursive_mutex> guard(b.ctx->mutex()); // a flush on another thread may read it
+    b.name = text;
+}
+
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());

@@ -5,9 +5,9 @@
 
 namespace loom::skeleton {
 
-std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group, bool chunked,
-                             const codegen::dialect& d, const ir::kernel* epilogue,
-                             const std::vector<std::uint32_t>* rotation) {
+codegen::kernel_source emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
+                                        bool chunked, const codegen::dialect& d, const ir::kernel* epilogue,
+                                        const std::vector<std::uint32_t>* rotation) {
     codegen::reduce_pass_kernel pass;
     pass.input = &in.kernel;
     pass.accumulators = acc;

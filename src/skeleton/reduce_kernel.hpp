@@ -22,8 +22,8 @@ using codegen::accumulator;
 // loom::loop_while); `rotation`: the looped variant for a batch of loop iterations
 // (runtime/iteration_batch.hpp). Throws loom::error when the rotation moves a buffer
 // between parameters of different types.
-std::string emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group, bool chunked,
-                             const codegen::dialect& d, const ir::kernel* epilogue = nullptr,
-                             const std::vector<std::uint32_t>* rotation = nullptr);
+codegen::kernel_source emit_reduce_pass(const input_kernel& in, const std::vector<accumulator>& acc, unsigned group,
+                                        bool chunked, const codegen::dialect& d, const ir::kernel* epilogue = nullptr,
+                                        const std::vector<std::uint32_t>* rotation = nullptr);
 
 } // namespace loom::skeleton

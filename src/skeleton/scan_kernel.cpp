@@ -3,8 +3,9 @@
 
 namespace loom::skeleton {
 
-std::string emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pass pass, bool exclusive,
-                           std::uint32_t out_param, unsigned group, bool chunked, const codegen::dialect& d) {
+codegen::kernel_source emit_scan_pass(const input_kernel& in, const combine_op& op, scan_pass pass, bool exclusive,
+                                      std::uint32_t out_param, unsigned group, bool chunked,
+                                      const codegen::dialect& d) {
     codegen::scan_pass_kernel s;
     s.input = &in.kernel;
     s.root = in.root;

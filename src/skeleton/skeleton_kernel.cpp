@@ -12,8 +12,9 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
         ir::node n = s.nodes[i];
         for (std::uint32_t& a : n.arg)
             if (a != ir::no_node) a = remap[a];
-        if (n.op == opcode::load || n.op == opcode::load_neighbour || n.op == opcode::load_first) {
-            // stencil reads and device scalars are fused like any load
+        if (n.op == opcode::load || n.op == opcode::load_neighbour || n.op == opcode::load_first ||
+            n.op == opcode::load_at) {
+            // stencil reads, reads at computed indices and device scalars are fused like any load
             const std::uint32_t cls = slot_class[n.slot];
             if (cls >= param_of_class.size()) param_of_class.resize(cls + 1, ir::no_node);
             if (param_of_class[cls] == ir::no_node) {

@@ -59,6 +59,11 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const 
         if (c == classes.size()) classes.push_back(b);
         slot_class.push_back(c);
         if (s.slots[k].broadcast) continue; // a device scalar serves any length
+        // The statement length of a view or gather is not the length of the vector it reads,
+        // and this binding cannot see it: refused rather than read out of bounds.
+        if (s.slots[k].any_length)
+            throw error(std::string("loom: ") + what +
+                        ": a view or gather in the input is not supported yet; assign it to a vector first");
         if (have_length && b->length != in.length)
             throw length_error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
                                std::to_string(in.length) + " and " + std::to_string(b->length) +

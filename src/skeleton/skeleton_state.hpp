@@ -42,8 +42,8 @@ template <class Head, class Plan> using plan_table =
 
 // One compiled multi-pass skeleton for one input shape, operation set and aliasing.
 struct skeleton_plan {
-    input_kernel input;               // the fused input expression
-    std::vector<std::string> sources; // one per pass
+    input_kernel input;                          // the fused input expression
+    std::vector<codegen::kernel_source> sources; // one per pass
     std::vector<std::string> summaries;
     std::vector<backend::kernel*> kernels; // per pass, compiled on first use; owned by the program cache
     std::vector<combine_op> ops;
@@ -80,6 +80,19 @@ struct scan_key_head {
     std::uint32_t output_class = 0; // the output's class among the input's buffers, or no_class
 };
 
+// An axis reduction's key (axis_reduce.cpp): input shape, axis, kernel form and geometry, the
+// operation. Bindings: the input's slot classes.
+struct axis_key_head {
+    std::uint32_t input_shape = 0;
+    std::uint32_t axis = 0;
+    std::uint32_t form = 0; // codegen::axis_form
+    std::uint32_t group = 0;
+    std::uint32_t lanes = 0;
+    std::uint32_t guarded = 0;
+    std::uint32_t op_shape = 0;
+    std::uint32_t op_type = 0;
+};
+
 // A reduction plan, with the variants of its passes that run a loop's bookkeeping at their
 // end (one epilogue_source per pass, made when a loop first holds that pass; reduce.cpp).
 struct reduce_plan : skeleton_plan {
@@ -94,6 +107,8 @@ struct skeleton_state final : detail::context_extension {
     plan_table<scan_key_head, skeleton_plan> scan_plans;
     plan_key<reduce_key_head> reduce_key; // scratch of the lookups, keeping their capacity
     plan_key<scan_key_head> scan_key;
+    plan_table<axis_key_head, skeleton_plan> axis_plans;
+    plan_key<axis_key_head> axis_key;
     std::vector<backend::kernel_arg> args;
     std::vector<const detail::buffer*> classes; // bind_input's
     std::vector<std::uint32_t> slot_class;      // bind_input's result

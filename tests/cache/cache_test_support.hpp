@@ -78,6 +78,11 @@ inline sample_kernel make_sample(int n, std::size_t binary_bytes = 256, unsigned
     k.details.build_log = "build of kernel " + std::to_string(n) + ": ok\n";
     k.details.source_extension = ".cl";
     k.details.binary_kind = "opencl-binary";
+    char name[24];
+    std::snprintf(name, sizeof name, "loom_%016x", unsigned(n) * 0x1001u);
+    k.details.name = name;
+    k.details.header = "// Loom: statement " + std::to_string(n) + " of a flush\n//   " + std::to_string(n) +
+                       ": b1 = b0 * p0 + " + std::to_string(n) + "\n";
     return k;
 }
 

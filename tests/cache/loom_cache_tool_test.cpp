@@ -8,8 +8,11 @@
 
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cache/cache_inventory.hpp"
 #include "cache/cache_test_support.hpp"
+#include "loom/version.hpp"
 #include "tool_runner.hpp"
 
 using namespace loom::cache;
@@ -24,6 +27,14 @@ using loom_test::tool_result;
 // Runs "[env] loom-cache <arguments>" through the shell.
 tool_result run_tool(const std::string& arguments, const std::string& environment = "") {
     return loom_test::run_command(environment + " '" LOOM_CACHE_TOOL "' " + arguments + " 2>&1");
+}
+
+// The same with standard output alone, parsed as JSON (a parse error fails the test).
+nlohmann::json run_tool_json(const std::string& arguments) {
+    const tool_result r = loom_test::run_command("'" LOOM_CACHE_TOOL "' " + arguments);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.output);
 }
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
@@ -267,6 +278,124 @@ TEST_CASE("loom-cache path prints --dir, else the directory the environment sele
     CHECK(r.output == "/home/ada/.cache/loom\n");
     r = run_tool("--dir " + quoted(tmp.path()) + " path"); // --dir before the subcommand too
     CHECK(r.output == tmp.path().string() + "\n");
+}
+
+TEST_CASE("loom-cache list --json gives one object per entry with its kernel and metadata") {
+    filled_cache c;
+    const nlohmann::json j = run_tool_json("list --json --dir " + c.dir);
+    CHECK(j["directory"] == c.tmp.path().string());
+    CHECK(j["exists"] == true);
+    CHECK(j["damaged"] == 0);
+    std::uint64_t total = 0;
+    for (const auto& e : list_entries(c.tmp.path())) total += e.bytes;
+    CHECK(j["total_bytes"] == total);
+    REQUIRE(j["entries"].size() == 3);
+    std::map<std::string, nlohmann::json> by_hash;
+    for (const nlohmann::json& e : j["entries"]) by_hash[e["hash"].get<std::string>()] = e;
+    for (const sample_kernel* k : {&c.first, &c.second, &c.cuda}) {
+        REQUIRE(by_hash.count(k->key().hex()) == 1);
+        const nlohmann::json& e = by_hash[k->key().hex()];
+        CHECK(e["name"] == k->details.name);
+        CHECK(e["backend"] == k->backend);
+        CHECK(e["device"] == k->device);
+        CHECK(e["driver"] == k->driver);
+        CHECK(e["summary"] == k->details.summary);
+        CHECK(e["compile_ms"] == 12.5);
+        CHECK(e["bytes"].get<std::uint64_t>() > k->binary.size());
+        CHECK(e["created"].get<std::string>().size() == 20); // 2025-05-01T09:30:12Z
+        CHECK(e["last_used"].get<std::string>().size() == 20);
+    }
+    // The text form names the kernels too.
+    const tool_result r = run_tool("list --dir " + c.dir);
+    CHECK(has(r.output, "KERNEL"));
+    CHECK(has(r.output, c.first.details.name));
+}
+
+TEST_CASE("loom-cache list --json of an empty or missing directory has no entries") {
+    scratch_dir tmp;
+    nlohmann::json j = run_tool_json("list --json --dir " + quoted(tmp.path() / "absent"));
+    CHECK(j["exists"] == false);
+    CHECK(j["entries"].empty());
+    CHECK(j["total_bytes"] == 0);
+}
+
+TEST_CASE("loom-cache show ties an entry to its kernel's statements, found by hash or by kernel name") {
+    filled_cache c;
+    for (const std::string& which : {c.first.key().hex().substr(0, 10), c.first.details.name}) {
+        const tool_result r = run_tool("show " + which + " --dir " + c.dir);
+        INFO(which << "\n" << r.output);
+        CHECK(r.status == 0);
+        CHECK(has(r.output, c.first.key().hex()));
+        CHECK(has(r.output, "kernel     " + c.first.details.name));
+        CHECK(has(r.output, "--- statements (the kernel's comment header) ---\n" + c.first.details.header));
+        CHECK(has(r.output, c.first.source));
+    }
+    const nlohmann::json j = run_tool_json("show " + c.cuda.details.name + " --json --dir " + c.dir);
+    CHECK(j["hash"] == c.cuda.key().hex());
+    CHECK(j["name"] == c.cuda.details.name);
+    CHECK(j["header"] == c.cuda.details.header);
+    CHECK(j["summary"] == c.cuda.details.summary);
+    CHECK(j["backend"] == "cuda");
+    CHECK(j["device"] == c.cuda.device);
+    CHECK(j["options"] == c.cuda.options);
+    CHECK(j["path"] == c.entry(c.cuda).string());
+    CHECK(j["source"]["file"] == "source.cu");
+    CHECK(j["source"]["bytes"] == c.cuda.source.size());
+    CHECK(j["source"]["text"] == c.cuda.source);
+    CHECK(j["binary"]["kind"] == "cubin");
+    CHECK(j["binary"]["file"] == "binary.cubin");
+    CHECK(j["tuned"].is_null());
+    CHECK(j["build_log"] == c.cuda.details.build_log);
+
+    // A name no entry holds, and one that is not a name.
+    tool_result r = run_tool("show loom_00000000000000ff --dir " + c.dir);
+    CHECK(r.status == 2);
+    CHECK(has(r.output, "no entry in " + c.tmp.path().string() + " holds the kernel loom_00000000000000ff"));
+    r = run_tool("show loom_12 --dir " + c.dir);
+    CHECK(r.status == 2);
+    CHECK(has(r.output, "is not a kernel name"));
+}
+
+TEST_CASE("loom-cache show by kernel name asks for a hash when the kernel was compiled for two devices") {
+    scratch_dir tmp;
+    disk_cache cache(settings_for(tmp.path()));
+    sample_kernel a = make_sample(7), b = make_sample(7);
+    b.device = "another device";
+    store(cache, a);
+    store(cache, b);
+    const tool_result r = run_tool("show " + a.details.name + " --dir " + quoted(tmp.path()));
+    INFO(r.output);
+    CHECK(r.status == 2);
+    CHECK(has(r.output, "is in 2 entries (one per device it was compiled for)"));
+    CHECK(has(r.output, a.key().hex()));
+    CHECK(has(r.output, b.key().hex()));
+}
+
+TEST_CASE("loom-cache stats --json counts entries, bytes and backends") {
+    filled_cache c;
+    fs::resize_file(c.entry(c.second) / "binary.bin", 10); // one damaged entry
+    const nlohmann::json j = run_tool_json("stats --json --dir " + c.dir);
+    CHECK(j["directory"] == c.tmp.path().string());
+    CHECK(j["entries"] == 3);
+    CHECK(j["damaged"] == 1);
+    CHECK(j["backends"] == nlohmann::json({{"cuda", 1}, {"opencl", 1}}));
+    std::uint64_t total = 0;
+    for (const auto& e : list_entries(c.tmp.path())) total += e.bytes;
+    CHECK(j["total_bytes"] == total);
+    REQUIRE(j["oldest"].is_object());
+    REQUIRE(j["newest"].is_object());
+    CHECK(j["oldest"].contains("hash"));
+    CHECK(j["leftovers"] == 0);
+    scratch_dir empty;
+    const nlohmann::json none = run_tool_json("stats --json --dir " + quoted(empty.path()));
+    CHECK(none["entries"] == 0);
+    CHECK(none["oldest"].is_null());
+}
+
+TEST_CASE("loom-cache --version prints Loom's version and exits 0") {
+    const tool_result r = loom_test::run_command("'" LOOM_CACHE_TOOL "' --version");
+    CHECK(r.status == 0);
+    CHECK(r.output == std::string(loom::version()) + "\n");
 }
 
 TEST_CASE("loom-cache usage errors exit 2 and --help exits 0") {

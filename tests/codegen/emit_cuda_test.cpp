@@ -14,7 +14,7 @@ std::string unary(opcode fn, dtype t) {
     kernel_builder b;
     const auto x = b.buffer(t), out = b.buffer(t);
     b.store(out, b.op(fn, t, b.load(x)));
-    return emit(b.kernel(), cuda_dialect());
+    return emit(b.kernel(), cuda_dialect()).text();
 }
 
 std::string binary(opcode fn, dtype t) {
@@ -22,7 +22,7 @@ std::string binary(opcode fn, dtype t) {
     const auto x = b.buffer(t), out = b.buffer(t);
     const auto lx = b.load(x);
     b.store(out, b.op(fn, t, lx, lx));
-    return emit(b.kernel(), cuda_dialect());
+    return emit(b.kernel(), cuda_dialect()).text();
 }
 
 } // namespace
@@ -58,9 +58,10 @@ TEST_CASE("every float_math function has an f-suffixed CUDA spelling for float")
 }
 
 TEST_CASE("a CUDA kernel is extern \"C\" __global__, uses __restrict__ and no OpenCL pragmas") {
-    const std::string s = emit(saxpy_sin(dtype::f64), cuda_dialect());
-    CHECK(contains(s, "extern \"C\" __global__ void loom_kernel(const double *__restrict__ p0, "
-                      "double *__restrict__ p1, double p2, unsigned long long n)"));
+    const loom::codegen::kernel_source k = emit(saxpy_sin(dtype::f64), cuda_dialect());
+    const std::string& s = k.body;
+    CHECK(contains(s, "extern \"C\" __global__ void " + k.name +
+                          "(const double *__restrict__ p0, double *__restrict__ p1, double p2, unsigned long long n)"));
     CHECK_FALSE(contains(s, "#pragma"));
     CHECK_FALSE(contains(s, "__global "));
     CHECK(contains(s, "blockIdx.x"));
@@ -68,18 +69,18 @@ TEST_CASE("a CUDA kernel is extern \"C\" __global__, uses __restrict__ and no Op
 
 TEST_CASE("CUDA and OpenCL kernels of one IR differ only in spelling: same values, same stores") {
     const auto k = saxpy_sin();
-    const std::string cl = emit(k, opencl_dialect()), cu = emit(k, cuda_dialect());
+    const std::string cl = emit(k, opencl_dialect()).text(), cu = emit(k, cuda_dialect()).text();
     CHECK(occurrences(cl, " v") == occurrences(cu, " v"));
     CHECK(contains(cu, "p1[i] = v4;"));
     CHECK(contains(cl, "p1[i] = v4;"));
-    CHECK(emit(k, cuda_dialect()) == cu);
+    CHECK(emit(k, cuda_dialect()).text() == cu);
 }
 
 TEST_CASE("CUDA spells the integer types with C++ names") {
     kernel_builder b;
     const auto a = b.buffer(dtype::i8), c = b.buffer(dtype::u64), d = b.buffer(dtype::i64);
     b.store(d, b.op(opcode::add, dtype::u64, b.op(opcode::cast, dtype::u64, b.load(a)), b.load(c)));
-    const std::string s = emit(b.kernel(), cuda_dialect());
+    const std::string s = emit(b.kernel(), cuda_dialect()).text();
     CHECK(contains(s, "const signed char *__restrict__ p0"));
     CHECK(contains(s, "const unsigned long long *__restrict__ p1"));
     CHECK(contains(s, "long long *__restrict__ p2"));

@@ -46,13 +46,13 @@ TEST_CASE("a fused group loads each buffer once, keeps temporaries in registers 
                     statement(binary_shape(opcode::mul, dtype::f32), {3, 1}, 4)};
     const auto plan = loom::fusion::plan_kernels(r);
     REQUIRE(plan.groups.size() == 1);
-    const std::string s = emit(plan.groups[0].kernel, opencl_dialect());
+    const std::string s = emit(plan.groups[0].kernel, opencl_dialect()).text();
     CHECK(occurrences(s, "p0[i]") == 1);
     CHECK(occurrences(s, "p1[i]") == 1);
     CHECK(occurrences(s, "[i] = ") == 1); // only b4 is stored
     CHECK(occurrences(s, "__global const float") == 2);
     CHECK(occurrences(s, "__global float") == 1);
-    CHECK(emit(loom::fusion::plan_kernels(r).groups[0].kernel, opencl_dialect()) == s);
+    CHECK(emit(loom::fusion::plan_kernels(r).groups[0].kernel, opencl_dialect()).text() == s);
 }
 
 TEST_CASE("host scalars become kernel parameters, so the text does not depend on their values") {
@@ -63,7 +63,7 @@ TEST_CASE("host scalars become kernel parameters, so the text does not depend on
                     statement(scaled_shape(dtype::f64), {loom::fusion::no_buffer, 1}, 1)};
     const auto plan = loom::fusion::plan_kernels(r);
     REQUIRE(plan.groups.size() == 1);
-    const std::string s = emit(plan.groups[0].kernel, opencl_dialect());
+    const std::string s = emit(plan.groups[0].kernel, opencl_dialect()).text();
     CHECK(occurrences(s, "double p") >= 2); // two scalar parameters, one per statement
     CHECK(contains(s, "cl_khr_fp64"));
     CHECK(occurrences(s, "[i] = ") == 1);

@@ -8,15 +8,15 @@ using loom::codegen::opencl_dialect;
 
 TEST_CASE("emitting the same IR twice, or equal IR built twice, gives the same text") {
     const auto k = saxpy_sin();
-    const std::string a = emit(k, opencl_dialect());
-    CHECK(a == emit(k, opencl_dialect()));
-    CHECK(a == emit(saxpy_sin(), opencl_dialect()));
-    CHECK(a != emit(saxpy_sin(dtype::f64), opencl_dialect()));
+    const std::string a = emit(k, opencl_dialect()).text();
+    CHECK(a == emit(k, opencl_dialect()).text());
+    CHECK(a == emit(saxpy_sin(), opencl_dialect()).text());
+    CHECK(a != emit(saxpy_sin(dtype::f64), opencl_dialect()).text());
 }
 
 TEST_CASE("OpenCL source turns FP contraction off and enables fp64 only when double is used") {
-    const std::string f = emit(saxpy_sin(dtype::f32), opencl_dialect());
-    const std::string d = emit(saxpy_sin(dtype::f64), opencl_dialect());
+    const std::string f = emit(saxpy_sin(dtype::f32), opencl_dialect()).text();
+    const std::string d = emit(saxpy_sin(dtype::f64), opencl_dialect()).text();
     CHECK(f.rfind("#pragma OPENCL FP_CONTRACT OFF\n", 0) == 0);
     CHECK(d.rfind("#pragma OPENCL FP_CONTRACT OFF\n", 0) == 0);
     CHECK_FALSE(contains(f, "cl_khr_fp64"));
@@ -29,18 +29,19 @@ TEST_CASE("a double used only inside the body, or only as a parameter, still ena
     const auto x = inner.buffer(dtype::f32), y = inner.buffer(dtype::f32);
     const auto wide = inner.op(opcode::cast, dtype::f64, inner.load(x));
     inner.store(y, inner.op(opcode::cast, dtype::f32, inner.op(opcode::add, dtype::f64, wide, wide)));
-    CHECK(contains(emit(inner.kernel(), opencl_dialect()), "cl_khr_fp64"));
+    CHECK(contains(emit(inner.kernel(), opencl_dialect()).text(), "cl_khr_fp64"));
 
     kernel_builder param_only; // y = (float)s for a double scalar s
     const auto s = param_only.scalar_param(dtype::f64), out = param_only.buffer(dtype::f32);
     param_only.store(out, param_only.op(opcode::cast, dtype::f32, param_only.scalar(s)));
-    CHECK(contains(emit(param_only.kernel(), opencl_dialect()), "cl_khr_fp64"));
+    CHECK(contains(emit(param_only.kernel(), opencl_dialect()).text(), "cl_khr_fp64"));
 }
 
 TEST_CASE("read-only buffers are const, written buffers are not, scalars pass by value, n comes last") {
-    const std::string s = emit(saxpy_sin(), opencl_dialect());
-    CHECK(contains(s, "__kernel void loom_kernel(__global const float *restrict p0, __global float *restrict p1, "
-                      "float p2, ulong n)"));
+    const loom::codegen::kernel_source k = emit(saxpy_sin(), opencl_dialect());
+    const std::string& s = k.body;
+    CHECK(contains(s, "__kernel void " + k.name +
+                          "(__global const float *restrict p0, __global float *restrict p1, float p2, ulong n)"));
     CHECK(contains(s, "p1[i] = v"));
     CHECK_FALSE(contains(s, "p0[i] ="));
 }
@@ -50,7 +51,7 @@ TEST_CASE("a buffer read and written by one kernel is one non-const parameter") 
     const auto x = b.buffer(dtype::i32);
     const auto lx = b.load(x);
     b.store(x, b.op(opcode::add, dtype::i32, lx, lx));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK(contains(s, "(__global int *restrict p0, ulong n)"));
     CHECK(occurrences(s, "p0[i]") == 2); // one load, one store
     CHECK(contains(s, "int v1 = (v0 + v0);"));
@@ -64,7 +65,7 @@ TEST_CASE("each load is emitted once however many nodes use it") {
     CHECK(l1 == l2);
     const auto sq = b.op(opcode::mul, dtype::f32, l1, l2);
     b.store(y, b.op(opcode::sub, dtype::f32, b.op(opcode::add, dtype::f32, sq, l1), b.op(opcode::sin, dtype::f32, l2)));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK(occurrences(s, "p0[i]") == 1);
     CHECK(occurrences(s, " = p0[i];") == 1);
 }
@@ -76,7 +77,7 @@ TEST_CASE("nodes that no store reaches are not emitted") {
     b.op(opcode::tgamma, dtype::f32, lx);         // dead
     b.op(opcode::mul, dtype::f32, lx, b.load(z)); // dead, with a dead load
     b.store(y, b.op(opcode::sqrt, dtype::f32, lx));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK_FALSE(contains(s, "tgamma"));
     CHECK_FALSE(contains(s, "p2[i]"));
     CHECK_FALSE(contains(s, " * "));
@@ -92,7 +93,7 @@ TEST_CASE("min, max, clamp and integer abs are spelled as C++'s std functions co
     const auto mx = b.op(opcode::max, dtype::i32, la, lc);
     const auto cl = b.op(opcode::clamp, dtype::i32, la, mn, mx);
     b.store(out, b.op(opcode::abs, dtype::i32, cl));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK(contains(s, "int v2 = (v1 < v0 ? v1 : v0);")); // std::min(a, b): b < a ? b : a
     CHECK(contains(s, "int v3 = (v0 < v1 ? v1 : v0);")); // std::max(a, b): a < b ? b : a
     CHECK(contains(s, "int v4 = (v0 < v2 ? v2 : (v3 < v0 ? v3 : v0));"));
@@ -109,7 +110,7 @@ TEST_CASE("float abs is fabs, conversions are C casts, conversion to bool is != 
     const auto idx = b.op(opcode::cast, dtype::f32, b.index());
     b.store(out, b.op(opcode::add, dtype::f32, ab, idx));
     b.store(flags, b.op(opcode::cast, dtype::u8, b.op(opcode::cast, dtype::boolean, lx)));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK(contains(s, "float v1 = fabs(v0);"));
     CHECK(contains(s, "ulong v2 = i;"));
     CHECK(contains(s, "float v3 = (float)v2;"));
@@ -125,7 +126,7 @@ TEST_CASE("every element type has its OpenCL spelling") {
         const auto p = b.buffer(t);
         b.store(p, b.op(opcode::negate, t, b.load(p)));
     }
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     for (const char* name :
          {"char *", "short *", "int *", "long *", "uchar *", "ushort *", "uint *", "ulong *", "float *", "double *"})
         CHECK_MESSAGE(contains(s, std::string("__global ") + name), name);
@@ -141,10 +142,10 @@ TEST_CASE("packed scalars leave the parameter list and are read from loom_scalar
                          b.scalar(s1))));
     loom::ir::kernel k = b.kernel();
     k.params[s1].packed = true;
-    const std::string cl = emit(k, opencl_dialect());
+    const std::string cl = emit(k, opencl_dialect()).text();
     CHECK(contains(cl, "float p2, __global const ulong *restrict loom_scalars, ulong n)"));
     CHECK(contains(cl, "const double p3 = *(__global const double *)(loom_scalars + 0);"));
-    const std::string cu = emit(k, loom::codegen::cuda_dialect());
+    const std::string cu = emit(k, loom::codegen::cuda_dialect()).text();
     CHECK(contains(cu, "const unsigned long long *__restrict__ loom_scalars, unsigned long long n)"));
     CHECK(contains(cu, "const double p3 = *(const double *)(loom_scalars + 0);"));
 }

@@ -39,7 +39,7 @@ loom::ir::kernel grid_and_shift() {
 
 TEST_CASE("a chunked 1-D stencil reads i + offset untested in the chunk's interior, and tests its ends") {
     for (const auto* d : {&opencl_dialect(), &cuda_dialect()}) {
-        const std::string s = emit(shift_sum(), *d);
+        const std::string s = emit(shift_sum(), *d).text();
         CAPTURE(s);
         // The interior: where i + p2 lies in [0, n) for every i.
         CHECK(contains(s, "if (loom_lo < -p2) loom_lo = -p2;"));
@@ -66,19 +66,19 @@ TEST_CASE("a chunked map walks one contiguous chunk, 64-element aligned, and a g
     const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32), a = b.scalar_param(dtype::f32);
     b.store(y, b.op(opcode::mul, dtype::f32, b.scalar(a), b.load(x)));
     b.form(loom::ir::map_form::chunked);
-    const std::string chunked = emit(b.kernel(), opencl_dialect());
+    const std::string chunked = emit(b.kernel(), opencl_dialect()).text();
     CHECK(contains(chunked, "const ulong loom_chunk = ((n + loom_items - 1) / loom_items + 63) & ~(ulong)63;"));
     CHECK(contains(chunked, "for (ulong i = loom_begin; i < loom_end; ++i) {"));
     CHECK(occurrences(chunked, "; ++i) {") == 1);
     CHECK_FALSE(contains(chunked, "loom_lo"));
     b.form(loom::ir::map_form::grid_stride);
-    const std::string strided = emit(b.kernel(), opencl_dialect());
+    const std::string strided = emit(b.kernel(), opencl_dialect()).text();
     CHECK(contains(strided, "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {"));
     CHECK(occurrences(strided, "p1[i] = ") == 1);
 }
 
 TEST_CASE("an OpenCL 2-D launch bounds the group by column and row, and 1-D reads by its elements") {
-    const std::string s = emit(grid_and_shift(), opencl_dialect());
+    const std::string s = emit(grid_and_shift(), opencl_dialect()).text();
     CHECK(contains(s, "loom_c0 = loom_col - (long)get_local_id(0), loom_r0 = loom_row - (long)get_local_id(1);"));
     CHECK(contains(s, "loom_i0 = loom_r0 * loom_w + loom_c0, loom_i1 = loom_r1 * loom_w + loom_c1;"));
     CHECK(contains(s, "if ((loom_c1 < loom_w) & (loom_r1 < loom_h) & (loom_c0 + p2 >= 0) & (loom_c1 + p2 < loom_w) & "
@@ -105,7 +105,7 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
     loom::ir::kernel k = grid_and_shift();
     k.form = loom::ir::map_form::chunked;
     for (const auto* d : {&opencl_dialect(), &cuda_dialect()}) {
-        const std::string s = emit(k, *d);
+        const std::string s = emit(k, *d).text();
         CAPTURE(s);
         const std::string sl = d->signed_index_type;
         CHECK(contains(s, "for (" + sl + " loom_row = loom_r0; loom_row < loom_r1; ++loom_row) {"));
@@ -127,7 +127,7 @@ TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-elem
     const auto u = b.buffer(dtype::f32), v = b.buffer(dtype::f32);
     const auto di = b.scalar_param(dtype::i64), dj = b.scalar_param(dtype::i64), w = b.scalar_param(dtype::i64);
     b.store(v, b.neighbour(u, b.scalar(di), b.scalar(dj), b.scalar(w)));
-    const std::string s = emit(b.kernel(), opencl_dialect());
+    const std::string s = emit(b.kernel(), opencl_dialect()).text();
     CHECK_FALSE(contains(s, "get_local_id"));
     CHECK(occurrences(s, "p1[i] = ") == 1);
     // Row and column from one division by the width, which is at least 1: C's division, without
@@ -142,7 +142,7 @@ TEST_CASE("CUDA grid-stride stencil kernels keep one body with the per-element b
     loom::ir::kernel strided = shift_sum();
     strided.form = loom::ir::map_form::grid_stride;
     for (const auto& k : {strided, grid_and_shift()}) {
-        const std::string s = emit(k, cuda_dialect());
+        const std::string s = emit(k, cuda_dialect()).text();
         CHECK_FALSE(contains(s, "loom_lo"));
         CHECK_FALSE(contains(s, "loom_c0"));
         CHECK(occurrences(s, "p1[i] = ") == 1);

@@ -62,7 +62,7 @@ TEST_CASE("reduction and scan passes read their input's neighbours lowered, in e
             r.group = 64;
             r.chunked = chunked;
             r.lanes = 16;
-            const std::string reduce = loom::codegen::emit_reduce_pass(r, *d);
+            const std::string reduce = loom::codegen::emit_reduce_pass(r, *d).text();
             CAPTURE(reduce);
             CHECK(contains(reduce, " = p0[v")); // the neighbour, lowered to a read at its index
             // The fold names the lowered root: the last value computed before it.
@@ -80,7 +80,7 @@ TEST_CASE("reduction and scan passes read their input's neighbours lowered, in e
                 s.pass = pass;
                 s.group = 64;
                 s.chunked = chunked;
-                const std::string scan = loom::codegen::emit_scan_pass(s, *d);
+                const std::string scan = loom::codegen::emit_scan_pass(s, *d).text();
                 CAPTURE(scan);
                 CHECK(contains(scan, " = p0[v"));
                 if (std::string(d->name) == "cuda") compiles_with_nvrtc(scan);

@@ -26,7 +26,7 @@ namespace {
 
 struct collected_kernels {
     std::mutex lock;
-    std::set<std::string> sources;   // emitted CUDA text: equal kernels compile once
+    std::set<std::string> sources;   // emitted CUDA bodies: equal kernels compile once
     std::vector<std::string> errors; // the emitter itself threw
 };
 
@@ -43,8 +43,9 @@ const bool observing = [] {
             // The form the suite's device ran, and the GPU form a CUDA device runs.
             loom::ir::kernel on_gpu = k;
             on_gpu.form = loom::ir::map_form::grid_stride;
-            std::string source = loom::codegen::emit(k, loom::codegen::cuda_dialect());
-            std::string gpu_source = loom::codegen::emit(on_gpu, loom::codegen::cuda_dialect());
+            // Bodies: each kernel's own name tells it from the others in a batch (kernel_source.hpp).
+            std::string source = loom::codegen::emit(k, loom::codegen::cuda_dialect()).body;
+            std::string gpu_source = loom::codegen::emit(on_gpu, loom::codegen::cuda_dialect()).body;
             std::lock_guard<std::mutex> guard(c.lock);
             c.sources.insert(std::move(source));
             c.sources.insert(std::move(gpu_source));
@@ -78,8 +79,9 @@ TEST_CASE("after_suite: nvrtc_compiles_every_kernel_the_expression_suite_generat
     for (const std::string& e : c.errors) FAIL_CHECK("the CUDA emitter threw: ", e);
 
     // NVRTC's fixed cost per program dominates small kernels, so kernels are compiled in
-    // batches: each one's entry point renamed, several to a program. A batch that fails
-    // is compiled again one kernel at a time, to report exactly which kernel and why.
+    // batches, several to a program: each is named after its own text, so their names differ.
+    // A batch that fails is compiled again one kernel at a time, to report exactly which
+    // kernel and why.
     const std::vector<std::string> sources(c.sources.begin(), c.sources.end());
     const std::size_t per_batch = 8;
     struct job {
@@ -101,20 +103,12 @@ TEST_CASE("after_suite: nvrtc_compiles_every_kernel_the_expression_suite_generat
             return std::string(e.what()) + "\n" + (b ? b->log : std::string());
         }
     };
-    const std::string entry = std::string(loom::codegen::kernel_name) + "(";
-    auto renamed = [&](std::size_t k) {
-        std::string s = sources[k];
-        const std::size_t at = s.find(entry);
-        if (at != std::string::npos)
-            s.replace(at, entry.size(), std::string(loom::codegen::kernel_name) + "_" + std::to_string(k) + "(");
-        return s;
-    };
     std::atomic<std::size_t> next{0};
     auto work = [&] {
         for (std::size_t j; (j = next++) < jobs.size();) {
             job& b = jobs[j];
             std::string batch;
-            for (std::size_t k = b.first; k < b.last; ++k) batch += renamed(k);
+            for (std::size_t k = b.first; k < b.last; ++k) batch += sources[k];
             if (compile(batch, b.arch).empty()) continue;
             for (std::size_t k = b.first; k < b.last; ++k) {
                 const std::string failure = compile(sources[k], b.arch);

@@ -184,8 +184,9 @@ TEST_CASE("a kernel the compiler rejects throws build_error with the compiler's 
     auto dev = loom::backend::open_device("opencl", "");
     loom::cache::program_cache cache(*dev);
     const std::string source = "this is not OpenCL";
+    const loom::codegen::kernel_source kernel{"loom_broken", source, ""};
     try {
-        cache.get(source, "test");
+        cache.get(kernel, "test");
         FAIL_CHECK("threw nothing");
     } catch (const loom::build_error& e) {
         const std::string m = e.what();
@@ -197,7 +198,7 @@ TEST_CASE("a kernel the compiler rejects throws build_error with the compiler's 
         const std::string saved((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         CHECK(saved == source);
     }
-    CHECK_THROWS_AS(cache.get(source, "test"), loom::error);
+    CHECK_THROWS_AS(cache.get(kernel, "test"), loom::error);
 }
 
 TEST_CASE("a log handler gets the LOOM_LOG lines, stamped with the time and their context's id, not stderr") {

@@ -55,13 +55,14 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     const combine_op mod = combine<std::int64_t>([m](auto a, auto b) { return (a + b) % m; }, std::int64_t(0));
 
     std::vector<std::string> sources = {
-        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda),
-        emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, false, cuda),
-        emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, false, cuda),
-        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, false, cuda),
+        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda).text(),
+        emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, false, cuda).text(),
+        emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, false, cuda).text(),
+        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text(),
         emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, false,
-                       cuda),
-        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda),
+                       cuda)
+            .text(),
+        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda).text(),
     };
     // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
     loom::scalar<float> sf;
@@ -72,17 +73,18 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     input_kernel stored = scaled; // ... and the same expression as a guarded map
     stored.kernel.params.push_back({loom::ir::param_kind::buffer, loom::dtype::f32, true});
     stored.kernel.stores.push_back({std::uint32_t(stored.kernel.params.size() - 1), scaled.root});
-    sources.push_back(loom::codegen::emit(stored.kernel, cuda));
+    sources.push_back(loom::codegen::emit(stored.kernel, cuda).text());
     const std::size_t first_guarded = sources.size() - 1;
-    sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, false, cuda));
-    sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda));
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, false, cuda));
-    sources.push_back(emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, false, cuda));
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, false, cuda));
+    sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, false, cuda).text());
+    sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda).text());
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text());
+    sources.push_back(
+        emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, false, cuda).text());
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, false, cuda).text());
     // Map-reduce fusion: pass 1 also stores, per element, what the statements fused into it store.
-    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, false, cuda));
+    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, false, cuda).text());
     CHECK(sources.back().find("p2[i] = ") != std::string::npos);
-    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda));
+    sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda).text());
     CHECK(sources.back().find("p2[(i + 7)] = ") != std::string::npos);
     // loop_while's bookkeeping at the end of a held last pass: a one-element kernel that
     // reads the result (a float buffer) and updates two more buffers.
@@ -100,7 +102,7 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         flag.arg[0] = 2;
         epilogue.body = {r, tol, above, flag};
         epilogue.stores = {{1, 3}};
-        sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda, &epilogue));
+        sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda, &epilogue).text());
         CHECK(sources.back().find("loom_epilogue(e0, e1, e2);") != std::string::npos);
         CHECK(sources.back().find("__restrict__ out0") == std::string::npos); // read back by the epilogue
     }
@@ -109,15 +111,16 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     // The chunked layout (CPU devices) is dialect-neutral too; its scan passes use no
     // work-group memory.
     const std::size_t first_chunked = sources.size();
-    sources.push_back(emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, true, cuda));
-    sources.push_back(emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, true, cuda));
-    sources.push_back(emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, true, cuda));
-    sources.push_back(emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class,
-                                     256, true, cuda));
-    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, true, cuda));
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, true, cuda));
+    sources.push_back(emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, true, cuda).text());
+    sources.push_back(emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, true, cuda).text());
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, true, cuda).text());
+    sources.push_back(
+        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, true, cuda)
+            .text());
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, true, cuda).text());
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, true, cuda).text());
     // An exclusive scan out of place reads its input one to the left and runs the inclusive steps.
-    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, no_class, 256, true, cuda));
+    sources.push_back(emit_scan_pass(ints, mod, scan_pass::scan_output, true, no_class, 256, true, cuda).text());
     CHECK(sources.back().find("(i + 7 - 1)") != std::string::npos);
     for (std::size_t k = 0; k < sources.size(); ++k) {
         const std::string& s = sources[k];
@@ -156,13 +159,13 @@ TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation a
     for (bool chunked : {true, false}) {
         CAPTURE(chunked);
         const std::string s =
-            emit_reduce_pass(stored, {{stored.root, &plus}}, 256, chunked, cuda, &epilogue, &ping_pong);
+            emit_reduce_pass(stored, {{stored.root, &plus}}, 256, chunked, cuda, &epilogue, &ping_pong).text();
         CAPTURE(s);
         CHECK(s.find("unsigned int loom_iterations)") != std::string::npos);
         CHECK(s.find("loom_it < loom_iterations && loom_guard[0] != 0") != std::string::npos);
         CHECK(s.find("p0 = r0;") != std::string::npos);
         CHECK(s.find("p2 = r2;") != std::string::npos);
-        const std::size_t entry = s.find("loom_kernel(");
+        const std::size_t entry = s.find("__global__ void loom_");
         const std::string signature = s.substr(entry, s.find(") {", entry) - entry);
         CHECK(signature.find("__restrict__") == std::string::npos); // the pointers move: none is restrict
         CHECK(signature.find("const") == std::string::npos);
@@ -171,8 +174,9 @@ TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation a
     // The float buffer p0 cannot take the int guard's place; a rotation must cover every parameter.
     const std::vector<std::uint32_t> across_types = {3, 1, 2, 0, 4, 5, 6, 7, 8};
     const std::vector<std::uint32_t> short_rotation = {2, 1, 0};
-    CHECK_THROWS_AS(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &across_types),
+    CHECK_THROWS_AS(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &across_types).text(),
                     loom::error);
-    CHECK_THROWS_AS(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &short_rotation),
-                    loom::error);
+    CHECK_THROWS_AS(
+        emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &short_rotation).text(),
+        loom::error);
 }

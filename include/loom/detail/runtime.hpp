@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "loom/dtype.hpp"
 #include "loom/interop.hpp"
@@ -29,6 +30,10 @@ context_ptr shared_context_of(const buffer& b);
 // needs no store at the end of a fused kernel.
 void attach_vector(buffer& b);
 void detach_vector(buffer& b);
+
+// loom::name: the name logs and kernel headers give the buffer. Throws loom::error for a name
+// that is empty or holds control characters.
+void name_buffer(buffer& b, const char* name);
 
 // Host transfers. Both run the pending statements first, so they see program order.
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
@@ -77,6 +82,20 @@ private:
 
 // Runs every pending statement of the context (a flush) and waits for the device.
 void finish(context_impl& ctx);
+
+// loom::kernel (src/runtime/custom_kernel.cpp): a kernel from the user's source, compiled when it
+// is made, and its launches. An argument is a buffer (a vector's or a device scalar's) or the
+// bytes of a host value; the list ends with an empty one.
+struct custom_kernel;
+struct custom_argument {
+    const buffer_ptr* buffer = nullptr;
+    const void* value = nullptr;
+    std::uint32_t bytes = 0;
+};
+std::shared_ptr<custom_kernel> build_custom_kernel(context_impl& ctx, const std::string& name,
+                                                   const std::string& source);
+void launch_custom_kernel(custom_kernel& k, const custom_argument* args, std::size_t count, std::uint64_t items,
+                          std::uint32_t group, std::uint64_t rows, std::uint32_t group_rows);
 
 // loom::loop_while's bookkeeping (src/runtime/loop/device_loop.cpp). While the scope lives it
 // holds the context's lock; the body's kernels are guarded by the device flag `active`

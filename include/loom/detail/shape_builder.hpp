@@ -44,6 +44,10 @@ public:
     // [0, length) reads 0. Unchecked reads are for views whose indices were checked on the host.
     std::uint32_t gather_source(dtype element);
     node_ref gather(std::uint32_t source, node_ref index, bool checked);
+    // The element's row (axis 0) or column (axis 1) in a 2-D expression: loom::index<0>(),
+    // index<1>() and the broadcasts of loom/matrix.hpp read them. Only a matrix assignment or an
+    // axis reduction's input may hold them (the other finish_ calls throw loom::error).
+    node_ref position(unsigned axis);
     // A scalar slot that stays apart from equal scalars (an offset or view bound that may
     // change between runs without changing the plan).
     node_ref operand_slot(dtype type);
@@ -64,6 +68,12 @@ public:
     const shape* finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked);
     // An expression without a target (a reduction's input, say).
     const shape* finish_expression(node_ref root);
+    // `target = root` over a matrix's elements: positions become arithmetic on the element
+    // index and one more scalar slot, the column count (a u64), added last when the shape has
+    // positions; `takes_columns` says whether it did (then bind the column count last).
+    const shape* finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns);
+    // The input of an axis reduction (loom::sum(e, loom::axis<1>)): positions stay positions.
+    const shape* finish_axis_input(node_ref root);
 
 private:
     struct impl;

@@ -13,10 +13,25 @@ struct on_device_t {
 };
 inline constexpr on_device_t on_device{};
 
+// Asks a reduction of a 2-D expression for one value per row (loom::axis<1>: the fold over
+// the columns) or per column (loom::axis<0>): `y = loom::sum(A * loom::as_row(x), loom::axis<1>);`
+// (see loom/matrix.hpp).
+template <int Axis> struct axis_t {
+    static_assert(Axis == 0 || Axis == 1, "loom::axis<D>: D is 0 (along the rows) or 1 (along the columns)");
+    explicit constexpr axis_t() = default;
+};
+template <int Axis> inline constexpr axis_t<Axis> axis{};
+
+namespace expr {
+// What makes loom::min(e, x) and loom::max(e, x) a reduction rather than an element-wise call.
+template <class T> struct is_reduction_tag : std::is_same<T, on_device_t> {};
+template <int Axis> struct is_reduction_tag<axis_t<Axis>> : std::true_type {};
+} // namespace expr
+
 // At least one argument must be a vector, a device scalar or a Loom expression; the
 // others may be host scalars. (loom::min(x, loom::on_device) is a reduction, not this.)
 template <class... A> using enable_if_loom_call =
-    std::enable_if_t<(expr::is_operand_v<A> || ...) && !(std::is_same_v<std::decay_t<A>, on_device_t> || ...), int>;
+    std::enable_if_t<(expr::is_operand_v<A> || ...) && !(expr::is_reduction_tag<std::decay_t<A>>::value || ...), int>;
 
 #define LOOM_UNARY_FUNCTION(name)                                                                                      \
     template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                                  \

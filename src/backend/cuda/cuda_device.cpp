@@ -12,7 +12,6 @@
 #include "backend/cuda/driver_api.hpp"
 #include "backend/cuda/nvrtc_compile.hpp"
 #include "backend/kernel_clock.hpp"
-#include "codegen/emit.hpp"
 #include "support/log.hpp"
 
 namespace loom::backend {
@@ -394,18 +393,18 @@ public:
                     "copying on the device");
     }
 
-    build_result build(const std::string& source) override {
-        cuda::nvrtc_output out = cuda::nvrtc_compile(source, compute_capability_);
+    build_result build(const std::string& source, const std::string& entry) override {
+        cuda::nvrtc_output out = cuda::nvrtc_compile(source, compute_capability_, true, entry + ".cu");
         std::string problem;
-        std::unique_ptr<cuda_kernel> k = load_module(out.binary, out.kind, problem);
+        std::unique_ptr<cuda_kernel> k = load_module(out.binary, out.kind, entry, problem);
         if (!k && out.kind == "cubin") {
             // A driver older than NVRTC may reject its cubin yet JIT the PTX.
             if (logging::enabled(logging::channel::compile))
                 logging::write(logging::channel::compile, "cuda: the driver rejected the " + out.target + " cubin (" +
                                                               problem + "); retrying as PTX");
-            cuda::nvrtc_output ptx = cuda::nvrtc_compile(source, compute_capability_, false);
+            cuda::nvrtc_output ptx = cuda::nvrtc_compile(source, compute_capability_, false, entry + ".cu");
             std::string ptx_problem;
-            k = load_module(ptx.binary, ptx.kind, ptx_problem);
+            k = load_module(ptx.binary, ptx.kind, entry, ptx_problem);
             if (k)
                 out = std::move(ptx);
             else
@@ -426,9 +425,10 @@ public:
         return r;
     }
 
-    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind) override {
+    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind,
+                                 const std::string& entry) override {
         std::string problem;
-        return load_module(binary, kind, problem);
+        return load_module(binary, kind, entry, problem);
     }
 
     void launch(kernel& k, const kernel_arg* args, std::size_t count, const geometry& g) override {
@@ -573,8 +573,9 @@ private:
         }
     }
 
+    // The module in `binary` and its kernel named `entry`.
     std::unique_ptr<cuda_kernel> load_module(const std::vector<unsigned char>& binary, const std::string& kind,
-                                             std::string& problem) {
+                                             const std::string& entry, std::string& problem) {
         if (binary.empty() || (kind != "cubin" && kind != "ptx")) {
             problem = "no " + kind + " binary";
             return nullptr;
@@ -610,9 +611,9 @@ private:
             return nullptr;
         }
         k->owner = ctx_;
-        r = api_.cuModuleGetFunction(&k->entry, k->module, codegen::kernel_name);
+        r = api_.cuModuleGetFunction(&k->entry, k->module, entry.c_str());
         if (r != CUDA_SUCCESS) {
-            problem = std::string("no ") + codegen::kernel_name + " in the module: " + cuda::result_text(api_, r);
+            problem = "no " + entry + " in the module: " + cuda::result_text(api_, r);
             return nullptr; // ~cuda_kernel unloads the module
         }
         return k;

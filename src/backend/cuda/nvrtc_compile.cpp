@@ -13,9 +13,9 @@ namespace {
 // Destroys the program however the compile ends.
 class program {
 public:
-    explicit program(const std::string& source) {
+    program(const std::string& source, const std::string& file_name) {
         const nvrtc_api& nv = nvrtc();
-        const nvrtcResult r = nv.nvrtcCreateProgram(&prog_, source.c_str(), "loom_kernel.cu", 0, nullptr, nullptr);
+        const nvrtcResult r = nv.nvrtcCreateProgram(&prog_, source.c_str(), file_name.c_str(), 0, nullptr, nullptr);
         if (r != NVRTC_SUCCESS)
             throw error(std::string("loom: NVRTC could not create a program (") + nv.nvrtcGetErrorString(r) + ")");
     }
@@ -84,7 +84,8 @@ std::string nvrtc_target(int compute_capability, bool want_cubin) {
     return (cubin ? "sm_" : "compute_") + std::to_string(arch);
 }
 
-nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bool want_cubin) {
+nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bool want_cubin,
+                           const std::string& file_name) {
     nvrtc_output out;
     out.target = nvrtc_target(compute_capability, want_cubin);
     if (out.target.empty())
@@ -100,7 +101,7 @@ nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bo
     std::vector<const char*> argv;
     for (const std::string& o : options) argv.push_back(o.c_str());
 
-    program prog(source);
+    program prog(source, file_name);
     const nvrtcResult compiled = nvrtc().nvrtcCompileProgram(prog.get(), int(argv.size()), argv.data());
     out.log = prog.log();
     if (compiled != NVRTC_SUCCESS)

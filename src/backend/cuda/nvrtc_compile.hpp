@@ -19,7 +19,9 @@ struct nvrtc_output {
 // architecture NVRTC knows that is not newer than the device (the driver JITs it).
 // Throws build_failure with NVRTC's log when the source does not compile, or when
 // the device is older than every architecture this NVRTC supports.
-nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bool want_cubin = true);
+// `file_name` is the name NVRTC's messages give the source.
+nvrtc_output nvrtc_compile(const std::string& source, int compute_capability, bool want_cubin = true,
+                           const std::string& file_name = "loom_kernel.cu");
 
 // The target nvrtc_compile chooses: "sm_90" (a cubin), "compute_90" (PTX), or "" when
 // the device is older than every architecture this NVRTC supports.

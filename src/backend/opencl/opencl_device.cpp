@@ -14,7 +14,6 @@
 #include "backend/kernel_clock.hpp"
 #include "backend/opencl/opencl_errors.hpp"
 #include "backend/opencl/profiling_events.hpp"
-#include "codegen/emit.hpp"
 #include "support/log.hpp"
 
 namespace loom::backend {
@@ -107,7 +106,7 @@ public:
     // OpenCL allows building distinct programs of one context from several threads.
     bool concurrent_builds() const override { return true; }
 
-    build_result build(const std::string& source) override {
+    build_result build(const std::string& source, const std::string& entry) override {
         build_result r;
         auto k = std::make_unique<opencl_kernel>();
         k->program = cl::Program(context_, source);
@@ -117,7 +116,11 @@ public:
             throw build_failure("loom: the OpenCL compiler of " + info_.name + " rejected a generated kernel (" +
                                     error_name(status) + ")",
                                 r.log);
-        k->entry = cl::Kernel(k->program, codegen::kernel_name);
+        cl_int made = CL_SUCCESS;
+        k->entry = cl::Kernel(k->program, entry.c_str(), &made);
+        if (made != CL_SUCCESS)
+            throw error("loom: the program built for " + info_.name + " has no kernel named \"" + entry + "\" (" +
+                        error_name(made) + "); name the kernel function its source defines");
         auto binaries = k->program.getInfo<CL_PROGRAM_BINARIES>();
         if (!binaries.empty() && usable_binary(binaries.front())) r.binary = std::move(binaries.front());
         r.binary_kind = "opencl-binary";
@@ -125,7 +128,8 @@ public:
         return r;
     }
 
-    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind) override {
+    std::unique_ptr<kernel> load(const std::vector<unsigned char>& binary, const std::string& kind,
+                                 const std::string& entry) override {
         if (kind != "opencl-binary" || !usable_binary(binary)) return nullptr;
         auto k = std::make_unique<opencl_kernel>();
         cl_int status = CL_SUCCESS;
@@ -133,7 +137,7 @@ public:
         k->program = cl::Program(context_, {device_}, cl::Program::Binaries{binary}, &binary_status, &status);
         if (status != CL_SUCCESS) return nullptr;
         if (k->program.build({device_}, compile_options().c_str()) != CL_SUCCESS) return nullptr;
-        k->entry = cl::Kernel(k->program, codegen::kernel_name, &status);
+        k->entry = cl::Kernel(k->program, entry.c_str(), &status);
         if (status != CL_SUCCESS) return nullptr;
         return k;
     }

@@ -125,7 +125,7 @@ TEST_CASE("cuda_transfers_larger_than_the_staging_buffer_round_trip_at_any_offse
 
 TEST_CASE("cuda_build_caches_a_cubin_that_loads_again_and_ptx_loads_too") {
     auto dev = loom::backend::open_cuda_device("");
-    auto built = dev->build(saxpy_source);
+    auto built = dev->build(saxpy_source, "loom_kernel");
     REQUIRE(built.compiled);
     CHECK((built.binary_kind == "cubin" || built.binary_kind == "ptx"));
     REQUIRE(!built.binary.empty());
@@ -140,27 +140,27 @@ TEST_CASE("cuda_build_caches_a_cubin_that_loads_again_and_ptx_loads_too") {
     CHECK(run_saxpy(*dev, *built.compiled, x, y, 2.5f) == expected);
 
     // The disk cache's path: the stored binary becomes a kernel without NVRTC.
-    auto loaded = dev->load(built.binary, built.binary_kind);
+    auto loaded = dev->load(built.binary, built.binary_kind, "loom_kernel");
     REQUIRE(loaded);
     CHECK(run_saxpy(*dev, *loaded, x, y, 2.5f) == expected);
 
     // PTX for the oldest architecture NVRTC knows: the driver JITs it for this GPU.
     const int oldest = loom::backend::cuda::nvrtc_architectures().front();
     const auto ptx = loom::backend::cuda::nvrtc_compile(saxpy_source, oldest, false);
-    auto jitted = dev->load(ptx.binary, "ptx");
+    auto jitted = dev->load(ptx.binary, "ptx", "loom_kernel");
     REQUIRE(jitted);
     CHECK(run_saxpy(*dev, *jitted, x, y, 2.5f) == expected);
 
     // What the driver rejects is nullptr, never a crash.
-    CHECK_FALSE(dev->load(std::vector<unsigned char>(64, 0xAB), "cubin"));
-    CHECK_FALSE(dev->load(std::vector<unsigned char>(64, 0), "ptx"));
-    CHECK_FALSE(dev->load(built.binary, "opencl-binary"));
-    CHECK_FALSE(dev->load({}, "cubin"));
+    CHECK_FALSE(dev->load(std::vector<unsigned char>(64, 0xAB), "cubin", "loom_kernel"));
+    CHECK_FALSE(dev->load(std::vector<unsigned char>(64, 0), "ptx", "loom_kernel"));
+    CHECK_FALSE(dev->load(built.binary, "opencl-binary", "loom_kernel"));
+    CHECK_FALSE(dev->load({}, "cubin", "loom_kernel"));
 }
 
 TEST_CASE("cuda_profiling_times_each_launch_between_its_events") {
     auto timed = loom::backend::open_cuda_device("", true);
-    auto built = timed->build(saxpy_source);
+    auto built = timed->build(saxpy_source, "loom_kernel");
     REQUIRE(built.compiled);
     CHECK(timed->timing().launches == 0);
     const std::size_t n = std::size_t(1) << 22;
@@ -175,7 +175,7 @@ TEST_CASE("cuda_profiling_times_each_launch_between_its_events") {
     run_saxpy(*timed, *built.compiled, x, y, 3.0f);
     CHECK(timed->timing().launches == 3);
     auto untimed = loom::backend::open_cuda_device("");
-    auto plain = untimed->build(saxpy_source);
+    auto plain = untimed->build(saxpy_source, "loom_kernel");
     REQUIRE(plain.compiled);
     CHECK(run_saxpy(*untimed, *plain.compiled, x, y, 3.0f) == expected);
     CHECK(untimed->timing().launches == 0); // profiling off: no events, nothing timed
@@ -184,7 +184,8 @@ TEST_CASE("cuda_profiling_times_each_launch_between_its_events") {
 TEST_CASE("cuda_build_failure_carries_the_nvrtc_log") {
     auto dev = loom::backend::open_cuda_device("");
     try {
-        dev->build("extern \"C\" __global__ void loom_kernel(unsigned long long n) { undeclared_name = 1; }\n");
+        dev->build("extern \"C\" __global__ void loom_kernel(unsigned long long n) { undeclared_name = 1; }\n",
+                   "loom_kernel");
         FAIL("a broken kernel built");
     } catch (const loom::backend::build_failure& e) {
         CHECK(contains(e.log, "undeclared_name"));

@@ -1,0 +1,528 @@
+// Matrices: loom::matrix<T>, rows x cols elements in row-major order on a device, and 2-D
+// expressions over them.
+//
+//   loom::matrix<float> A(ctx, rows, cols, host), C(ctx, rows, cols);
+//   C = A * 2.0f + B;                                         // element-wise, fused like vectors
+//   C = loom::cast<float>(loom::index<0>() * 10 + loom::index<1>());      // row and column
+//   C = A * loom::as_row(x);                                  // (i, j) = A(i, j) * x[j]
+//   loom::vector<float> y = loom::sum(A * loom::as_row(x), loom::axis<1>); // y = A x, one kernel
+//   A.row(2) = x * 2.0f;                                      // row and column views, as slices
+//
+// A matrix statement is a vector statement of rows * cols elements: it fuses with the vector
+// statements around it, and index<0>/index<1> cost a 64-bit division per element there. A
+// reduction along an axis runs when called, as one kernel that computes its input per element
+// and folds it at once (no N x N temporary), with the row and column as loop counters; it
+// returns a 1-D expression over its result. docs/matrices.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "loom/reduce.hpp"
+#include "loom/vector.hpp"
+
+namespace loom {
+
+template <class T> class matrix;
+
+namespace expr {
+
+// A matrix is a device object like a vector: held by reference in expressions.
+template <class T> struct is_device_object<loom::matrix<T>> : std::true_type {};
+template <class T> struct terminal_value_type<loom::matrix<T>> { using type = T; };
+
+// ---- shapes: the rows and columns a 2-D statement's operands give ------------------------
+
+// Checked as operands are met: a matrix gives both extents, loom::as_row(x) the columns,
+// loom::as_column(x) the rows, and any other operand (a vector, a view) its length, which must
+// be rows * cols. A disagreement is a loom::length_error naming both shapes. The messages are
+// written only when one is thrown: recording a statement formats nothing.
+class extent_check {
+public:
+    static constexpr std::uint64_t unknown = ~std::uint64_t(0);
+
+    explicit extent_check(const char* statement) : statement_(statement) {}
+
+    void target(std::uint64_t rows, std::uint64_t cols) { both({source::target, rows, cols}); }
+    void matrix(std::uint64_t rows, std::uint64_t cols) { both({source::matrix, rows, cols}); }
+    void row_broadcast(std::uint64_t n) { columns({source::row_broadcast, unknown, n}); }
+    void column_broadcast(std::uint64_t n) { rows({source::column_broadcast, n, unknown}); }
+    // A 1-D operand of n elements: a vector, a view, or another (a gather, a stencil read).
+    enum class operand { vector, view, other };
+    void elements(std::uint64_t n, operand what) {
+        const source s{what == operand::vector ? source::flat_vector
+                       : what == operand::view ? source::flat_view
+                                               : source::flat_other,
+                       n, 0};
+        if (flat_.kind == source::none)
+            flat_ = s;
+        else if (flat_.rows != n)
+            mismatch(flat_, s, "lengths");
+    }
+
+    // Throws unless the rows and columns are known and every other operand has rows * cols
+    // elements.
+    void finish() const {
+        if (rows_.kind == source::none || cols_.kind == source::none)
+            throw error(std::string("loom: ") + statement_ +
+                        " needs the rows and columns of its expression, and it names " +
+                        (rows_.kind == source::none && cols_.kind == source::none
+                             ? "neither (use a loom::matrix, or broadcast vectors with loom::as_row and "
+                               "loom::as_column)"
+                         : rows_.kind == source::none ? "no rows (add a loom::matrix or a loom::as_column)"
+                                                      : "no columns (add a loom::matrix or a loom::as_row)"));
+        const std::uint64_t r = rows_.rows, c = cols_.cols;
+        if (r != 0 && c > ~std::uint64_t(0) / r)
+            throw error(std::string("loom: ") + statement_ + ": " + std::to_string(r) + " x " + std::to_string(c) +
+                        " elements do not fit in 64 bits");
+        if (flat_.kind != source::none && flat_.rows != r * c)
+            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + describe(flat_) +
+                               " in an expression over " + std::to_string(r) + " x " + std::to_string(c) + " (" +
+                               std::to_string(r * c) + " elements, from " + describe(rows_) +
+                               "); broadcast a vector along the rows or columns with loom::as_row or loom::as_column");
+    }
+    std::uint64_t rows() const { return rows_.rows; }
+    std::uint64_t cols() const { return cols_.cols; }
+
+private:
+    struct source {
+        enum kind_t : std::uint8_t {
+            none,
+            target,
+            matrix,
+            row_broadcast,
+            column_broadcast,
+            flat_vector,
+            flat_view,
+            flat_other
+        };
+        kind_t kind = none;
+        std::uint64_t rows = 0, cols = 0; // flat: rows is the length
+    };
+    static std::string extent(std::uint64_t n) { return n == unknown ? "?" : std::to_string(n); }
+    static std::string describe(const source& s) {
+        const std::string shape = extent(s.rows) + " x " + extent(s.cols);
+        switch (s.kind) {
+        case source::target: return "the target, a " + shape + " matrix";
+        case source::matrix: return "a " + shape + " matrix";
+        case source::row_broadcast:
+            return "loom::as_row of a vector of " + std::to_string(s.cols) + " elements (" + shape + ")";
+        case source::column_broadcast:
+            return "loom::as_column of a vector of " + std::to_string(s.rows) + " elements (" + shape + ")";
+        case source::flat_vector: return "a vector of " + std::to_string(s.rows) + " elements";
+        case source::flat_view: return "a view of " + std::to_string(s.rows) + " elements";
+        case source::flat_other: return "an operand of " + std::to_string(s.rows) + " elements";
+        case source::none: break;
+        }
+        return "?";
+    }
+    [[noreturn]] void mismatch(const source& a, const source& b, const char* what) const {
+        throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + describe(a) + " and " +
+                           describe(b) + " differ in their " + what +
+                           "; element-wise matrix expressions need equal shapes");
+    }
+    void rows(const source& s) {
+        if (rows_.kind == source::none)
+            rows_ = s;
+        else if (rows_.rows != s.rows)
+            mismatch(rows_, s, "rows");
+    }
+    void columns(const source& s) {
+        if (cols_.kind == source::none)
+            cols_ = s;
+        else if (cols_.cols != s.cols)
+            mismatch(cols_, s, "columns");
+    }
+    void both(const source& s) {
+        rows(s);
+        columns(s);
+    }
+
+    const char* statement_;
+    source rows_, cols_, flat_;
+};
+
+// A terminal kind with 2-D extents offers `void extents(extent_check&) const`.
+template <class T, class = void> struct has_extents : std::false_type {};
+template <class T>
+struct has_extents<T, std::void_t<decltype(std::declval<const T&>().extents(std::declval<extent_check&>()))>>
+    : std::true_type {};
+
+template <class E> void collect_extents(const E& e, extent_check& c);
+
+template <class E, std::size_t... I>
+void collect_children_extents(const E& e, extent_check& c, std::index_sequence<I...>) {
+    (collect_extents(proto::child_c<I>(e), c), ...);
+}
+
+template <class E> void collect_extents(const E& e, extent_check& c) {
+    if constexpr (!proto::is_expr<E>::value) {
+        if constexpr (has_extents<E>::value) {
+            e.extents(c);
+        } else if constexpr (is_vector<E>::value) {
+            c.elements(e.size(), extent_check::operand::vector);
+        } else if constexpr (is_view<E>::value) {
+            c.elements(e.size(), extent_check::operand::view);
+        } else if constexpr (has_operand<E>::value) { // a gather or stencil read: its statement length
+            const first_operand_t o = e.operand();
+            if (o.buffer) c.elements(o.length, extent_check::operand::other);
+        }
+    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
+        collect_extents(proto::value(e), c);
+    } else {
+        collect_children_extents(e, c, std::make_index_sequence<proto::arity_of<E>::value>{});
+    }
+}
+
+// ---- positions and broadcasts ---------------------------------------------------------------
+
+// loom::index<Axis>(): the element's row (0) or column (1).
+template <unsigned Axis> struct position {
+    static detail::node_ref lower(detail::shape_builder& b) { return b.position(Axis); }
+    void bind(detail::statement_recorder&) const {}
+};
+template <unsigned Axis> struct terminal_value_type<position<Axis>> { using type = std::uint64_t; };
+
+// A vector read at the element's column (Axis 1: loom::as_row) or row (Axis 0: loom::as_column).
+// A read at another index than the element's own: the fusion pass treats it as a gather.
+template <class T, unsigned Axis> struct broadcast_read {
+    const vector<T>* source;
+
+    static detail::node_ref lower(detail::shape_builder& b) {
+        const std::uint32_t slot = b.gather_source(dtype_v<T>);
+        return b.gather(slot, b.position(Axis), false); // the extents were checked on the host
+    }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(source->buffer()); }
+    first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
+    bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
+    void extents(extent_check& c) const {
+        if constexpr (Axis == 1)
+            c.row_broadcast(source->size());
+        else
+            c.column_broadcast(source->size());
+    }
+};
+template <class T, unsigned Axis> struct terminal_value_type<broadcast_read<T, Axis>> { using type = T; };
+
+// The shape of `matrix<T> = e`, built once per type pair, and whether the statement binds
+// the column count last (it has positions).
+struct matrix_statement {
+    const detail::shape* shape = nullptr;
+    bool takes_columns = false;
+};
+template <class T, class E> matrix_statement matrix_statement_of(const E& e) {
+    detail::shape_builder b;
+    matrix_statement s;
+    s.shape = b.finish_matrix_assignment(lower(b, e), dtype_v<T>, s.takes_columns);
+    return s;
+}
+
+// The input of a reduction along an axis, lowered once per expression type.
+template <class E> const detail::shape* axis_input_shape(const E& e) {
+    static const detail::shape* const s = [&] {
+        detail::shape_builder b;
+        return b.finish_axis_input(lower(b, e));
+    }();
+    return s;
+}
+
+} // namespace expr
+
+// The element's row (D = 0) or column (D = 1) in a 2-D expression, a std::uint64_t.
+template <int D> auto index() {
+    static_assert(D == 0 || D == 1, "loom::index<D>(): D is 0 (the row) or 1 (the column)");
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::position<unsigned(D)>{});
+}
+
+// x as a row repeated down every row of a 2-D expression: element (i, j) is x[j]; x gives the
+// expression x.size() columns.
+template <class T> auto as_row(const vector<T>& x) {
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::broadcast_read<T, 1>{&x});
+}
+
+// x as a column repeated across every column: element (i, j) is x[i]; x gives x.size() rows.
+template <class T> auto as_column(const vector<T>& x) {
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::broadcast_read<T, 0>{&x});
+}
+
+// rows x cols elements on a device, row-major: element (i, j) is element i * cols + j of its
+// storage, a loom::vector of rows * cols elements.
+template <class T> class matrix {
+    static_assert(is_element_type_v<T>, "loom::matrix<T>: T must be float, double or an integer type of 8 to 64 bits");
+
+public:
+    using value_type = T;
+
+    // An empty matrix with no device; assign another matrix to give it one.
+    matrix() = default;
+
+    // rows x cols elements, zero-initialised (the fill is a statement, fused into what follows).
+    matrix(const context& ctx, std::size_t rows, std::size_t cols) : matrix(ctx, rows, cols, T(0)) {}
+    matrix(const context& ctx, std::size_t rows, std::size_t cols, T value)
+        : storage_(ctx, elements(rows, cols), value), rows_(rows), cols_(cols) {}
+    // Row-major host data: element (i, j) is host[i * cols + j].
+    matrix(const context& ctx, std::size_t rows, std::size_t cols, const std::vector<T>& host)
+        : storage_(ctx, checked_host(rows, cols, host.size(), "host vector"), host.data()), rows_(rows), cols_(cols) {}
+    // (A template, so that `matrix(ctx, r, c, 0)` stays a fill.)
+    template <class P, std::enable_if_t<std::is_same_v<P, const T*> || std::is_same_v<P, T*>, int> = 0>
+    matrix(const context& ctx, std::size_t rows, std::size_t cols, P host)
+        : storage_(ctx, elements(rows, cols), host), rows_(rows), cols_(cols) {}
+
+    // The value of a 2-D expression: its context is its first vector's, its shape the one its
+    // matrices and broadcasts give.
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> matrix(const E& e) {
+        expr::extent_check c("a matrix built from an expression");
+        expr::collect_extents(e, c);
+        c.finish();
+        const expr::first_operand_t first = expr::first_operand(e);
+        if (!first.buffer)
+            throw error("loom: a matrix built from an expression takes its context from the expression's matrices "
+                        "and vectors, and these are empty (no context)");
+        const context ctx(detail::shared_context_of(**first.buffer));
+        storage_ = vector<T>(ctx, c.rows() * c.cols());
+        rows_ = c.rows();
+        cols_ = c.cols();
+        assign(e);
+    }
+
+    // A device copy: a statement, so it fuses.
+    matrix(const matrix& other) = default;
+    matrix(matrix&& other) noexcept : storage_(std::move(other.storage_)), rows_(other.rows_), cols_(other.cols_) {
+        other.rows_ = other.cols_ = 0;
+    }
+
+    // Takes the other's shape, as std::vector takes its length.
+    matrix& operator=(const matrix& other) {
+        if (this != &other) {
+            storage_ = other.storage_;
+            rows_ = other.rows_;
+            cols_ = other.cols_;
+        }
+        return *this;
+    }
+    matrix& operator=(matrix&& other) noexcept {
+        if (this != &other) {
+            storage_ = std::move(other.storage_);
+            rows_ = other.rows_;
+            cols_ = other.cols_;
+            other.rows_ = other.cols_ = 0;
+        }
+        return *this;
+    }
+
+    // A = 2-D expression; A = another matrix of another type (same shape); A = host scalar or
+    // loom::scalar (every element). The shapes are checked now (loom::length_error).
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> matrix& operator=(const E& e) {
+        return assign(e);
+    }
+    template <class U> matrix& operator=(const matrix<U>& other) { return assign(other); }
+    template <class U> matrix& operator=(const scalar<U>& s) { return assign(s); }
+    template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> matrix& operator=(S value) {
+        return assign(value);
+    }
+
+    // A += e, A -= e, ...: the statement A = A op e.
+    LOOM_COMPOUND_ASSIGNMENTS(matrix)
+
+    std::size_t rows() const { return rows_; }
+    std::size_t cols() const { return cols_; }
+    std::size_t size() const { return storage_.size(); } // rows * cols
+    bool empty() const { return storage_.empty(); }
+
+    // Row-major: element (i, j) at i * cols() + j.
+    std::vector<T> to_host() const { return storage_.to_host(); }
+    // The elements as a vector of rows * cols (the same device memory, no copy), for 1-D
+    // operations: loom::sum(A.elements()) is the sum of every element.
+    const vector<T>& elements() const { return storage_; }
+
+    // Row i and column j as views (loom/view.hpp) that read and assign like vectors of cols()
+    // and rows() elements; a row is contiguous, a column strided. Out of range: loom::error.
+    vector_view<T> row(std::size_t i) {
+        if (i >= rows_) throw error("loom: row " + std::to_string(i) + " is out of range for a " + shape() + " matrix");
+        return storage_.slice(i * cols_, cols_);
+    }
+    vector_view<T> col(std::size_t j) {
+        if (j >= cols_)
+            throw error("loom: column " + std::to_string(j) + " is out of range for a " + shape() + " matrix");
+        return storage_.slice(j, rows_, std::ptrdiff_t(cols_));
+    }
+
+    // One element through the host (flushes and moves one element: slow, for a few elements).
+    typename vector<T>::element_proxy operator()(std::size_t i, std::size_t j) { return storage_[at(i, j)]; }
+    T operator()(std::size_t i, std::size_t j) const { return storage_[at(i, j)]; }
+
+    // ---- as an expression terminal (see expr/lower.hpp) ----
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(storage_.buffer()); }
+    expr::first_operand_t operand() const { return {storage_.buffer() ? &storage_.buffer() : nullptr, size()}; }
+    bool reads(const detail::buffer* b) const { return storage_.buffer().get() == b; }
+    void extents(expr::extent_check& c) const { c.matrix(rows_, cols_); }
+    const detail::buffer_ptr& buffer() const { return storage_.buffer(); }
+
+    // Host to device (loom::copy): host.size() must be rows * cols.
+    void upload(const std::vector<T>& host) {
+        checked_host(rows_, cols_, host.size(), "host vector");
+        copy(host, storage_);
+    }
+
+private:
+    std::string shape() const { return std::to_string(rows_) + " x " + std::to_string(cols_); }
+
+    static std::size_t elements(std::size_t rows, std::size_t cols) {
+        if (rows != 0 && cols > ~std::size_t(0) / rows)
+            throw error("loom: a matrix of " + std::to_string(rows) + " x " + std::to_string(cols) +
+                        " elements does not fit in memory's index range");
+        return rows * cols;
+    }
+    static std::size_t checked_host(std::size_t rows, std::size_t cols, std::size_t n, const char* what) {
+        if (n != elements(rows, cols))
+            throw length_error("loom: a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix takes " +
+                               std::to_string(rows * cols) + " elements, and the " + what + " has " +
+                               std::to_string(n));
+        return n;
+    }
+    std::size_t at(std::size_t i, std::size_t j) const {
+        if (i >= rows_ || j >= cols_)
+            throw error("loom: element (" + std::to_string(i) + ", " + std::to_string(j) + ") is out of range for a " +
+                        shape() + " matrix");
+        return i * cols_ + j;
+    }
+
+    template <class E> matrix& assign(const E& e) {
+        if (!storage_.buffer())
+            throw error("loom: assignment to an empty loom::matrix; construct it with a context, rows and columns "
+                        "first");
+        expr::extent_check c("a matrix assignment");
+        c.target(rows_, cols_);
+        expr::collect_extents(e, c);
+        c.finish();
+        // Lowered once per (expression type, element type): later statements reuse the shape.
+        static const expr::matrix_statement statement = expr::matrix_statement_of<T>(e);
+        detail::statement_recorder recorder(*detail::context_of(*storage_.buffer()));
+        expr::bind(recorder, e);
+        if (statement.takes_columns) {
+            const std::uint64_t cols = cols_;
+            recorder.scalar_slot(&cols, sizeof cols);
+        }
+        recorder.commit_assignment(statement.shape, storage_.buffer());
+        return *this;
+    }
+
+    vector<T> storage_;
+    std::size_t rows_ = 0, cols_ = 0;
+};
+
+// Device to host, row-major.
+template <class T> void copy(const matrix<T>& m, std::vector<T>& host) { copy(m.elements(), host); }
+// Host to device: host.size() must be rows * cols (loom::length_error naming the shape).
+template <class T> void copy(const std::vector<T>& host, matrix<T>& m) { m.upload(host); }
+
+// ---- reductions along an axis -------------------------------------------------------------
+
+namespace expr {
+
+// The result of a reduction along an axis: a 1-D operand over the device memory the reduction
+// wrote, which it owns (copies share it). `y = loom::sum(A, loom::axis<1>)` is then an ordinary
+// statement (a copy into y's own memory, fused with what follows and guarded inside
+// loom::loop_while), and the result goes into larger expressions as any vector does.
+template <class R> struct axis_result {
+    detail::buffer_ptr buffer;
+    std::uint64_t size = 0;
+
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<R>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(buffer); }
+    first_operand_t operand() const { return {&buffer, size}; }
+    bool reads(const detail::buffer* b) const { return buffer.get() == b; }
+};
+template <class R> struct terminal_value_type<axis_result<R>> { using type = R; };
+
+} // namespace expr
+
+namespace detail {
+
+// What the front end asks of the library; defined in src/skeleton/axis_reduce.cpp. The
+// input's slots are the last ones recorded in the context's queue (by a statement_recorder
+// that is never committed); the pending statements have run.
+struct axis_reduce_call {
+    const shape* input = nullptr;
+    unsigned axis = 1;
+    std::uint64_t rows = 0, cols = 0;
+    const skeleton_operation* op = nullptr;
+};
+void run_axis_reduce(context_impl& ctx, const axis_reduce_call& call, const buffer_ptr& output);
+
+// `target = value` for a buffer of R: every element the value (the fold of nothing).
+template <class R> void fill(context_impl& ctx, const buffer_ptr& target, R value) {
+    static const shape* const s = expr::assignment_shape<R>(value);
+    statement_recorder recorder(ctx);
+    expr::bind(recorder, value);
+    recorder.commit_assignment(s, target);
+}
+
+// The fold of e's rows (Axis 1) or columns (Axis 0) with op, from identity, launched now (after
+// the pending statements) into new device memory; returned as an expression over it.
+template <int Axis, class R, class E, class Op>
+auto reduce_along(const E& e, R identity, const Op& op, const char* what) {
+    static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::matrix or a Loom expression");
+    static_assert(!std::is_same_v<R, bool>, "loom: a reduction along an axis gives a vector, which holds no bool");
+    expr::extent_check c(what);
+    expr::collect_extents(e, c);
+    c.finish();
+    const std::uint64_t rows = c.rows(), cols = c.cols();
+    context_impl& ctx = expr::context_of_expression(e, what);
+    expr::axis_result<R> result;
+    result.size = Axis == 1 ? rows : cols;
+    result.buffer = new_buffer(shared_context_of(**expr::first_buffer(e)), result.size, dtype_v<R>);
+    if (rows == 0 || cols == 0) {
+        if (result.size) fill(ctx, result.buffer, identity);
+    } else {
+        const skeleton_operation s = expr::operation<R>(op, identity);
+        std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
+        run_pending(ctx);
+        statement_recorder recorder(ctx);
+        expr::bind(recorder, e);
+        run_axis_reduce(ctx, {expr::axis_input_shape(e), unsigned(Axis), rows, cols, &s}, result.buffer);
+    }
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(result));
+}
+
+// min and max of bool values fold int32s: a vector holds no bool.
+template <class E> using axis_value_t =
+    std::conditional_t<std::is_same_v<value_type_t<E>, bool>, std::int32_t, value_type_t<E>>;
+
+} // namespace detail
+
+// The sum of each row (loom::axis<1>: over the columns, rows() values) or of each column
+// (loom::axis<0>: cols() values) of a 2-D expression, in sum_type_t<E>. Computed when called
+// (after the pending statements), in one kernel that computes e's terms in registers; the
+// result is a 1-D expression to assign (`y = loom::sum(A * loom::as_row(x), loom::axis<1>);`,
+// into y's own memory) or to use in a larger one (`ax = G * loom::sum(...)`).
+template <class E, int Axis> auto sum(const E& e, axis_t<Axis>) {
+    using R = sum_type_t<E>;
+    return detail::reduce_along<Axis>(e, R(0), detail::plus_operation{}, "loom::sum along an axis");
+}
+template <class E, int Axis> auto product(const E& e, axis_t<Axis>) {
+    using R = sum_type_t<E>;
+    return detail::reduce_along<Axis>(e, R(1), detail::multiplies_operation{}, "loom::product along an axis");
+}
+// NaN elements are skipped, as loom::min(e) skips them; a row of none gives +infinity (min)
+// or -infinity (max), the largest or lowest value for integers.
+template <class E, int Axis> auto min(const E& e, axis_t<Axis>) {
+    using R = detail::axis_value_t<E>;
+    return detail::reduce_along<Axis>(e, detail::min_identity<R>(), detail::min_operation{}, "loom::min along an axis");
+}
+template <class E, int Axis> auto max(const E& e, axis_t<Axis>) {
+    using R = detail::axis_value_t<E>;
+    return detail::reduce_along<Axis>(e, detail::max_identity<R>(), detail::max_operation{}, "loom::max along an axis");
+}
+// A user operation, traced like loom::reduce's: associative and commutative, with `identity`
+// its identity; the result's type is the identity's.
+template <class E, class T, class Op, int Axis> auto reduce(const E& e, T identity, const Op& op, axis_t<Axis>) {
+    static_assert(is_element_type_v<T>, "loom::reduce: the identity's type (the result type) must be an element type");
+    return detail::reduce_along<Axis>(e, identity, op, "loom::reduce along an axis");
+}
+
+} // namespace loom

@@ -1,0 +1,227 @@
+// The axis reduction emitter; see axis_pass.hpp. The emitter core writes the element's values,
+// the source builder every line, so it serves OpenCL C and CUDA C++.
+#include "codegen/axis_pass.hpp"
+
+#include <functional>
+
+#include "codegen/emit_core.hpp"
+#include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/source_builder.hpp"
+#include "loom/error.hpp"
+
+namespace loom::codegen {
+namespace {
+
+// The lanes a row's fold ends in (lanes form, axis 1): one vector register of them, folded in
+// order, as reduce_pass.cpp folds a chunk's lanes and for the same reason (LLVM's SLP vectorizer
+// keeps them in one register).
+constexpr unsigned vector_lanes = 8;
+
+std::string acc(std::size_t k) { return "a" + std::to_string(k); }
+std::string lane(std::size_t k, unsigned l) { return "a" + std::to_string(k) + "_" + std::to_string(l); }
+std::string out(std::size_t k) { return "out" + std::to_string(k); }
+
+// What the pass writes and how it names it.
+struct axis_text {
+    const axis_pass_kernel& pass;
+    ir::kernel input;                  // the pass's input, its neighbour reads lowered
+    std::vector<std::uint32_t> folded; // per accumulator, the node of `input` it folds
+
+    std::size_t count() const { return pass.accumulators.size(); }
+    std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
+    // op_k(a, b), captures passed as c<k>_0, c<k>_1, ...
+    std::string call(std::size_t k, const std::string& a, const std::string& b) const {
+        return combine_call(*pass.accumulators[k].op, "loom_combine" + std::to_string(k), a, b,
+                            "c" + std::to_string(k) + "_");
+    }
+};
+
+axis_text text_of(const axis_pass_kernel& pass) {
+    std::vector<std::uint32_t> roots;
+    for (const accumulator& a : pass.accumulators) roots.push_back(a.value);
+    lowered_kernel lowered = lower_neighbour_reads(*pass.input, roots, neighbour_form::checked);
+    axis_text t{pass, std::move(lowered.kernel), {}};
+    for (const accumulator& a : pass.accumulators) t.folded.push_back(lowered.node[a.value]);
+    return t;
+}
+
+// The element at (loom_r, loom_c), whose row starts at element `base`: its index i, its
+// values, and each accumulator into(k) folding its value (as the right operand, so that min
+// and max skip a NaN element as loom::min does).
+void fold_element(source_builder& b, const axis_text& t, const std::string& base,
+                  const std::function<std::string(std::size_t)>& into) {
+    b.declare_const(b.dialect().index_type, "i", base + " + loom_c");
+    write_values(b, t.input, t.folded, "i");
+    for (std::size_t k = 0; k < t.count(); ++k)
+        b.line(into(k) + " = " + t.call(k, into(k), value_name(t.folded[k])) + ";");
+}
+
+void declare_accumulators(source_builder& b, const axis_text& t, const std::function<std::string(std::size_t)>& name) {
+    for (std::size_t k = 0; k < t.count(); ++k) b.declare(t.type(b, k), name(k), "id" + std::to_string(k));
+}
+
+// This work-item's share [<first>, <last>) of `total` things, a contiguous band of them.
+void declare_band(source_builder& b, const std::string& total, const std::string& first, const std::string& last) {
+    const dialect& d = b.dialect();
+    const std::string u = d.index_type;
+    b.declare_const(u, "loom_items", d.global_size);
+    b.declare_const(u, "loom_band", "(" + total + " + loom_items - 1) / loom_items");
+    b.declare_const(u, "loom_from", "(" + u + ")" + d.global_id + " * loom_band");
+    b.declare_const(u, first, "loom_from < " + total + " ? loom_from : " + total);
+    b.declare_const(u, last, total + " - " + first + " < loom_band ? " + total + " : " + first + " + loom_band");
+}
+
+// Lanes form, axis 1: each row of the band, `lanes` columns a step into as many accumulators,
+// the tail into lane 0; then lane l takes lane l + 8 and the eight are folded in order.
+void lanes_rows(source_builder& b, const axis_text& t) {
+    const std::string u = b.dialect().index_type, step = std::to_string(t.pass.lanes) + "u";
+    declare_band(b, "rows", "loom_r0", "loom_r1");
+    b.open_for(u + " loom_r = loom_r0", "loom_r < loom_r1", "++loom_r");
+    b.declare_const(u, "loom_base", "loom_r * cols");
+    for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
+    b.declare(u, "loom_c0", "0");
+    b.open_for("", "loom_c0 + " + step + " <= cols", "loom_c0 += " + step);
+    for (unsigned l = 0; l < t.pass.lanes; ++l) {
+        b.open();
+        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
+        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
+        b.close();
+    }
+    b.close();
+    b.open_for("", "loom_c0 < cols", "++loom_c0");
+    b.declare_const(u, "loom_c", "loom_c0");
+    fold_element(b, t, "loom_base", [](std::size_t k) { return lane(k, 0); });
+    b.close();
+    for (std::size_t k = 0; k < t.count(); ++k) {
+        for (unsigned l = vector_lanes; l < t.pass.lanes; ++l)
+            b.line(lane(k, l % vector_lanes) + " = " + t.call(k, lane(k, l % vector_lanes), lane(k, l)) + ";");
+        std::string folded = lane(k, 0);
+        for (unsigned l = 1; l < vector_lanes && l < t.pass.lanes; ++l) folded = t.call(k, folded, lane(k, l));
+        b.line(out(k) + "[loom_r] = " + folded + ";");
+    }
+    b.close();
+}
+
+// Lanes form, axis 0: blocks of `lanes` columns, each column folded over every row in order,
+// a block's columns side by side (contiguous loads); the last, narrower block column by column.
+void lanes_columns(source_builder& b, const axis_text& t) {
+    const std::string u = b.dialect().index_type, width = std::to_string(t.pass.lanes) + "u";
+    b.declare_const(u, "loom_blocks", "(cols + " + width + " - 1u) / " + width);
+    declare_band(b, "loom_blocks", "loom_b0", "loom_b1");
+    b.open_for(u + " loom_b = loom_b0", "loom_b < loom_b1", "++loom_b");
+    b.declare_const(u, "loom_c0", "loom_b * " + width);
+    b.open("if (loom_c0 + " + width + " <= cols)");
+    for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
+    b.open_for(u + " loom_r = 0", "loom_r < rows", "++loom_r");
+    b.declare_const(u, "loom_base", "loom_r * cols");
+    for (unsigned l = 0; l < t.pass.lanes; ++l) {
+        b.open();
+        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
+        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
+        b.close();
+    }
+    b.close();
+    for (std::size_t k = 0; k < t.count(); ++k)
+        for (unsigned l = 0; l < t.pass.lanes; ++l)
+            b.line(out(k) + "[loom_c0 + " + std::to_string(l) + "u] = " + lane(k, l) + ";");
+    b.next("else");
+    b.open_for(u + " loom_c = loom_c0", "loom_c < cols", "++loom_c");
+    declare_accumulators(b, t, acc);
+    b.open_for(u + " loom_r = 0", "loom_r < rows", "++loom_r");
+    fold_element(b, t, "loom_r * cols", acc);
+    b.close();
+    for (std::size_t k = 0; k < t.count(); ++k) b.line(out(k) + "[loom_c] = " + acc(k) + ";");
+    b.close();
+    b.close();
+    b.close();
+}
+
+// Groups form, axis 1: a work-group per row (rows group_id, group_id + groups, ...), its
+// work-items striding over the columns, then a tree in work-group memory. The row loop's trip
+// count is the same for the whole group, so every work-item meets every barrier. No barrier
+// ends an iteration: work-item 0 reads s<k>[0] before it writes it again, and the others
+// write only their own element before the next barrier.
+void group_rows(source_builder& b, const axis_text& t) {
+    const dialect& d = b.dialect();
+    const std::string u = d.index_type;
+    const unsigned group = t.pass.group;
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.open_for(u + " loom_r = " + d.group.group_id, "loom_r < rows", "loom_r += " + std::string(d.group.group_count));
+    b.declare_const(u, "loom_base", "loom_r * cols");
+    declare_accumulators(b, t, acc);
+    b.open_for(u + " loom_c = lid", "loom_c < cols", "loom_c += " + std::to_string(group) + "u");
+    fold_element(b, t, "loom_base", acc);
+    b.close();
+    for (std::size_t k = 0; k < t.count(); ++k) b.line("s" + std::to_string(k) + "[lid] = " + acc(k) + ";");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int step = " + std::to_string(group / 2) + "u", "step > 0u", "step >>= 1");
+    b.open("if (lid < step)");
+    for (std::size_t k = 0; k < t.count(); ++k) {
+        const std::string s = "s" + std::to_string(k);
+        b.line(s + "[lid] = " + t.call(k, s + "[lid]", s + "[lid + step]") + ";");
+    }
+    b.close();
+    b.line(d.group.barrier);
+    b.close();
+    b.open("if (lid == 0u)");
+    for (std::size_t k = 0; k < t.count(); ++k) b.line(out(k) + "[loom_r] = s" + std::to_string(k) + "[0];");
+    b.close();
+    b.close();
+}
+
+// Groups form, axis 0: a work-item per column, folding every row in order.
+void item_columns(source_builder& b, const axis_text& t) {
+    const dialect& d = b.dialect();
+    const std::string u = d.index_type;
+    b.open_for(u + " loom_c = " + d.global_id, "loom_c < cols", "loom_c += " + std::string(d.global_size));
+    declare_accumulators(b, t, acc);
+    b.open_for(u + " loom_r = 0", "loom_r < rows", "++loom_r");
+    fold_element(b, t, "loom_r * cols", acc);
+    b.close();
+    for (std::size_t k = 0; k < t.count(); ++k) b.line(out(k) + "[loom_c] = " + acc(k) + ";");
+    b.close();
+}
+
+} // namespace
+
+kernel_source emit_axis_pass(const axis_pass_kernel& pass, const dialect& d) {
+    const ir::kernel& in = *pass.input;
+    if (!in.stores.empty() || pass.axis > 1 || pass.accumulators.empty())
+        throw error("loom: internal error: an axis reduction pass stores nothing, folds a value, along axis 0 or 1");
+    if (pass.form == axis_form::lanes && (pass.lanes < vector_lanes || pass.lanes % vector_lanes != 0))
+        throw error("loom: internal error: an axis reduction's lanes are a multiple of 8");
+    const axis_text t = text_of(pass);
+    source_builder b(d);
+    std::vector<const combine_op*> ops;
+    for (const accumulator& a : pass.accumulators) ops.push_back(a.op);
+    b.append(pass_prologue(in, ops, d));
+    for (std::size_t k = 0; k < ops.size(); ++k) write_combine(b, *ops[k], "loom_combine" + std::to_string(k));
+
+    const std::string u = d.index_type;
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d);
+    for (std::size_t k = 0; k < ops.size(); ++k)
+        signature += buffer_parameter(d, t.type(b, k), true, true) + out(k) + ", ";
+    for (std::size_t k = 0; k < ops.size(); ++k) signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        const std::vector<dtype> captures = capture_types(*ops[k]);
+        for (std::size_t j = 0; j < captures.size(); ++j)
+            signature +=
+                std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
+    }
+    b.open(signature + u + " rows, " + u + " cols)");
+    const bool tree = pass.form == axis_form::groups && pass.axis == 1;
+    if (tree) // work-group arrays at the kernel's outermost scope, as OpenCL C requires
+        for (std::size_t k = 0; k < ops.size(); ++k)
+            b.line(std::string(d.group.array_qualifier) + " " + t.type(b, k) + " s" + std::to_string(k) + "[" +
+                   std::to_string(pass.group) + "];");
+    write_guard(b, in);
+    b.declare_const(u, "n", "rows * cols"); // the element count, which a 1-D neighbour read tests against
+    if (pass.form == axis_form::lanes)
+        pass.axis == 1 ? lanes_rows(b, t) : lanes_columns(b, t);
+    else
+        pass.axis == 1 ? group_rows(b, t) : item_columns(b, t);
+    b.close();
+    return name_kernel(b.text(), d);
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,178 @@
+// The axis reduction skeleton at run time: plan lookup by (input shape, axis, form, operation,
+// aliasing), one launch that writes the result vector. The pending statements run first, in
+// their own kernels; the input expression is computed inside the pass.
+#include "skeleton/axis_reduce.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "loom/matrix.hpp"
+#include "runtime/buffer.hpp"
+#include "skeleton/reduce.hpp"
+#include "skeleton/skeleton_state.hpp"
+#include "support/log.hpp"
+
+namespace loom::skeleton {
+
+axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
+                                std::uint64_t rows, std::uint64_t cols) {
+    axis_geometry g;
+    const bool gpu = forced ? *forced == ir::map_form::grid_stride : info.gpu;
+    const std::uint64_t units = std::max(1u, info.compute_units);
+    g.lanes = chunk_lanes;
+    if (!gpu) {
+        // As a CPU map: groups of one work-item, a few per compute unit, each a band of rows
+        // (or of blocks of columns); a band's start-up is small beside a row's work.
+        g.form = codegen::axis_form::lanes;
+        const std::uint64_t things = axis == 1 ? rows : (cols + g.lanes - 1) / g.lanes;
+        g.items = std::max<std::uint64_t>(1, std::min(things, units * 8));
+        return g;
+    }
+    g.form = codegen::axis_form::groups;
+    const unsigned largest = skeleton_group_size(info);
+    if (axis == 1) {
+        // A group per row, as wide as the row (a power of two), from a warp's 32 to 256.
+        unsigned group = 32;
+        while (group < largest && group < cols) group *= 2;
+        g.group = std::min(group, largest);
+        g.items = std::max<std::uint64_t>(1, std::min(rows, units * 32)) * g.group;
+        return g;
+    }
+    g.group = largest;
+    const std::uint64_t cap = std::max<std::uint64_t>(1, units * 2048 / g.group) * g.group;
+    g.items = std::max<std::uint64_t>(g.group, std::min((cols + g.group - 1) / g.group * g.group, cap));
+    return g;
+}
+
+namespace {
+
+std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const detail::axis_reduce_call& call,
+                                              const std::vector<std::uint32_t>& slot_class, const axis_geometry& geo,
+                                              bool guarded) {
+    const detail::skeleton_operation& sop = *call.op;
+    auto plan = std::make_unique<skeleton_plan>();
+    plan->input = build_input(*call.input, slot_class, sop.type);
+    plan->input.kernel.guarded = guarded;
+    combine_op op;
+    op.shape = sop.op->body;
+    op.role = sop.op->role;
+    op.type = sop.type;
+    op.captures = capture_types(op);
+    plan->ops.push_back(std::move(op));
+    codegen::axis_pass_kernel pass;
+    pass.input = &plan->input.kernel;
+    pass.accumulators = {{plan->input.root, &plan->ops[0]}};
+    pass.axis = call.axis;
+    pass.form = geo.form;
+    pass.group = geo.group;
+    pass.lanes = geo.lanes;
+    plan->group = geo.group;
+    plan->chunked = geo.form == codegen::axis_form::lanes;
+    plan->sources.push_back(codegen::emit_axis_pass(pass, ctx.device().dialect()));
+    plan->summaries.push_back("reduction along axis " + std::to_string(call.axis) + " (input shape " +
+                              std::to_string(call.input->id) + ")");
+    return plan;
+}
+
+// The buffer classes of the input's slots (the last recorded), numbered by first appearance;
+// checks contexts and fp64. Lengths were checked against the extents by the front end.
+const std::vector<std::uint32_t>& input_classes(detail::context_impl& ctx, const detail::shape& s,
+                                                const fusion::bound_slot* slots) {
+    skeleton_state& state = state_of(ctx);
+    std::vector<std::uint32_t>& slot_class = state.slot_class;
+    std::vector<const detail::buffer*>& classes = state.classes;
+    slot_class.clear();
+    classes.clear();
+    for (std::size_t k = 0; k < s.slots.size(); ++k) {
+        const detail::buffer* b = slots[k].buffer.get();
+        if (!b) {
+            slot_class.push_back(no_class);
+            continue;
+        }
+        if (b->ctx != &ctx)
+            throw error("loom: a reduction along an axis mixes vectors from two contexts; copy the data into one "
+                        "context first");
+        std::uint32_t c = 0;
+        while (c < classes.size() && classes[c] != b) ++c;
+        if (c == classes.size()) classes.push_back(b);
+        slot_class.push_back(c);
+    }
+    if (s.uses_f64 && !ctx.info().fp64)
+        throw error("loom: a reduction along an axis computes in double, which the device " + ctx.info().name +
+                    " does not support; use float, or pick a device with fp64");
+    return slot_class;
+}
+
+} // namespace
+} // namespace loom::skeleton
+
+namespace loom::detail {
+
+void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const buffer_ptr& output) {
+    using namespace skeleton;
+    axis_reduce_call call = written;
+    call.input = ctx.statement_form(written.input);
+    const shape& s = *call.input;
+    const skeleton_operation& sop = *call.op;
+    std::vector<fusion::bound_slot>& queued = ctx.queue().slots;
+    const fusion::bound_slot* slots = queued.data() + (queued.size() - s.slots.size());
+    const std::vector<std::uint32_t>& slot_class = input_classes(ctx, s, slots);
+    if (output->ctx != &ctx || output->type != sop.type || output->length != (call.axis == 1 ? call.rows : call.cols))
+        throw error("loom: internal error: an axis reduction's output does not match it");
+    if (output->length == 0) return;
+
+    const axis_geometry geo = axis_geometry_for(ctx.info(), ctx.settings().form, call.axis, call.rows, call.cols);
+    const bool guarded = ctx.guard() != nullptr;
+    skeleton_state& state = state_of(ctx);
+    plan_key<axis_key_head>& key = state.axis_key;
+    key.head = axis_key_head{};
+    key.head.input_shape = s.id;
+    key.head.axis = call.axis;
+    key.head.form = std::uint32_t(geo.form);
+    key.head.group = geo.group;
+    key.head.lanes = geo.lanes;
+    key.head.guarded = guarded ? 1 : 0;
+    key.head.op_shape = sop.op->body->id;
+    key.head.op_type = std::uint32_t(sop.type);
+    key.bindings.assign(slot_class.begin(), slot_class.end());
+    auto it = state.axis_plans.find(key);
+    if (it == state.axis_plans.end())
+        it = state.axis_plans.emplace(key, make_axis_plan(ctx, call, slot_class, geo, guarded)).first;
+    skeleton_plan& plan = *it->second;
+    backend::kernel& kernel = pass_kernel(ctx, plan, 0); // compiled before anything is allocated or runs
+
+    backend::device& dev = ctx.device();
+    for (std::size_t k = 0; k < s.slots.size(); ++k) {
+        buffer* b = slots[k].buffer.get();
+        if (b && !b->memory) b->memory = dev.allocate(b->bytes());
+    }
+    if (!output->memory) output->memory = dev.allocate(output->bytes());
+
+    // Arguments (codegen::emit_axis_pass): the input's, the guard, the output, the identity, the
+    // captures, rows and cols.
+    std::vector<backend::kernel_arg>& args = state.args;
+    args.clear();
+    input_arguments(plan, {slots, slot_class, 0}, args);
+    if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
+    args.push_back({output->memory.get(), nullptr, 0});
+    args.push_back({nullptr, &sop.identity, size_of(sop.type)});
+    const std::vector<dtype>& captures = plan.ops[0].captures;
+    for (std::size_t j = 0; j < captures.size(); ++j) args.push_back({nullptr, &sop.captures[j], size_of(captures[j])});
+    args.push_back({nullptr, &call.rows, sizeof call.rows});
+    args.push_back({nullptr, &call.cols, sizeof call.cols});
+
+    ctx.release_held(); // a batch of loop iterations before this pass
+    launch_label label;
+    label.what = launch_label::kind::reduce_pass;
+    label.elements = call.rows * call.cols;
+    label.pass = 1;
+    ctx.execute(kernel, args.data(), args.size(), {geo.items, geo.group}, label);
+    if (logging::enabled(logging::channel::launch))
+        logging::write(logging::channel::launch,
+                       "reduce along axis " + std::to_string(call.axis) + " of " + std::to_string(call.rows) + " x " +
+                           std::to_string(call.cols) + ": " +
+                           (geo.form == codegen::axis_form::lanes ? "lanes form, " : "groups form, ") +
+                           std::to_string(geo.items) + " work-items in groups of " + std::to_string(geo.group));
+}
+
+} // namespace loom::detail

@@ -1,0 +1,134 @@
+// The axis reduction emitter: the row and column are loop counters (no division per element),
+// a broadcast reads at them, a matrix at loom_r * cols + loom_c; both forms, both axes, both
+// dialects; the CUDA text compiles with NVRTC (sm_80) where it is built in.
+#include "codegen_support.hpp"
+
+#include "codegen/axis_pass.hpp"
+#include "ir/shape.hpp"
+#include "loom/detail/shape_builder.hpp"
+#include "loom/error.hpp"
+#ifdef LOOM_HAVE_CUDA
+#include "backend/cuda/nvrtc_compile.hpp"
+#endif
+
+using namespace loom_codegen_test;
+
+namespace {
+
+loom::codegen::combine_op plus(dtype t) {
+    loom::detail::shape_builder b;
+    const auto x = b.scalar_slot(t), y = b.scalar_slot(t);
+    loom::codegen::combine_op op;
+    op.shape = b.finish_expression(b.apply(opcode::add, x, y));
+    op.role = {loom::detail::operand_role::left, loom::detail::operand_role::right};
+    op.type = t;
+    return op;
+}
+
+// A(i, j) * x[j] + y[i]: a matrix (p0) read at the element, x (p1) at the column, y (p2) at the row.
+struct matvec_input {
+    loom::ir::kernel kernel;
+    std::uint32_t root = 0;
+};
+matvec_input matvec() {
+    matvec_input in;
+    for (int p = 0; p < 3; ++p) in.kernel.params.push_back({loom::ir::param_kind::buffer, dtype::f32, false});
+    loom::ir::node_list body;
+    auto leaf = [&](opcode o, dtype t, std::uint32_t slot) {
+        loom::ir::node n{o, t};
+        n.slot = slot;
+        return body.add(n);
+    };
+    auto op = [&](opcode o, dtype t, std::uint32_t a, std::uint32_t b) {
+        loom::ir::node n{o, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        return body.add(n);
+    };
+    const auto a = leaf(opcode::load, dtype::f32, 0);
+    const auto col = leaf(opcode::index, dtype::u64, std::uint32_t(loom::ir::index_value::column));
+    const auto row = leaf(opcode::index, dtype::u64, std::uint32_t(loom::ir::index_value::row));
+    auto read_at = [&](std::uint32_t p, std::uint32_t at) { // load_at names its buffer in `slot`
+        loom::ir::node n{opcode::load_at, dtype::f32};
+        n.slot = p;
+        n.arg[0] = at;
+        return body.add(n);
+    };
+    const auto xv = read_at(1, col), yv = read_at(2, row);
+    in.root = op(opcode::add, dtype::f32, op(opcode::mul, dtype::f32, a, xv), yv);
+    in.kernel.body = body.nodes();
+    return in;
+}
+
+void compiles_with_nvrtc(const std::string& source) {
+#ifdef LOOM_HAVE_CUDA
+    CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, 80));
+#else
+    (void)source;
+#endif
+}
+
+} // namespace
+
+TEST_CASE("axis_pass_has_the_row_and_column_as_loop_counters_and_divides_nothing_per_element") {
+    const matvec_input in = matvec();
+    const loom::codegen::combine_op sum = plus(dtype::f32);
+    for (const auto* d : {&loom::codegen::opencl_dialect(), &loom::codegen::cuda_dialect()})
+        for (auto form : {loom::codegen::axis_form::lanes, loom::codegen::axis_form::groups})
+            for (unsigned axis : {0u, 1u}) {
+                CAPTURE(d->name);
+                CAPTURE(int(form));
+                CAPTURE(axis);
+                loom::codegen::axis_pass_kernel pass;
+                pass.input = &in.kernel;
+                pass.accumulators = {{in.root, &sum}};
+                pass.axis = axis;
+                pass.form = form;
+                pass.group = 64;
+                const std::string text = loom::codegen::emit_axis_pass(pass, *d).text();
+                CHECK(text.find(" loom_r") != std::string::npos);
+                CHECK(text.find(" loom_c") != std::string::npos);
+                CHECK(text.find("const " + std::string(d->index_type) + " i = ") != std::string::npos);
+                CHECK(text.find("p0[i]") != std::string::npos);      // the matrix at its element
+                CHECK(text.find(" = loom_c;") != std::string::npos); // the column as a value
+                CHECK(text.find(" = loom_r;") != std::string::npos); // the row as a value
+                CHECK(text.find("/ cols") == std::string::npos);     // no division by the width
+                CHECK(text.find("% cols") == std::string::npos);
+                CHECK(occurrences(text, "out0[") >= 1);
+                const bool tree = form == loom::codegen::axis_form::groups && axis == 1;
+                CHECK((text.find(std::string(d->group.array_qualifier) + " float s0[64];") != std::string::npos) ==
+                      tree);
+                if (d == &loom::codegen::cuda_dialect()) compiles_with_nvrtc(text);
+            }
+}
+
+TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_and_the_tail_alone") {
+    const matvec_input in = matvec();
+    const loom::codegen::combine_op sum = plus(dtype::f32);
+    loom::codegen::axis_pass_kernel pass;
+    pass.input = &in.kernel;
+    pass.accumulators = {{in.root, &sum}};
+    pass.axis = 1;
+    pass.form = loom::codegen::axis_form::lanes;
+    pass.lanes = 16;
+    const std::string text = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
+    CHECK(text.find("loom_c0 + 16u <= cols") != std::string::npos);
+    CHECK(text.find("const ulong loom_c = loom_c0 + 15u;") != std::string::npos);
+    CHECK(text.find("float a0_15 = id0;") != std::string::npos);
+    CHECK(text.find("out0[loom_r] = ") != std::string::npos);
+    pass.axis = 0;
+    const std::string columns = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
+    CHECK(columns.find("out0[loom_c0 + 15u] = a0_15;") != std::string::npos);
+    CHECK(columns.find("out0[loom_c] = a0;") != std::string::npos); // the narrower last block
+}
+
+TEST_CASE("axis_pass_refuses_an_input_that_stores") {
+    matvec_input in = matvec();
+    in.kernel.params.push_back({loom::ir::param_kind::buffer, dtype::f32, true});
+    in.kernel.stores.push_back({3, in.root});
+    const loom::codegen::combine_op sum = plus(dtype::f32);
+    loom::codegen::axis_pass_kernel pass;
+    pass.input = &in.kernel;
+    pass.accumulators = {{in.root, &sum}};
+    CHECK_THROWS_AS(loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()), loom::error);
+}
