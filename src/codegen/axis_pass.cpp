@@ -31,8 +31,7 @@ struct axis_text {
     std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
     // op_k(a, b), captures passed as c<k>_0, c<k>_1, ...
     std::string call(std::size_t k, const std::string& a, const std::string& b) const {
-        return combine_call(*pass.accumulators[k].op, "loom_combine" + std::to_string(k), a, b,
-                            "c" + std::to_string(k) + "_");
+        return accumulator_call(*pass.accumulators[k].op, k, a, b);
     }
 };
 
@@ -72,6 +71,18 @@ void declare_band(source_builder& b, const std::string& total, const std::string
 }
 
 // Lanes form, axis 1: each row of the band, `lanes` columns a step into as many accumulators,
+
+// One element of each of `lanes` adjacent columns, from loom_c0 on, into lane accumulators
+// 0..lanes-1 (row start loom_base).
+void fold_lane_columns(source_builder& b, const axis_text& t) {
+    const std::string u = b.dialect().index_type;
+    for (unsigned l = 0; l < t.pass.lanes; ++l) {
+        b.open();
+        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
+        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
+        b.close();
+    }
+}
 // the tail into lane 0; then lane l takes lane l + 8 and the eight are folded in order.
 void lanes_rows(source_builder& b, const axis_text& t) {
     const std::string u = b.dialect().index_type, step = std::to_string(t.pass.lanes) + "u";
@@ -81,12 +92,7 @@ void lanes_rows(source_builder& b, const axis_text& t) {
     for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
     b.declare(u, "loom_c0", "0");
     b.open_for("", "loom_c0 + " + step + " <= cols", "loom_c0 += " + step);
-    for (unsigned l = 0; l < t.pass.lanes; ++l) {
-        b.open();
-        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
-        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
-        b.close();
-    }
+    fold_lane_columns(b, t);
     b.close();
     b.open_for("", "loom_c0 < cols", "++loom_c0");
     b.declare_const(u, "loom_c", "loom_c0");
@@ -114,12 +120,7 @@ void lanes_columns(source_builder& b, const axis_text& t) {
     for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
     b.open_for(u + " loom_r = 0", "loom_r < rows", "++loom_r");
     b.declare_const(u, "loom_base", "loom_r * cols");
-    for (unsigned l = 0; l < t.pass.lanes; ++l) {
-        b.open();
-        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
-        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
-        b.close();
-    }
+    fold_lane_columns(b, t);
     b.close();
     for (std::size_t k = 0; k < t.count(); ++k)
         for (unsigned l = 0; l < t.pass.lanes; ++l)
@@ -195,7 +196,7 @@ kernel_source emit_axis_pass(const axis_pass_kernel& pass, const dialect& d) {
     std::vector<const combine_op*> ops;
     for (const accumulator& a : pass.accumulators) ops.push_back(a.op);
     b.append(pass_prologue(in, ops, d));
-    for (std::size_t k = 0; k < ops.size(); ++k) write_combine(b, *ops[k], "loom_combine" + std::to_string(k));
+    for (std::size_t k = 0; k < ops.size(); ++k) write_accumulator_combine(b, *ops[k], k);
 
     const std::string u = d.index_type;
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d);

@@ -88,6 +88,14 @@ std::string combine_call(const combine_op& op, const std::string& name, const st
     return s + ")";
 }
 
+void write_accumulator_combine(source_builder& b, const combine_op& op, std::size_t k) {
+    write_combine(b, op, "loom_combine" + std::to_string(k));
+}
+
+std::string accumulator_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b) {
+    return combine_call(op, "loom_combine" + std::to_string(k), a, b, "c" + std::to_string(k) + "_");
+}
+
 std::string pass_prologue(const ir::kernel& input, const std::vector<const combine_op*>& ops, const dialect& d) {
     ir::kernel probe = input;
     for (const combine_op* op : ops) {

@@ -39,6 +39,12 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
 std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
                          const std::string& capture_prefix);
 
+// Passes that fold several operations at once name operation k's function loom_combine<k> and
+// its captures c<k>_0, c<k>_1, ...: write_accumulator_combine writes that function, and
+// accumulator_call calls it.
+void write_accumulator_combine(source_builder& b, const combine_op& op, std::size_t k);
+std::string accumulator_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b);
+
 // The pragmas a pass kernel over `input` with these operations needs (fp64 when anything in
 // it is double).
 std::string pass_prologue(const ir::kernel& input, const std::vector<const combine_op*>& ops, const dialect& d);

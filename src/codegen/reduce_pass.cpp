@@ -27,8 +27,7 @@ struct pass_text {
     std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
     // op_k(a, b), captures passed as c<k>_0, c<k>_1, ...
     std::string call(std::size_t k, const std::string& a, const std::string& b) const {
-        return combine_call(*pass.accumulators[k].op, "loom_combine" + std::to_string(k), a, b,
-                            "c" + std::to_string(k) + "_");
+        return accumulator_call(*pass.accumulators[k].op, k, a, b);
     }
 };
 
@@ -210,7 +209,7 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
     for (const accumulator& a : pass.accumulators) ops.push_back(a.op);
     b.append(pass_prologue(in, ops, d));
     if (pass.epilogue && uses_f64(*pass.epilogue)) b.append(d.prologue_fp64); // a repeated pragma is harmless
-    for (std::size_t k = 0; k < ops.size(); ++k) write_combine(b, *ops[k], "loom_combine" + std::to_string(k));
+    for (std::size_t k = 0; k < ops.size(); ++k) write_accumulator_combine(b, *ops[k], k);
     if (pass.epilogue) b.append(epilogue_function(*pass.epilogue, d));
 
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d, looped);

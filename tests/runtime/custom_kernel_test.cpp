@@ -12,27 +12,11 @@
 #include <vector>
 
 #include "../cache/cache_test_support.hpp"
+#include "error_support.hpp"
+
+using namespace loom_test_errors;
 
 namespace {
-
-loom::context_options opencl(int fusion) {
-    loom::context_options o;
-    o.backend = "opencl";
-    o.fusion = fusion;
-    return o;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const loom::error& e) {
-        return e.what();
-    }
-    FAIL_CHECK("threw no loom::error");
-    return "";
-}
 
 // y[i] = a * x[i] + s[0] for i < n: a vector written, one read, a host value, a device scalar.
 const char* axpb = R"(
@@ -46,7 +30,7 @@ __kernel void axpb(__global float* y, __global const float* x, float a, __global
 TEST_CASE("a loom::kernel runs after the statements before it and before the ones after it, fused or not") {
     for (int fusion : {1, 0}) {
         CAPTURE(fusion);
-        loom::context ctx(opencl(fusion));
+        loom::context ctx(on_opencl(fusion));
         const std::size_t n = 1000; // not a multiple of any group size: the kernel tests its index
         loom::kernel k(ctx, "axpb", axpb);
         loom::vector<float> x(ctx, n), y(ctx, n, -1.0f);
@@ -61,7 +45,7 @@ TEST_CASE("a loom::kernel runs after the statements before it and before the one
 }
 
 TEST_CASE("a loom::kernel with an explicit group size, and a 2-D launch") {
-    loom::context ctx(opencl(1));
+    loom::context ctx(on_opencl(1));
     const char* fill2d = R"(
 __kernel void fill2d(__global int* out, ulong nx, ulong ny) {
     ulong i = get_global_id(0), j = get_global_id(1);
@@ -86,11 +70,11 @@ TEST_CASE("a loom::kernel is compiled once: a second one over the same source in
     loom::cache::test::scratch_dir dir;
     loom::cache::test::scoped_env cache_dir("LOOM_CACHE_DIR", dir.path().string());
     {
-        loom::context first(opencl(1));
+        loom::context first(on_opencl(1));
         loom::kernel k(first, "axpb", axpb);
         CHECK(first.statistics().kernels_compiled == 1);
     }
-    loom::context second(opencl(1));
+    loom::context second(on_opencl(1));
     loom::kernel k(second, "axpb", axpb);
     CHECK(second.statistics().kernels_compiled == 0);
     CHECK(second.statistics().disk_hits == 1);
@@ -101,7 +85,7 @@ TEST_CASE("a loom::kernel is compiled once: a second one over the same source in
 }
 
 TEST_CASE("loom::kernel errors say what to fix, and a failed launch leaves vectors as they were") {
-    loom::context ctx(opencl(1));
+    loom::context ctx(on_opencl(1));
     SUBCASE("a build failure is a build_error with the compiler's log") {
         try {
             loom::kernel k(ctx, "broken", "__kernel void broken(__global float* y) { y[0] = undeclared; }");
@@ -124,7 +108,7 @@ TEST_CASE("loom::kernel errors say what to fix, and a failed launch leaves vecto
         CHECK(has(error_of([&] { k({0}, y, x, 1.0f, s, std::uint64_t(8)); }), "needs work-items"));
         CHECK(has(error_of([&] { k({8, 0, 2, 0}, y, x, 1.0f, s, std::uint64_t(8)); }), "both group sizes"));
         CHECK(has(error_of([&] { k({8, 1u << 30}, y, x, 1.0f, s, std::uint64_t(8)); }), "allows"));
-        loom::context other(opencl(1));
+        loom::context other(on_opencl(1));
         loom::vector<float> foreign(other, 8);
         CHECK(has(error_of([&] { k({8}, foreign, x, 1.0f, s, std::uint64_t(8)); }), "another context"));
         loom::scalar<int> go(ctx, 1);

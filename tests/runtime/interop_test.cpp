@@ -24,32 +24,16 @@
 #include <vector>
 
 #include "../cache/cache_test_support.hpp"
+#include "error_support.hpp"
 #include "runtime/context_impl.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/cuda_device.hpp"
 #include "backend/cuda/driver_api.hpp"
 #endif
 
+using namespace loom_test_errors;
+
 namespace {
-
-loom::context_options on_opencl() {
-    loom::context_options o;
-    o.backend = "opencl";
-    return o;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// The message of the loom::error f throws ("" and a failed check when it throws none).
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const loom::error& e) {
-        return e.what();
-    }
-    FAIL_CHECK("threw no loom::error");
-    return "";
-}
 
 std::vector<float> iota_floats(std::size_t n, float first = 1.0f) {
     std::vector<float> v(n);

@@ -22,6 +22,7 @@
 #include "backend/device.hpp"
 #include "cache/cache_test_support.hpp"
 #include "codegen/emit.hpp"
+#include "error_support.hpp"
 #include "support/log.hpp"
 #include "tool_runner.hpp"
 
@@ -33,15 +34,9 @@ using loom::cache::test::scratch_dir;
 using loom::cache::test::write_text;
 namespace fs = std::filesystem;
 
+using namespace loom_test_errors;
+
 namespace {
-
-loom::context_options on_opencl() {
-    loom::context_options o;
-    o.backend = "opencl";
-    return o;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::size_t count_of(const std::string& text, const std::string& part) {
     return loom::cache::test::count_of(text, part);
