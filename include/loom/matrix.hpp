@@ -368,6 +368,20 @@ public:
         copy(host, storage_);
     }
 
+    // loom::reshape, loom::flatten: a matrix or vector over the same device buffer, no copy.
+    static matrix over(const vector<T>& elements, std::size_t rows, std::size_t cols) {
+        if (elements.size() != matrix::elements(rows, cols))
+            throw length_error("loom::reshape: a vector of " + std::to_string(elements.size()) + " elements is not a " +
+                               std::to_string(rows) + " x " + std::to_string(cols) + " matrix (" +
+                               std::to_string(rows * cols) + " elements); the element counts must match");
+        matrix m;
+        m.storage_ = elements.share();
+        m.rows_ = rows;
+        m.cols_ = cols;
+        return m;
+    }
+    vector<T> shared_elements() const { return storage_.share(); }
+
 private:
     std::string shape() const { return std::to_string(rows_) + " x " + std::to_string(cols_); }
 
@@ -414,6 +428,18 @@ private:
     vector<T> storage_;
     std::size_t rows_ = 0, cols_ = 0;
 };
+
+// x's elements as a rows x cols matrix (row-major), without a copy: the two name one device
+// buffer, so what either writes the other reads, in statement order. rows * cols must be
+// x.size() (loom::length_error otherwise). The same for another shape of a matrix's elements.
+template <class T> matrix<T> reshape(const vector<T>& x, std::size_t rows, std::size_t cols) {
+    return matrix<T>::over(x, rows, cols);
+}
+template <class T> matrix<T> reshape(const matrix<T>& m, std::size_t rows, std::size_t cols) {
+    return matrix<T>::over(m.elements(), rows, cols);
+}
+// A matrix's elements, row-major, as a vector over the same device buffer (no copy).
+template <class T> vector<T> flatten(const matrix<T>& m) { return m.shared_elements(); }
 
 // Device to host, row-major.
 template <class T> void copy(const matrix<T>& m, std::vector<T>& host) { copy(m.elements(), host); }

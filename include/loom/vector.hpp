@@ -281,6 +281,18 @@ public:
     const detail::buffer_ptr& buffer() const { return buf_; }
 
 private:
+    template <class U> friend class matrix; // loom::reshape and loom::flatten (loom/matrix.hpp)
+    // A second vector naming this one's buffer (no copy): statements through either are
+    // ordered by the buffer they share, as fusion orders any two accesses to one buffer.
+    vector share() const {
+        vector v;
+        v.ctx_ = ctx_;
+        v.buf_ = buf_;
+        v.size_ = size_;
+        if (buf_) detail::attach_vector(*buf_);
+        return v;
+    }
+
     static void exchange(vector& a, vector& b) noexcept {
         std::swap(a.ctx_, b.ctx_);
         std::swap(a.buf_, b.buf_);
