@@ -52,6 +52,7 @@ struct reduce_call {
     bool truth = false; // fold (value != 0) instead of the value
     const skeleton_operation* ops = nullptr;
     std::size_t op_count = 0;
+    std::uint64_t view_length = 0; // the elements of the input's views (statement_recorder::view_length), or 0
 };
 // Where the results go: host memory (results[k], after a wait), or device scalars'
 // buffers (targets[k], enqueued: nothing waits). Exactly one of the two is non-null.
@@ -158,7 +159,7 @@ template <class E> void reduce_expression(const E& e, bool truth, const skeleton
     const shape* s = expr::input_shape(e);
     statement_recorder recorder(ctx);
     expr::bind(recorder, e);
-    run_reduce(ctx, {s, truth, ops, count}, results);
+    run_reduce(ctx, {s, truth, ops, count, recorder.view_length()}, results);
 }
 
 // What `reduction(e, loom::on_device)` returns: run when it is assigned to a loom::scalar,

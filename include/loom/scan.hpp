@@ -17,7 +17,8 @@ struct scan_call {
     const shape* input = nullptr;
     const skeleton_operation* op = nullptr;
     bool exclusive = false;
-    std::uint64_t init = 0; // exclusive: the first output's bytes
+    std::uint64_t init = 0;        // exclusive: the first output's bytes
+    std::uint64_t view_length = 0; // the elements of the input's views, or 0
 };
 // Defined in src/skeleton/scan.cpp; the input's slots are the last ones recorded.
 void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output);
@@ -40,6 +41,7 @@ void scan_expression(const E& e, vector<T>& output, bool exclusive, T init, T id
     std::memcpy(&call.init, &init, sizeof init);
     statement_recorder recorder(ctx);
     expr::bind(recorder, e);
+    call.view_length = recorder.view_length();
     run_scan(ctx, call, output.buffer());
 }
 

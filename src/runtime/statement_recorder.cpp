@@ -123,6 +123,16 @@ const shape* copy_shape(dtype t) {
 
 } // namespace
 
+std::uint64_t statement_recorder::view_length() const {
+    if (view_max_ == 0 && view_min_ == ~std::uint64_t(0)) return 0;
+    if (view_min_ != view_max_)
+        throw length_error("loom: length mismatch: views of " + std::to_string(view_min_) + " and " +
+                           std::to_string(view_max_) +
+                           " elements in one expression; views and vectors in one "
+                           "expression need equal lengths");
+    return view_min_;
+}
+
 void statement_recorder::view_extent(std::uint64_t count) {
     view_min_ = std::min(view_min_, count);
     view_max_ = std::max(view_max_, count);

@@ -253,7 +253,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     using namespace skeleton;
     reduce_call call = written;
     call.input = ctx.statement_form(written.input);
-    bound_input in = bind_input(ctx, *call.input, "reduction"); // every check before anything runs
+    bound_input in = bind_input(ctx, *call.input, call.view_length, "reduction"); // every check before anything runs
     backend::device& dev = ctx.device();
     if (results.device) {
         for (std::size_t k = 0; k < call.op_count; ++k) {

@@ -36,7 +36,7 @@ backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std
     return *plan.kernels[pass];
 }
 
-bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what) {
+bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::uint64_t view_length, const char* what) {
     skeleton_state& state = state_of(ctx);
     std::vector<std::uint32_t>& slot_class = state.slot_class;
     std::vector<const detail::buffer*>& classes = state.classes;
@@ -58,17 +58,22 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const 
         while (c < classes.size() && classes[c] != b) ++c;
         if (c == classes.size()) classes.push_back(b);
         slot_class.push_back(c);
-        if (s.slots[k].broadcast) continue; // a device scalar serves any length
-        // The statement length of a view or gather is not the length of the vector it reads,
-        // and this binding cannot see it: refused rather than read out of bounds.
-        if (s.slots[k].any_length)
-            throw error(std::string("loom: ") + what +
-                        ": a view or gather in the input is not supported yet; assign it to a vector first");
+        // A device scalar serves any length; a viewed or gathered vector is read at indices the
+        // view checked or the gather bounds, and the view's length is view_length.
+        if (s.slots[k].broadcast || s.slots[k].any_length) continue;
         if (have_length && b->length != in.length)
             throw length_error(std::string("loom: ") + what + ": length mismatch in the input expression: vectors of " +
                                std::to_string(in.length) + " and " + std::to_string(b->length) +
                                " elements; element-wise expressions need vectors of equal length");
         in.length = b->length;
+        have_length = true;
+    }
+    if (view_length != 0) {
+        if (have_length && in.length != view_length)
+            throw length_error(std::string("loom: ") + what + ": length mismatch in the input expression: a view of " +
+                               std::to_string(view_length) + " elements and vectors of " + std::to_string(in.length) +
+                               "; views and vectors in one expression need equal lengths");
+        in.length = view_length;
         have_length = true;
     }
     if (s.uses_f64 && !ctx.info().fp64)

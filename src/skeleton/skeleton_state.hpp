@@ -130,7 +130,8 @@ struct bound_input {
     const std::vector<std::uint32_t>& slot_class; // the context's scratch: valid until the next bind_input
     std::uint64_t length = 0;
 };
-bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, const char* what);
+// `view_length`: the elements of the input's views (0: none), which its viewed vectors do not tell.
+bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::uint64_t view_length, const char* what);
 
 // Work-group size of the skeletons on this device: a power of two, at most 256.
 unsigned skeleton_group_size(const backend::device_info& info);

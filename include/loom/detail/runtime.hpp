@@ -61,6 +61,9 @@ public:
     void commit_assignment(const shape* s, const buffer_ptr& target);
     // A view among the element-wise operands: the statement must have its `count` elements.
     void view_extent(std::uint64_t count);
+    // The elements of the views recorded so far (0: none), for an input that is not assigned
+    // (a reduction's, a scan's). Throws loom::length_error when two views differ.
+    std::uint64_t view_length() const;
     // `target` written through a view or scatter of `length` elements (the shape stores at its
     // store_index; the target's own slot was bound last). The caller has made sure no other
     // operand reads the target.
