@@ -80,6 +80,8 @@ template <class T> class vector {
                                         "(store comparison results in an integer vector)");
 
 public:
+    LOOM_NOT_A_HOST_NUMBER // std::sin(x), double d = x: a compile-time error with a message (expr/domain.hpp)
+
     using value_type = T;
 
     // A reference to one element: reading or writing it flushes and moves one element.

@@ -3,7 +3,8 @@
 set(loom_compile_fail_cases
     "float_remainder|need integer operands"
     "float_bitwise|need integer operands"
-    "foreign_operand|an expression operand must be a loom::vector")
+    "foreign_operand|an expression operand must be a loom::vector"
+    "std_math|call loom::sin\\(x\\)")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)

@@ -71,7 +71,21 @@ struct is_host_memory_terminal<E, std::enable_if_t<std::is_same_v<typename E::pr
 // Every Loom expression node. A regular type: copyable, storable in a std::tuple or a
 // std::optional, and default-constructible exactly when its node is (a node that refers to a
 // vector is not), which std::is_default_constructible reports without a hard error.
+// A Loom operand where a host number goes (std::sin(x), double d = x + y, if (x > y)): the
+// conversion exists only to fail with this message. Loom's own operators and functions match
+// their operands exactly, so overload resolution never picks it over them.
+template <class D> inline constexpr bool no_host_number = false;
+#define LOOM_NOT_A_HOST_NUMBER                                                                                         \
+    template <class D = void> operator double() const {                                                                \
+        static_assert(::loom::expr::no_host_number<D>,                                                                 \
+                      "loom: a loom::vector or Loom expression is not a host number: std::sin(x) and the other "     \
+                      "<cmath> functions do not take it (call loom::sin(x), or sin(x) unqualified), and its values "  \
+                      "reach the host through loom::sum(...), x.to_host() or loom::copy");                             \
+        return 0;                                                                                                      \
+    }
+
 template <class E> struct expression : proto::extends<E, expression<E>, domain> {
+    LOOM_NOT_A_HOST_NUMBER
     static_assert(!is_host_memory_terminal<E>::value,
                   "loom: an expression operand must be a loom::vector, a Loom expression or an arithmetic host "
                   "scalar; this one is host memory (a std::vector, an array or a pointer): copy it into a "
