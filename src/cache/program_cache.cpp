@@ -33,6 +33,11 @@ std::string save_failed_source(const std::string& source, const std::string& ext
     return out ? path.string() : std::string();
 }
 
+// What a compiled kernel is found by, in memory and on disk: its entry point and its body.
+// Generated kernels name themselves in their body; a hand-written kernel's source may define
+// several, and each name asked for is a kernel of its own.
+std::string found_by(const codegen::kernel_source& source) { return source.name + '\n' + source.body; }
+
 } // namespace
 
 program_cache::program_cache(backend::device& dev, void (*after_build)())
@@ -62,7 +67,7 @@ kernel_identity program_cache::identity_of(const std::string& source) const {
 program_cache::~program_cache() = default;
 
 cached_kernel& program_cache::entry(const codegen::kernel_source& source, const std::string& summary) {
-    auto it = kernels_.find(source.body);
+    auto it = kernels_.find(found_by(source));
     if (it != kernels_.end()) {
         ++stats_.memory_hits;
         if (logging::enabled(logging::channel::cache))
@@ -74,7 +79,7 @@ cached_kernel& program_cache::entry(const codegen::kernel_source& source, const 
 
 cached_kernel& program_cache::keep(const codegen::kernel_source& source, const key& k,
                                    std::unique_ptr<backend::kernel> kernel) {
-    cached_kernel& slot = kernels_[source.body];
+    cached_kernel& slot = kernels_[found_by(source)];
     slot.kernel = std::move(kernel);
     slot.name = source.name;
     slot.k = k;
@@ -88,7 +93,8 @@ void program_cache::record_tuning(cached_kernel& k, tuning_record r) {
 }
 
 cached_kernel* program_cache::from_disk(const codegen::kernel_source& source) {
-    const kernel_identity identity = identity_of(source.body);
+    const std::string text = found_by(source);
+    const kernel_identity identity = identity_of(text);
     const key k = make_key(identity);
     std::string kind;
     if (auto binary = disk_.load(k, identity, &kind)) {
@@ -119,7 +125,8 @@ std::pair<backend::build_result, double> program_cache::build(const codegen::ker
 
 cached_kernel& program_cache::keep_built(const codegen::kernel_source& source, const std::string& summary,
                                          backend::build_result built, double ms) {
-    const kernel_identity identity = identity_of(source.body);
+    const std::string text = found_by(source);
+    const kernel_identity identity = identity_of(text);
     const key k = make_key(identity);
     ++stats_.compiled;
     if (after_build_) after_build_();
@@ -145,15 +152,16 @@ cached_kernel& program_cache::compile(const codegen::kernel_source& source, cons
 std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& requests) {
     std::vector<cached_kernel*> out(requests.size(), nullptr);
     std::vector<std::size_t> misses; // first request of each source neither in memory nor on disk
+    std::vector<std::string> keys(requests.size());
     for (std::size_t r = 0; r < requests.size(); ++r) {
-        auto it = kernels_.find(requests[r].source.body);
+        keys[r] = found_by(requests[r].source);
+        auto it = kernels_.find(keys[r]);
         if (it != kernels_.end()) {
             out[r] = &it->second;
             ++stats_.memory_hits;
         } else if (cached_kernel* hit = from_disk(requests[r].source)) {
             out[r] = hit;
-        } else if (std::none_of(misses.begin(), misses.end(),
-                                [&](std::size_t m) { return requests[m].source.body == requests[r].source.body; })) {
+        } else if (std::none_of(misses.begin(), misses.end(), [&](std::size_t m) { return keys[m] == keys[r]; })) {
             misses.push_back(r);
         }
     }
@@ -192,7 +200,7 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
     }
     if (first_failure) std::rethrow_exception(first_failure);
     for (std::size_t r = 0; r < requests.size(); ++r)
-        if (!out[r]) out[r] = &kernels_.at(requests[r].source.body);
+        if (!out[r]) out[r] = &kernels_.at(keys[r]);
     return out;
 }
 

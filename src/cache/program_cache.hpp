@@ -1,8 +1,8 @@
 // Compiled kernels by source text, for one device: in memory, then on disk (disk_cache),
 // then the device compiler. Only a plan-cache miss reaches this cache, so hashing source
-// text here is off the dispatch path by construction. A kernel is found by its body (the text
-// its name and key are made from); its comment header goes to the compiler, the disk entry and
-// LOOM_DUMP_SOURCE, but does not tell kernels apart.
+// text here is off the dispatch path by construction. A kernel is found by its entry point's
+// name and its body (a hand-written source may define several kernels); its comment header goes
+// to the compiler, the disk entry and LOOM_DUMP_SOURCE, but does not tell kernels apart.
 #pragma once
 
 #include <memory>
@@ -85,7 +85,7 @@ private:
     void (*after_build_)();
     disk_cache disk_;
     source_dump dump_;
-    std::unordered_map<std::string, cached_kernel> kernels_; // by body; node-based: entries never move
+    std::unordered_map<std::string, cached_kernel> kernels_; // by found_by(); node-based: entries never move
     program_stats stats_;
 };
 

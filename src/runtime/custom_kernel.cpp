@@ -28,38 +28,42 @@ std::shared_ptr<custom_kernel> build_custom_kernel(context_impl& ctx, const std:
     k->name = name;
     codegen::kernel_source text;
     text.name = name;
-    // The program cache finds a kernel by its text: the entry point's name is part of it, so the
-    // same source asked for under another name is built again (and fails if it has no such kernel).
-    text.body = "// loom::kernel " + name + "\n" + source;
+    text.body = source; // the program cache finds it by name and body: each name is a kernel of its own
     k->compiled = &ctx.programs().get(text, "loom::kernel " + name);
     return k;
 }
 
+namespace {
+// The message names the kernel; built only when a launch is refused.
+[[noreturn]] void fail(const custom_kernel& k, const std::string& what) {
+    throw error("loom::kernel \"" + k.name + "\": " + what);
+}
+} // namespace
+
 void launch_custom_kernel(custom_kernel& k, const custom_argument* args, std::size_t count, std::uint64_t items,
                           std::uint32_t group, std::uint64_t rows, std::uint32_t group_rows) {
     context_impl& ctx = *k.ctx;
-    const std::string who = "loom::kernel \"" + k.name + "\": ";
     if (items == 0 || (rows == 0 && group_rows != 0))
-        throw error(who + "a launch needs work-items (launch_shape::items > 0), and group_rows only with rows");
+        fail(k, "a launch needs work-items (launch_shape::items > 0), and group_rows only with rows");
     if (rows != 0 && (group == 0 || group_rows == 0))
-        throw error(who + "a 2-D launch needs both group sizes (launch_shape::group and group_rows)");
+        fail(k, "a 2-D launch needs both group sizes (launch_shape::group and group_rows)");
     const std::uint64_t group_items = std::uint64_t(group) * (rows ? group_rows : 1);
     if (group_items > ctx.info().max_work_group)
-        throw error(who + "a group of " + std::to_string(group_items) + " work-items is more than " + ctx.info().name +
+        fail(k, "a group of " + std::to_string(group_items) + " work-items is more than " + ctx.info().name +
                     " allows (" + std::to_string(ctx.info().max_work_group) + ")");
     // CUDA's grid is at most 65535 blocks high (the backend caps it; a hand-written kernel may not stride).
     if (rows != 0 && ctx.device().native().backend == backend_kind::cuda &&
         (rows + group_rows - 1) / group_rows > 65535)
-        throw error(who + "a 2-D launch of " + std::to_string(rows) + " rows in groups of " +
-                    std::to_string(group_rows) + " needs more than CUDA's 65535 blocks along the second dimension");
+        fail(k, "a 2-D launch of " + std::to_string(rows) + " rows in groups of " + std::to_string(group_rows) +
+                    " needs more than CUDA's 65535 blocks along the second dimension");
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
     if (ctx.guard())
-        throw error(who + "a hand-written kernel cannot run inside a loom::loop_while body (it cannot be guarded "
-                          "by the loop's device-side condition); use loom::loop, or launch it outside the loop");
+        fail(k, "a hand-written kernel cannot run inside a loom::loop_while body (it cannot be guarded "
+                "by the loop's device-side condition); use loom::loop, or launch it outside the loop");
     for (std::size_t a = 0; a < count; ++a)
         if (args[a].buffer && (*args[a].buffer)->ctx != &ctx)
-            throw error(who + "argument " + std::to_string(a) +
+            fail(k, "argument " + std::to_string(a) +
                         " belongs to another context than the kernel's; copy it into this context first");
     ctx.flush(flush_cause::custom_kernel); // the kernel sees every statement before it
     k.args.clear();
