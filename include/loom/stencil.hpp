@@ -13,8 +13,12 @@
 // at other indices (docs/skeleton-stencil.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "loom/expr/operands.hpp"
 #include "loom/vector.hpp"
@@ -43,14 +47,18 @@ template <class T> struct policy_of<constant_t<T>> {
     static constexpr boundary_policy value = boundary_policy::constant;
 };
 
-// The terminal of a neighbour read: which vector, the offsets, the grid width (0 for 1-D).
-template <class T, class Policy, bool TwoD> struct neighbour_read {
+// The terminal of a neighbour read: which vector, the offsets, the extents of its grid
+// (width: elements per row, 0 in 1-D; height: rows per plane, 0 below 3-D). A read of an
+// expression owns the vector the expression was computed into (`owned`; `source` points at it).
+template <class T, class Policy, unsigned Dimensions> struct neighbour_read {
+    static_assert(Dimensions >= 1 && Dimensions <= 3, "loom: neighbour reads have 1, 2 or 3 dimensions");
     const loom::vector<T>* source;
-    std::int64_t di, dj, width;
+    std::int64_t di, dj, dk, width, height;
     Policy policy;
+    std::shared_ptr<const loom::vector<T>> owned;
 
     static detail::node_ref lower(detail::shape_builder& b) {
-        return b.neighbour_slot(dtype_v<T>, policy_of<Policy>::value, TwoD);
+        return b.neighbour_slot(dtype_v<T>, policy_of<Policy>::value, Dimensions);
     }
     first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
     bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
@@ -70,15 +78,22 @@ template <class T, class Policy, bool TwoD> struct neighbour_read {
         }
         return k < -extent ? -extent : (k > extent ? extent : k);
     }
+    // In the order shape_builder::neighbour_slot declares them.
     void bind(detail::statement_recorder& r) const {
         r.vector_slot(source->buffer());
         const std::int64_t size = std::int64_t(source->size());
-        const std::int64_t i = bounded(di, TwoD ? width : size);
+        const std::int64_t i = bounded(di, Dimensions >= 2 ? width : size);
         r.scalar_slot(&i, sizeof i);
-        if constexpr (TwoD) {
-            const std::int64_t j = bounded(dj, width > 0 ? size / width : 0);
+        if constexpr (Dimensions >= 2) {
+            const std::int64_t rows = Dimensions == 3 ? height : (width > 0 ? size / width : 0);
+            const std::int64_t j = bounded(dj, rows);
             r.scalar_slot(&j, sizeof j);
             r.scalar_slot(&width, sizeof width);
+        }
+        if constexpr (Dimensions == 3) {
+            const std::int64_t k = bounded(dk, width > 0 && height > 0 ? size / (width * height) : 0);
+            r.scalar_slot(&k, sizeof k);
+            r.scalar_slot(&height, sizeof height);
         }
         if constexpr (policy_of<Policy>::value == boundary_policy::constant) {
             const T value = T(policy.value);
@@ -87,36 +102,139 @@ template <class T, class Policy, bool TwoD> struct neighbour_read {
     }
 };
 
-template <class T, class Policy, bool TwoD> auto make_neighbour_read(const neighbour_read<T, Policy, TwoD>& n) {
+template <class T, class Policy, unsigned Dimensions>
+auto make_neighbour_read(const neighbour_read<T, Policy, Dimensions>& n) {
     return proto::make_expr<proto::tag::terminal, domain>(n);
+}
+
+// A convolution's coefficient: a host number passed as a kernel argument of its own, never
+// merged with an equal one, so that new coefficients never change the kernel.
+template <class C> struct coefficient {
+    C value;
+    static detail::node_ref lower(detail::shape_builder& b) { return b.operand_slot(dtype_v<C>); }
+    void bind(detail::statement_recorder& r) const { r.scalar_slot(&value, sizeof value); }
+};
+template <class C> struct terminal_value_type<coefficient<C>> { using type = C; };
+
+// The vector a neighbour read of `e` reads: e itself when it is a vector, else a new vector
+// holding e's value (a statement recorded now, so the read sees e as it is at this line).
+template <class E> struct stencil_source {
+    using value_type = std::conditional_t<is_vector<std::decay_t<E>>::value, value_type_t<E>,
+                                          std::conditional_t<std::is_same_v<value_type_t<E>, bool>, std::int32_t,
+                                                             value_type_t<E>>>;
+    const loom::vector<value_type>* source;
+    std::shared_ptr<const loom::vector<value_type>> owned;
+};
+template <class E> stencil_source<E> stencil_source_of(const E& e) {
+    static_assert(is_operand_v<E>, "loom: a stencil reads a loom::vector or a Loom expression");
+    if constexpr (is_vector<std::decay_t<E>>::value) {
+        return {&e, nullptr};
+    } else {
+        using V = typename stencil_source<E>::value_type;
+        auto owned = std::make_shared<const loom::vector<V>>(loom::vector<V>(e));
+        return {owned.get(), owned};
+    }
 }
 
 } // namespace expr
 
-// x[i + k] for every element i, with a boundary policy past either end.
-template <class T, class Policy = boundary::clamp_t>
-auto shift(const vector<T>& x, std::int64_t k, Policy policy = {}) {
-    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, false>{&x, k, 0, 0, policy});
+// x[i + k] for every element i, with a boundary policy past either end. x is a vector or an
+// expression (computed into a temporary first: the read is a kernel boundary after it).
+template <class E, class Policy = boundary::clamp_t> auto shift(const E& x, std::int64_t k, Policy policy = {}) {
+    auto s = expr::stencil_source_of(x);
+    using T = typename decltype(s)::value_type;
+    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy, s.owned});
 }
 
 // A vector viewed as a grid of ny rows of nx elements (element (i, j) at j * nx + i).
 template <class T> struct grid_view {
     const vector<T>* source;
     std::int64_t nx, ny;
+    std::shared_ptr<const vector<T>> owned; // when the grid is of an expression's value
 };
 
-template <class T> grid_view<T> grid(const vector<T>& v, std::size_t nx, std::size_t ny) {
-    if (nx == 0 || v.size() % nx != 0 || v.size() / nx != ny) // nx * ny may overflow: divide
-        throw error("loom: grid of " + std::to_string(nx) + " x " + std::to_string(ny) +
-                    " does not match a vector of " + std::to_string(v.size()) +
-                    " elements; nx * ny must equal the vector's size");
-    return {&v, std::int64_t(nx), std::int64_t(ny)};
+// A vector viewed as nz planes of ny rows of nx elements (element (i, j, k) at
+// (k * ny + j) * nx + i).
+template <class T> struct grid3_view {
+    const vector<T>* source;
+    std::int64_t nx, ny, nz;
+    std::shared_ptr<const vector<T>> owned;
+};
+
+namespace detail {
+template <class Tap, std::size_t... I> auto sum_of_taps(const Tap& tap, std::index_sequence<I...>) {
+    return (tap(I) + ...);
 }
 
-// Element (x + di, y + dj) of a grid, for every element (x, y).
+// Throws unless the extents multiply to n (compared by division: the product may overflow).
+inline void check_grid(std::size_t n, std::initializer_list<std::size_t> extents) {
+    std::size_t rest = n;
+    bool fits = true;
+    for (std::size_t e : extents) {
+        if (e == 0 || rest % e != 0) {
+            fits = false;
+            break;
+        }
+        rest /= e;
+    }
+    if (fits && rest == 1) return;
+    std::string shape;
+    for (std::size_t e : extents) shape += (shape.empty() ? "" : " x ") + std::to_string(e);
+    throw length_error("loom: grid of " + shape + " does not match a vector of " + std::to_string(n) +
+                       " elements; the extents' product must equal the vector's size, and none may be 0");
+}
+} // namespace detail
+
+// x (a vector or an expression) as a grid of ny rows of nx elements.
+template <class E> auto grid(const E& x, std::size_t nx, std::size_t ny) {
+    auto s = expr::stencil_source_of(x);
+    using T = typename decltype(s)::value_type;
+    detail::check_grid(s.source->size(), {nx, ny});
+    return grid_view<T>{s.source, std::int64_t(nx), std::int64_t(ny), s.owned};
+}
+
+// x as nz planes of ny rows of nx elements.
+template <class E> auto grid(const E& x, std::size_t nx, std::size_t ny, std::size_t nz) {
+    auto s = expr::stencil_source_of(x);
+    using T = typename decltype(s)::value_type;
+    detail::check_grid(s.source->size(), {nx, ny, nz});
+    return grid3_view<T>{s.source, std::int64_t(nx), std::int64_t(ny), std::int64_t(nz), s.owned};
+}
+
+// Element (x + di, y + dj) of a grid, for every element (x, y); each coordinate takes the
+// policy at its own edges.
 template <class T, class Policy = boundary::clamp_t>
 auto at(const grid_view<T>& g, std::int64_t di, std::int64_t dj, Policy policy = {}) {
-    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, true>{g.source, di, dj, g.nx, policy});
+    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 2>{g.source, di, dj, 0, g.nx, 0, policy, g.owned});
+}
+
+// Element (x + di, y + dj, z + dk) of a 3-D grid, for every element (x, y, z).
+template <class T, class Policy = boundary::clamp_t>
+auto at(const grid3_view<T>& g, std::int64_t di, std::int64_t dj, std::int64_t dk, Policy policy = {}) {
+    return expr::make_neighbour_read(
+        expr::neighbour_read<T, Policy, 3>{g.source, di, dj, dk, g.nx, g.ny, policy, g.owned});
+}
+
+// sum over t of coeffs[t] * x[i + t - center] for every element i: a stencil given by its
+// coefficients, one kernel with one read per coefficient. The coefficients are kernel
+// arguments (new values compile nothing); their count is part of the expression's type.
+// center defaults to the middle coefficient.
+template <class C, std::size_t N, class E, class Policy = boundary::clamp_t>
+auto convolve(const std::array<C, N>& coeffs, const E& x, std::size_t center = N / 2, Policy policy = {}) {
+    static_assert(N > 0, "loom::convolve: give at least one coefficient");
+    static_assert(is_element_type_v<C>, "loom::convolve: the coefficients are host numbers of an element type");
+    if (center >= N)
+        throw error("loom::convolve: center " + std::to_string(center) + " is not one of the " + std::to_string(N) +
+                    " coefficients");
+    auto s = expr::stencil_source_of(x);
+    using T = typename decltype(s)::value_type;
+    auto tap = [&](std::size_t t) {
+        const std::int64_t k = std::int64_t(t) - std::int64_t(center);
+        const auto c = expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::coefficient<C>{coeffs[t]});
+        return c * expr::make_neighbour_read(
+                               expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy, s.owned});
+    };
+    return detail::sum_of_taps(tap, std::make_index_sequence<N>{});
 }
 
 } // namespace loom

@@ -78,9 +78,10 @@ private:
             out_ += two_d ? "at(" : "shift(";
             out_ += slot(n.slot) + ", ";
             value(n.arg[ir::offset_i], true);
-            if (two_d) {
+            for (unsigned axis : {ir::offset_j, ir::offset_k}) {
+                if (n.arg[axis] == ir::no_node) continue;
                 out_ += ", ";
-                value(n.arg[ir::offset_j], true);
+                value(n.arg[axis], true);
             }
             out_ += ")";
             return;

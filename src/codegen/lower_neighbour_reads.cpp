@@ -4,6 +4,7 @@
 #include "codegen/lower_neighbour_reads.hpp"
 
 #include <numeric>
+#include <utility>
 
 namespace loom::codegen {
 namespace {
@@ -86,17 +87,23 @@ private:
 // Where a read's coordinates come from, and the extents they must stay inside.
 struct coordinates {
     std::uint32_t x, size_x;                     // along the vector, or along a grid row
-    std::uint32_t y = no_node, size_y = no_node; // a 2-D read: the row, and the grid's height
-    std::uint32_t width = no_node;               // a 2-D read: elements per row
+    std::uint32_t y = no_node, size_y = no_node; // 2-D and 3-D: the row (in its plane), the rows
+    std::uint32_t width = no_node;               // 2-D and 3-D: elements per row
+    std::uint32_t z = no_node, size_z = no_node; // 3-D: the plane, and the planes
+    std::uint32_t height = no_node;              // 3-D: rows per plane
+    // 3-D: the element's own column, row and plane (inside the grid), which a wrapped read
+    // moves from with one conditional subtraction per coordinate.
+    std::uint32_t x0 = no_node, y0 = no_node, z0 = no_node;
 };
 
-// The coordinates of a read (its operands renumbered into the lowered body).
-coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
-    const std::uint32_t di = read.arg[ir::offset_i];
-    if (read.arg[ir::grid_width] == no_node) return {a.add(a.element(), di), a.count()};
-    const std::uint32_t w = read.arg[ir::grid_width], dj = read.arg[ir::offset_j];
+// The element's column and row in a grid `w` wide, and the grid's rows, with no offset.
+struct grid_position {
+    std::uint32_t column, row, rows, width;
+};
+
+grid_position grid_position_of(index_arithmetic& a, std::uint32_t w, const ir::kernel& k) {
     if (k.grid_width_param != no_node) // the launch gives the coordinates (its width is w)
-        return {a.add(a.leaf(ir::index_value::grid_column), di), w, a.add(a.leaf(ir::index_value::grid_row), dj),
+        return {a.leaf(ir::index_value::grid_column), a.leaf(ir::index_value::grid_row),
                 a.leaf(ir::index_value::grid_height), w};
     // Element i is (x, y) = (i % w, i / w) of a grid n / w rows high.
     const std::uint32_t element = a.element();
@@ -107,21 +114,45 @@ coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir
         };
         const std::uint32_t row = quotient(a.leaf(ir::index_value::element, dtype::u64));
         const std::uint32_t column = a.sub(element, a.mul(row, w));
-        return {a.add(column, di), w, a.add(row, dj), quotient(a.leaf(ir::index_value::count, dtype::u64)), w};
+        return {column, row, quotient(a.leaf(ir::index_value::count, dtype::u64)), w};
     }
     // The column from the row, as the double division's form has it: one division per element.
     const std::uint32_t width = a.extent(w);
     const std::uint32_t row = a.div(element, width);
     const std::uint32_t column = a.sub(element, a.mul(row, width));
-    return {a.add(column, di), width, a.add(row, dj), a.div(a.count(), width), width};
+    return {column, row, a.div(a.count(), width), width};
 }
 
-// Where a read lands when it stays inside: element i + offset (i + dj * w + di on a grid).
+// The coordinates of a read (its operands renumbered into the lowered body).
+coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
+    const std::uint32_t di = read.arg[ir::offset_i];
+    if (read.arg[ir::grid_width] == no_node) return {a.add(a.element(), di), a.count()};
+    const grid_position g = grid_position_of(a, read.arg[ir::grid_width], k);
+    const std::uint32_t dj = read.arg[ir::offset_j];
+    if (read.arg[ir::grid_height] == no_node) return {a.add(g.column, di), g.width, a.add(g.row, dj), g.rows, g.width};
+    // 3-D: row r of the grid is row r % h of plane r / h.
+    const std::uint32_t h = a.extent(read.arg[ir::grid_height]);
+    const std::uint32_t plane = a.div(g.row, h);
+    const std::uint32_t row = a.sub(g.row, a.mul(plane, h));
+    coordinates c{a.add(g.column, di), g.width, a.add(row, dj), h, g.width};
+    c.z = a.add(plane, read.arg[ir::offset_k]);
+    c.size_z = a.div(g.rows, h);
+    c.height = h;
+    c.x0 = g.column;
+    c.y0 = row;
+    c.z0 = plane;
+    return c;
+}
+
+// Where a read lands when it stays inside: element i + offset (i + (dk * h + dj) * w + di on
+// a grid).
 std::uint32_t neighbour_index(index_arithmetic& a, const ir::node& read) {
     std::uint32_t index = a.element();
     if (read.arg[ir::grid_width] != no_node) {
-        const std::uint32_t rows = a.mul(read.arg[ir::offset_j], read.arg[ir::grid_width]);
-        index = a.add(index, rows);
+        std::uint32_t rows = read.arg[ir::offset_j];
+        if (read.arg[ir::grid_height] != no_node)
+            rows = a.add(a.mul(read.arg[ir::offset_k], read.arg[ir::grid_height]), rows);
+        index = a.add(index, a.mul(rows, read.arg[ir::grid_width]));
     }
     return a.add(index, read.arg[ir::offset_i]);
 }
@@ -134,34 +165,46 @@ std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) {
 // A read whose every element tests its border.
 std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
     const coordinates c = read_coordinates(a, read, k);
-    const bool two_d = c.y != no_node;
-    auto element_at = [&](std::uint32_t x, std::uint32_t y) { return two_d ? a.add(a.mul(y, c.width), x) : x; };
+    const bool two_d = c.y != no_node, three_d = c.z != no_node;
+    auto element_at = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+        if (!two_d) return x;
+        const std::uint32_t row = three_d ? a.add(a.mul(z, c.height), y) : y;
+        return a.add(a.mul(row, c.width), x);
+    };
     auto clamped_index = [&] {
         const std::uint32_t x = a.clamped(c.x, c.size_x);
         const std::uint32_t y = two_d ? a.clamped(c.y, c.size_y) : no_node;
-        return element_at(x, y);
+        const std::uint32_t z = three_d ? a.clamped(c.z, c.size_z) : no_node;
+        return element_at(x, y, z);
     };
     switch (boundary_policy(read.boundary)) {
     case boundary_policy::clamp: return a.load(read, clamped_index());
     case boundary_policy::wrap: {
+        if (three_d) { // each coordinate moves from the element's own, inside the grid
+            const std::uint32_t x = a.wrapped_from(c.x0, read.arg[ir::offset_i], c.size_x);
+            const std::uint32_t y = a.wrapped_from(c.y0, read.arg[ir::offset_j], c.size_y);
+            const std::uint32_t z = a.wrapped_from(c.z0, read.arg[ir::offset_k], c.size_z);
+            return a.load(read, element_at(x, y, z));
+        }
         if (two_d && k.grid_width_param != no_node) { // the launch's coordinates lie inside the grid
             const std::uint32_t x =
                 a.wrapped_from(a.leaf(ir::index_value::grid_column), read.arg[ir::offset_i], c.size_x);
             const std::uint32_t y = a.wrapped_from(a.leaf(ir::index_value::grid_row), read.arg[ir::offset_j], c.size_y);
-            return a.load(read, element_at(x, y));
+            return a.load(read, element_at(x, y, no_node));
         }
         const std::uint32_t x = a.wrapped(c.x, c.size_x);
         const std::uint32_t y = two_d ? a.wrapped(c.y, c.size_y) : no_node;
-        return a.load(read, element_at(x, y));
+        return a.load(read, element_at(x, y, no_node));
     }
     case boundary_policy::constant: {
         // The boundary value where the neighbour lies outside the vector or the grid, else the
         // neighbour: element i + offset, read only where that lies inside the vector (a read
         // with a bound, which the device compiler makes a masked load of consecutive elements).
         std::uint32_t inside = a.in_range(c.x, c.size_x);
-        if (two_d) {
-            const std::uint32_t inside_y = a.in_range(c.y, c.size_y);
-            inside = a.op(opcode::logical_and, dtype::boolean, inside, inside_y);
+        for (auto [at, size] : {std::pair{c.y, c.size_y}, std::pair{c.z, c.size_z}}) {
+            if (at == no_node) continue;
+            const std::uint32_t also = a.in_range(at, size);
+            inside = a.op(opcode::logical_and, dtype::boolean, inside, also);
         }
         const std::uint32_t at = a.cast(dtype::u64, neighbour_index(a, read)); // below 0: past any bound
         const std::uint32_t value = a.load(read, at, a.leaf(ir::index_value::count, dtype::u64));
@@ -189,7 +232,10 @@ bool reaches_neighbour_read(const ir::kernel& k, const std::vector<std::uint32_t
 bool interior_testable(const ir::node& n, const ir::kernel& k) {
     if (n.op != opcode::load_neighbour) return false;
     if (n.arg[ir::grid_width] != no_node && k.grid_width_param == no_node) return false;
-    for (unsigned o : {ir::offset_i, ir::offset_j})
+    // A 3-D read's row test needs the row's plane: the chunked grid form tests it per row; a
+    // work-group of the 2-D launch may span planes, so there its reads are checked.
+    if (n.arg[ir::grid_height] != no_node && k.form != ir::map_form::chunked) return false;
+    for (unsigned o : {ir::offset_i, ir::offset_j, ir::offset_k, ir::grid_height})
         if (n.arg[o] != no_node && k.body[n.arg[o]].op != opcode::scalar) return false;
     return true;
 }

@@ -20,8 +20,9 @@ enum class neighbour_form {
 };
 
 // A read whose border a kernel form can rule out for a whole work-group or stretch of a
-// chunk: a 1-D read, or a 2-D read in a kernel launched on the 2-D range (whose coordinates
-// are the launch's), with offsets that are kernel parameters the form's test can name.
+// chunk: a 1-D read, a 2-D read in a kernel launched on the 2-D range (whose coordinates
+// are the launch's), or a 3-D read in the chunked form of that launch (which tests whole
+// rows), with offsets that are kernel parameters the form's test can name.
 bool interior_testable(const ir::node& n, const ir::kernel& k);
 
 struct lowered_kernel {

@@ -4,6 +4,7 @@
 // for each part: checked where elements test their border, interior where the form has
 // ruled it out.
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -31,17 +32,35 @@ struct map_kernel {
     }
 };
 
-// The offset parameters (along `axis`) of the neighbour reads whose border an interior test
-// can rule out, each once, in body order: the 1-D reads, or (`two_d`) the 2-D ones.
-std::vector<std::string> testable_offsets(const ir::kernel& k, const std::vector<bool>& live, bool two_d = false,
-                                          unsigned axis = ir::offset_i) {
-    std::vector<std::string> out;
+// 1, 2 or 3: the dimensions of a neighbour read's grid.
+unsigned dimensions(const ir::node& n) {
+    if (n.arg[ir::grid_width] == ir::no_node) return 1;
+    return n.arg[ir::grid_height] == ir::no_node ? 2 : 3;
+}
+
+std::string param(const ir::kernel& k, std::uint32_t node) { return "p" + std::to_string(k.body[node].slot); }
+
+// The parameters of the operands `axes` of the neighbour reads of `dims` dimensions whose
+// border an interior test can rule out, one list per read with equal lists once, in body order.
+using parameter_list = std::vector<std::string>;
+std::vector<parameter_list> testable_operands(const ir::kernel& k, const std::vector<bool>& live, unsigned dims,
+                                              std::initializer_list<unsigned> axes) {
+    std::vector<parameter_list> out;
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
-        if (!live[i] || !interior_testable(n, k) || (n.arg[ir::grid_width] != ir::no_node) != two_d) continue;
-        const std::string p = "p" + std::to_string(k.body[n.arg[axis]].slot);
+        if (!live[i] || !interior_testable(n, k) || dimensions(n) != dims) continue;
+        parameter_list p;
+        for (unsigned axis : axes) p.push_back(param(k, n.arg[axis]));
         if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
     }
+    return out;
+}
+
+// The same for one operand.
+parameter_list testable_offsets(const ir::kernel& k, const std::vector<bool>& live, unsigned dims,
+                                unsigned axis = ir::offset_i) {
+    parameter_list out;
+    for (const parameter_list& p : testable_operands(k, live, dims, {axis})) out.push_back(p[0]);
     return out;
 }
 
@@ -136,10 +155,19 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
         b.line("if (loom_hi > " + high + ") loom_hi = " + high + ";");
     };
     const std::vector<bool> live = live_nodes(k);
-    for (const std::string& p : testable_offsets(k, live, true)) narrow("-" + p, "loom_w - " + p);
-    for (const std::string& p : testable_offsets(k, live, true, ir::offset_j))
+    for (unsigned dims : {2u, 3u})
+        for (const std::string& p : testable_offsets(k, live, dims)) narrow("-" + p, "loom_w - " + p);
+    for (const std::string& p : testable_offsets(k, live, 2, ir::offset_j))
         b.line("if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;");
-    for (const std::string& p : testable_offsets(k, live))
+    // A 3-D read: the row's own row and plane, r % h and r / h, moved by dj and dk, must stay
+    // inside the plane and the planes.
+    for (const parameter_list& p : testable_operands(k, live, 3, {ir::offset_j, ir::offset_k, ir::grid_height})) {
+        const std::string &dj = p[0], &dk = p[1], &h = p[2];
+        const std::string y = "loom_row % " + h + " + " + dj, z = "loom_row / " + h + " + " + dk;
+        b.line("if ((" + y + " < 0) | (" + y + " >= " + h + ") | (" + z + " < 0) | (" + z + " >= loom_h / " + h +
+               ")) loom_hi = 0;");
+    }
+    for (const std::string& p : testable_offsets(k, live, 1))
         narrow("-" + p + " - loom_base", "(" + sl + ")n - " + p + " - loom_base");
     b.line("if (loom_lo > loom_w) loom_lo = loom_w;");
     b.line("if (loom_hi < loom_lo) loom_hi = loom_lo;");
@@ -175,7 +203,7 @@ void chunked_map(source_builder& b, const map_kernel& m) {
         m.body(b, interior ? neighbour_form::interior : neighbour_form::checked);
         b.close();
     };
-    const std::vector<std::string> offsets = testable_offsets(k, live_nodes(k));
+    const std::vector<std::string> offsets = testable_offsets(k, live_nodes(k), 1);
     if (offsets.empty()) return elements("loom_begin", "loom_end", false);
     b.line(sl + " loom_lo = (" + sl + ")loom_begin, loom_hi = (" + sl + ")loom_end;");
     for (const std::string& p : offsets) { // i + p must lie in [0, n)

@@ -7,12 +7,15 @@ namespace loom::ir {
 namespace {
 
 std::uint64_t hash_node(const node& n) {
-    std::uint32_t words[6] = {std::uint32_t(n.op) | (std::uint32_t(n.type) << 8) | (std::uint32_t(n.boundary) << 16),
-                              n.arg[0],
-                              n.arg[1],
-                              n.arg[2],
-                              n.arg[3],
-                              n.slot};
+    const std::uint32_t words[8] = {
+        std::uint32_t(n.op) | (std::uint32_t(n.type) << 8) | (std::uint32_t(n.boundary) << 16),
+        n.arg[0],
+        n.arg[1],
+        n.arg[2],
+        n.arg[3],
+        n.arg[4],
+        n.arg[5],
+        n.slot};
     return XXH3_64bits(words, sizeof words);
 }
 

@@ -17,17 +17,28 @@ struct node {
     opcode op;
     dtype type;
     std::uint8_t boundary = 0; // load_neighbour: a boundary_policy
-    std::uint32_t arg[4] = {no_node, no_node, no_node, no_node};
+    std::uint32_t arg[6] = {no_node, no_node, no_node, no_node, no_node, no_node};
     std::uint32_t slot = 0; // load/load_neighbour/scalar: slot (shape) or parameter (kernel) number
 
     friend bool operator==(const node& a, const node& b) {
         return a.op == b.op && a.type == b.type && a.boundary == b.boundary && a.arg[0] == b.arg[0] &&
-               a.arg[1] == b.arg[1] && a.arg[2] == b.arg[2] && a.arg[3] == b.arg[3] && a.slot == b.slot;
+               a.arg[1] == b.arg[1] && a.arg[2] == b.arg[2] && a.arg[3] == b.arg[3] && a.arg[4] == b.arg[4] &&
+               a.arg[5] == b.arg[5] && a.slot == b.slot;
     }
 };
 
-// Operands of a load_neighbour node (each a node, or no_node when absent).
-enum neighbour_operand : unsigned { offset_i = 0, offset_j = 1, grid_width = 2, boundary_value = 3 };
+// Operands of a load_neighbour node (each a node, or no_node when absent). A 1-D read has
+// offset_i; a 2-D read (a grid of rows grid_width long) adds offset_j and grid_width; a 3-D
+// read (planes of grid_height rows) adds offset_k and grid_height. Element i of a 3-D grid is
+// (x, y, z) = (i % w, (i / w) % h, i / (w * h)), w the width and h the height.
+enum neighbour_operand : unsigned {
+    offset_i = 0,
+    offset_j = 1,
+    grid_width = 2,
+    boundary_value = 3,
+    offset_k = 4,
+    grid_height = 5
+};
 
 // What an `index` node names, in its slot. Statements and planned kernels hold only
 // `element`; the others appear where codegen lowers a kernel's neighbour reads into index

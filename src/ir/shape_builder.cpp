@@ -95,17 +95,22 @@ node_ref shape_builder::position(unsigned axis) {
     return impl_->nodes.add(n);
 }
 
-node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, bool two_d) {
+node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, unsigned dimensions) {
     impl& m = *impl_;
     ir::node n{opcode::load_neighbour, element};
     n.boundary = std::uint8_t(policy);
     n.slot = std::uint32_t(m.slots.size());
     m.slots.push_back({slot_kind::vector, element, true});
     auto operand = [&](dtype type) { return operand_slot(type); };
+    // The order the front end binds them in (loom/stencil.hpp's neighbour_read::bind).
     n.arg[ir::offset_i] = operand(dtype::i64);
-    if (two_d) {
+    if (dimensions >= 2) {
         n.arg[ir::offset_j] = operand(dtype::i64);
         n.arg[ir::grid_width] = operand(dtype::i64);
+    }
+    if (dimensions == 3) {
+        n.arg[ir::offset_k] = operand(dtype::i64);
+        n.arg[ir::grid_height] = operand(dtype::i64);
     }
     if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = operand(element);
     return m.nodes.add(n);

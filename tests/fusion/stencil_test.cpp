@@ -69,8 +69,8 @@ TEST_CASE("stencil_grid_five_point_laplacian_with_each_boundary_policy") {
                 REQUIRE(hv[std::size_t(y * nx + x)] == expect);
             }
     }
-    CHECK_THROWS_WITH(loom::grid(u, 10, 10), "loom: grid of 10 x 10 does not match a vector of 851 elements; "
-                                             "nx * ny must equal the vector's size");
+    CHECK_THROWS_WITH(loom::grid(u, 10, 10), "loom: grid of 10 x 10 does not match a vector of 851 elements; the "
+                                             "extents' product must equal the vector's size, and none may be 0");
 }
 
 TEST_CASE("stencil_reading_its_own_target_uses_the_old_values") {

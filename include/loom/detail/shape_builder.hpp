@@ -34,10 +34,11 @@ public:
     // A loom::scalar living on the device: element 0 of its one-element buffer, read by
     // every element (exempt from the equal-length rule), or a plain load in a scalar statement.
     node_ref device_scalar_slot(dtype element);
-    // A stencil read: element i + di of a vector slot (1-D), or (x + di, y + dj) of a
-    // vector viewed as a grid `width` elements wide (2-D). The offsets, the width and a
-    // constant boundary value are scalar slots that follow the vector slot, in that order.
-    node_ref neighbour_slot(dtype element, boundary_policy policy, bool two_d);
+    // A stencil read: element i + di of a vector slot (1 dimension), (x + di, y + dj) of a
+    // vector viewed as a grid `width` elements wide (2), or (x + di, y + dj, z + dk) of planes
+    // of `height` such rows (3). Scalar slots follow the vector slot in this order: di, then
+    // dj and the width, then dk and the height, then a constant boundary value.
+    node_ref neighbour_slot(dtype element, boundary_policy policy, unsigned dimensions);
     // A read of a vector at a computed index (a gather, or a view's element). The vector's slot
     // is taken first (gather_source), then the index is lowered, then gather() makes the read;
     // `checked`: one more scalar slot follows with the vector's length, and an index outside

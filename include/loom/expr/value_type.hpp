@@ -18,8 +18,9 @@ template <class V, class = void> struct terminal_value_type { using type = std::
 template <class T> struct terminal_value_type<vector<T>> { using type = T; };
 template <class T> struct terminal_value_type<scalar<T>> { using type = T; };
 template <> struct terminal_value_type<index_tag> { using type = std::uint64_t; };
-template <class T, class Policy, bool TwoD> struct neighbour_read; // loom/stencil.hpp
-template <class T, class Policy, bool TwoD> struct terminal_value_type<neighbour_read<T, Policy, TwoD>> {
+template <class T, class Policy, unsigned Dimensions> struct neighbour_read; // loom/stencil.hpp
+template <class T, class Policy, unsigned Dimensions>
+struct terminal_value_type<neighbour_read<T, Policy, Dimensions>> {
     using type = T;
 };
 template <class T> struct terminal_value_type<vector_view<T>> { using type = T; };
