@@ -83,10 +83,11 @@ const std::vector<std::uint32_t>& input_classes(detail::context_impl& ctx, const
     std::vector<const detail::buffer*>& classes = state.classes;
     slot_class.clear();
     classes.clear();
+    state.scalar_values.clear();
     for (std::size_t k = 0; k < s.slots.size(); ++k) {
         const detail::buffer* b = slots[k].buffer.get();
         if (!b) {
-            slot_class.push_back(no_class);
+            slot_class.push_back(scalar_value_class(s.slots[k], slots[k].bits, state.scalar_values));
             continue;
         }
         if (b->ctx != &ctx)

@@ -3,10 +3,21 @@
 
 namespace loom::skeleton {
 
+std::uint32_t scalar_value_class(const detail::slot_info& slot, std::uint64_t bits,
+                                 std::vector<std::pair<dtype, std::uint64_t>>& seen) {
+    if (slot.neighbour_operand) return no_class;
+    const std::pair<dtype, std::uint64_t> value{slot.type, bits};
+    for (std::size_t c = 0; c < seen.size(); ++c)
+        if (seen[c] == value) return scalar_class_base + std::uint32_t(c);
+    if (seen.size() == 32) return no_class;
+    seen.push_back(value);
+    return scalar_class_base + std::uint32_t(seen.size() - 1);
+}
+
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type) {
     input_kernel in;
     ir::node_list body;
-    std::vector<std::uint32_t> param_of_class;
+    std::vector<std::uint32_t> param_of_class, param_of_value;
     std::vector<std::uint32_t> remap(s.nodes.size(), ir::no_node);
     for (std::uint32_t i = 0; i < s.nodes.size(); ++i) {
         ir::node n = s.nodes[i];
@@ -24,10 +35,22 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
             }
             n.slot = param_of_class[cls];
         } else if (n.op == opcode::scalar) {
-            const std::uint32_t param = std::uint32_t(in.kernel.params.size());
-            in.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
-            in.param_slot.push_back(n.slot);
-            n.slot = param;
+            const std::uint32_t cls = slot_class[n.slot];
+            std::uint32_t* shared = nullptr; // the parameter of the slot's value class
+            if (cls != no_class) {
+                const std::uint32_t c = cls - scalar_class_base;
+                if (c >= param_of_value.size()) param_of_value.resize(c + 1, ir::no_node);
+                shared = &param_of_value[c];
+            }
+            if (!shared || *shared == ir::no_node) {
+                const std::uint32_t param = std::uint32_t(in.kernel.params.size());
+                in.kernel.params.push_back({ir::param_kind::scalar, n.type, false});
+                in.param_slot.push_back(n.slot);
+                if (shared) *shared = param;
+                n.slot = param;
+            } else {
+                n.slot = *shared;
+            }
         }
         remap[i] = body.add(n);
     }

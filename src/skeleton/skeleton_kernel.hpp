@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "codegen/combine_op.hpp"
+#include <utility>
+#include <vector>
+
 #include "ir/kernel.hpp"
 #include "ir/shape.hpp"
 
@@ -23,8 +26,17 @@ struct input_kernel {
     std::vector<std::uint32_t> param_slot;
 };
 
-// slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer),
-// no_class for a scalar slot.
+// The class of a scalar slot whose value is `bits`: equal values (type and bits) share one, so
+// the input passes them as one parameter and the expressions over them merge (N-Body's
+// `rsqrt(r2 + eps2)` written three times then computes one square root, not three). Values
+// are numbered by first appearance in `seen`; neighbour operands, and values past the 32nd,
+// get no_class (a parameter of their own), so that a new offset never changes a plan.
+std::uint32_t scalar_value_class(const detail::slot_info& slot, std::uint64_t bits,
+                                 std::vector<std::pair<dtype, std::uint64_t>>& seen);
+constexpr std::uint32_t scalar_class_base = 0x80000000u; // scalar classes start here
+
+// slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer), the
+// scalar_value_class of a scalar slot.
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type);
 
 // The body of a kernel that loads element i of each of `buffers` (the partials of an

@@ -42,13 +42,14 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::u
     std::vector<const detail::buffer*>& classes = state.classes;
     slot_class.clear();
     classes.clear();
+    state.scalar_values.clear();
     std::vector<fusion::bound_slot>& slots = ctx.queue().slots;
     bound_input in{slots.data() + (slots.size() - s.slots.size()), slot_class, 0};
     bool have_length = false;
     for (std::size_t k = 0; k < s.slots.size(); ++k) {
         const detail::buffer* b = in.slots[k].buffer.get();
         if (!b) {
-            slot_class.push_back(no_class);
+            slot_class.push_back(scalar_value_class(s.slots[k], in.slots[k].bits, state.scalar_values));
             continue;
         }
         if (b->ctx != &ctx)

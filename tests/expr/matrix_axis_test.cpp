@@ -283,3 +283,29 @@ TEST_CASE("an_axis_reduction_inside_loop_while_is_guarded_and_the_loop_ends_exac
         CHECK(x.to_host() == std::vector<float>(n, 1.0f));
     }
 }
+
+TEST_CASE("equal host numbers in a reduction's input share one parameter, and unequal ones never do") {
+    // One expression type, run with equal and then unequal scalars: the plan is keyed by which
+    // values are equal, so the kernel that merged them is not reused for different values.
+    const std::size_t R = 7, C = 45;
+    const auto ha = random_values<float>(R * C, -1.0f, 1.0f, 3101);
+    loom::matrix<float> A(ctx(), R, C, ha);
+    const auto hx = random_values<float>(C * 3, -1.0f, 1.0f, 3102);
+    loom::vector<float> x(ctx(), hx);
+    auto run = [&](float p, float q, float r) {
+        const auto rows = host_of(loom::sum(A * p + A * q - r, loom::axis<1>));
+        const float total = loom::sum(x * p + x * q - r);
+        for (std::size_t i = 0; i < R; ++i) {
+            double want = 0;
+            for (std::size_t j = 0; j < C; ++j) want += double(ha[i * C + j]) * p + double(ha[i * C + j]) * q - r;
+            CHECK(rows[i] == doctest::Approx(want).epsilon(1e-5));
+        }
+        double want = 0;
+        for (float v : hx) want += double(v) * p + double(v) * q - r;
+        CHECK(total == doctest::Approx(want).epsilon(1e-5));
+    };
+    run(2.0f, 2.0f, 2.0f); // one parameter for all three
+    run(2.0f, 3.0f, 2.0f);
+    run(2.0f, 3.0f, 5.0f);
+    run(4.0f, 4.0f, 1.0f);
+}
