@@ -15,6 +15,7 @@
 #include "loom/kernel.hpp"
 #include "loom/log.hpp"
 #include "loom/map.hpp"
+#include "loom/matmul.hpp"
 #include "loom/matrix.hpp"
 #include "loom/name.hpp"
 #include "loom/reduce.hpp"
