@@ -35,7 +35,9 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
             }
             n.slot = param_of_class[cls];
         } else if (n.op == opcode::scalar) {
-            const std::uint32_t cls = slot_class[n.slot];
+            // Callers that build a body from its shape alone (the source tests) give no class
+            // for scalar slots past the last vector's.
+            const std::uint32_t cls = n.slot < slot_class.size() ? slot_class[n.slot] : no_class;
             std::uint32_t* shared = nullptr; // the parameter of the slot's value class
             if (cls != no_class) {
                 const std::uint32_t c = cls - scalar_class_base;

@@ -36,7 +36,7 @@ std::uint32_t scalar_value_class(const detail::slot_info& slot, std::uint64_t bi
 constexpr std::uint32_t scalar_class_base = 0x80000000u; // scalar classes start here
 
 // slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer), the
-// scalar_value_class of a scalar slot.
+// scalar_value_class of a scalar slot (no_class, or no entry past the end: its own parameter).
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type);
 
 // The body of a kernel that loads element i of each of `buffers` (the partials of an
