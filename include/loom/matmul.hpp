@@ -19,31 +19,6 @@
 namespace loom {
 namespace expr {
 
-// A product's device memory, counted as a vector's while any copy of it lives: a statement
-// that writes it (the zeros of a product over k == 0) then keeps its store, where one into a
-// buffer no vector names would be elided as a dead temporary's.
-class counted_buffer {
-public:
-    counted_buffer() = default;
-    explicit counted_buffer(detail::buffer_ptr b) : buffer_(std::move(b)) { detail::attach_vector(*buffer_); }
-    counted_buffer(const counted_buffer& other) : buffer_(other.buffer_) {
-        if (buffer_) detail::attach_vector(*buffer_);
-    }
-    counted_buffer(counted_buffer&& other) noexcept : buffer_(std::move(other.buffer_)) {}
-    counted_buffer& operator=(counted_buffer other) noexcept {
-        std::swap(buffer_, other.buffer_);
-        return *this;
-    }
-    ~counted_buffer() {
-        if (buffer_) detail::detach_vector(*buffer_);
-    }
-
-    const detail::buffer_ptr& get() const { return buffer_; }
-
-private:
-    detail::buffer_ptr buffer_;
-};
-
 // The result of loom::matmul: a rows x cols operand over the memory the product was written to,
 // which it owns (copies share it). `C = loom::matmul(A, B)` is then an ordinary matrix
 // statement (a copy into C's own memory, fused with what follows).

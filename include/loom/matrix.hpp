@@ -450,18 +450,44 @@ template <class T> void copy(const std::vector<T>& host, matrix<T>& m) { m.uploa
 
 namespace expr {
 
+// A result's device memory (an axis reduction's, a product's), counted as a vector's while any
+// copy of it lives: a statement that writes it (the fill of a reduction over an empty axis, the
+// zeros of a product over k == 0) then keeps its store, where one into a buffer no vector
+// names would be elided as a dead temporary's.
+class counted_buffer {
+public:
+    counted_buffer() = default;
+    explicit counted_buffer(detail::buffer_ptr b) : buffer_(std::move(b)) { detail::attach_vector(*buffer_); }
+    counted_buffer(const counted_buffer& other) : buffer_(other.buffer_) {
+        if (buffer_) detail::attach_vector(*buffer_);
+    }
+    counted_buffer(counted_buffer&& other) noexcept : buffer_(std::move(other.buffer_)) {}
+    counted_buffer& operator=(counted_buffer other) noexcept {
+        std::swap(buffer_, other.buffer_);
+        return *this;
+    }
+    ~counted_buffer() {
+        if (buffer_) detail::detach_vector(*buffer_);
+    }
+
+    const detail::buffer_ptr& get() const { return buffer_; }
+
+private:
+    detail::buffer_ptr buffer_;
+};
+
 // The result of a reduction along an axis: a 1-D operand over the device memory the reduction
 // wrote, which it owns (copies share it). `y = loom::sum(A, loom::axis<1>)` is then an ordinary
 // statement (a copy into y's own memory, fused with what follows and guarded inside
 // loom::loop_while), and the result goes into larger expressions as any vector does.
 template <class R> struct axis_result {
-    detail::buffer_ptr buffer;
+    counted_buffer memory;
     std::uint64_t size = 0;
 
     static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<R>); }
-    void bind(detail::statement_recorder& r) const { r.vector_slot(buffer); }
-    first_operand_t operand() const { return {&buffer, size}; }
-    bool reads(const detail::buffer* b) const { return buffer.get() == b; }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
+    first_operand_t operand() const { return {&memory.get(), size}; }
+    bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
 };
 template <class R> struct terminal_value_type<axis_result<R>> { using type = R; };
 
@@ -501,16 +527,16 @@ auto reduce_along(const E& e, R identity, const Op& op, const char* what) {
     context_impl& ctx = expr::context_of_expression(e, what);
     expr::axis_result<R> result;
     result.size = Axis == 1 ? rows : cols;
-    result.buffer = new_buffer(shared_context_of(**expr::first_buffer(e)), result.size, dtype_v<R>);
+    result.memory = expr::counted_buffer(new_buffer(shared_context_of(**expr::first_buffer(e)), result.size, dtype_v<R>));
     if (rows == 0 || cols == 0) {
-        if (result.size) fill(ctx, result.buffer, identity);
+        if (result.size) fill(ctx, result.memory.get(), identity);
     } else {
         const skeleton_operation s = expr::operation<R>(op, identity);
         std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
         run_pending(ctx);
         statement_recorder recorder(ctx);
         expr::bind(recorder, e);
-        run_axis_reduce(ctx, {expr::axis_input_shape(e), unsigned(Axis), rows, cols, &s}, result.buffer);
+        run_axis_reduce(ctx, {expr::axis_input_shape(e), unsigned(Axis), rows, cols, &s}, result.memory.get());
     }
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(result));
 }

@@ -309,3 +309,14 @@ TEST_CASE("equal host numbers in a reduction's input share one parameter, and un
     run(2.0f, 3.0f, 5.0f);
     run(4.0f, 4.0f, 1.0f);
 }
+
+TEST_CASE("a reduction over an empty axis keeps its identity values across a later flush") {
+    // The fill of an empty axis's result is a statement into memory only the result names: it
+    // must be stored, as a vector's would be, when the result is read after another flush.
+    loom::matrix<float> empty(ctx(), 5, 0);
+    auto r = loom::sum(empty, loom::axis<1>);
+    loom::vector<float> other(ctx(), 9, 1.0f);
+    (void)other.to_host(); // a flush before r is read
+    loom::vector<float> y = r;
+    CHECK(y.to_host() == std::vector<float>(5, 0.0f));
+}
