@@ -33,6 +33,11 @@ struct dialect {
     // loop, which then ends with "{" and its block is the element's body.
     const char* grid_item;
     const char* grid_item_exists;
+    // The grid item of a loop dialect again with int coordinates (loom_row, loom_col, and
+    // loom_w and loom_h declared int), taken by grids of fewer than 2^30 elements whose only
+    // 64-bit signed integers are their reads' coordinates (map_kernel.cpp). nullptr where the
+    // dialect keeps 64-bit coordinates throughout.
+    const char* grid_item_narrow;
     const char* stride_loop_head; // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
     // the emitter bounds the elements of a group with them (map_kernel.cpp, interior test). nullptr

@@ -102,19 +102,60 @@ std::string grid_interior_test(const ir::kernel& k, const dialect& d, std::vecto
     return "(loom_c1 < loom_w) & (loom_r1 < loom_h)" + test;
 }
 
+// Whether every 64-bit signed integer of the kernel is a neighbour read's offset or extent (or,
+// once lowered, arithmetic on them): then on a grid of fewer than 2^30 elements each fits an
+// int, since stencil.hpp bounds every offset by its extent. A user's own 64-bit values (an
+// int64 vector, a cast) keep the kernel in 64 bits.
+bool coordinates_narrowable(const ir::kernel& k) {
+    std::vector<bool> coordinate(k.body.size(), false);
+    for (const ir::node& n : k.body)
+        if (n.op == opcode::load_neighbour)
+            for (unsigned a : {ir::offset_i, ir::offset_j, ir::grid_width, ir::offset_k, ir::grid_height})
+                if (n.arg[a] != ir::no_node) coordinate[n.arg[a]] = true;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i)
+        if (k.body[i].type == dtype::i64 && !coordinate[i]) return false;
+    for (const ir::kernel_param& p : k.params)
+        if (p.kind == ir::param_kind::buffer && p.type == dtype::i64) return false;
+    return true;
+}
+
+// The element's body where the dialect's narrow grid item holds it: the same kernel with its
+// 64-bit signed integers (only coordinates, coordinates_narrowable) spelled int.
+void narrow_body(source_builder& b, const map_kernel& m) {
+    dialect narrow = b.dialect();
+    narrow.type_names[std::size_t(dtype::i64)] = "int";
+    narrow.signed_index_type = "int";
+    source_builder body(narrow, b.depth());
+    m.body(body);
+    b.append(body.text());
+}
+
 // A grid kernel: the dialect's 2-D item, and two bodies where an interior test applies, as
-// a handwritten stencil takes its border apart.
+// a handwritten stencil takes its border apart. A loop dialect with a narrow item takes it
+// on grids of fewer than 2^30 elements (a uniform test of n).
 void grid_map(source_builder& b, const map_kernel& m) {
     const ir::kernel& k = m.k;
     const dialect& d = b.dialect();
-    const std::string sl = d.signed_index_type;
-    b.declare_const(sl, "loom_w", "p" + std::to_string(k.grid_width_param));
+    const std::string sl = d.signed_index_type, width = "p" + std::to_string(k.grid_width_param);
+    const bool narrow = d.grid_item_narrow && !d.grid_item_exists && coordinates_narrowable(k);
+    if (narrow) {
+        b.open("if (n < ((" + std::string(d.index_type) + ")1 << 30))");
+        b.declare_const("int", "loom_w", "(int)" + width);
+        b.declare_const("int", "loom_h", "(int)((unsigned int)n / (unsigned int)loom_w)");
+        b.lines(d.grid_item_narrow);
+        b.enter();
+        narrow_body(b, m);
+        b.close();
+        b.next("else");
+    }
+    b.declare_const(sl, "loom_w", width);
     b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
     b.lines(d.grid_item);
     if (!d.grid_item_exists) { // the item is a loop over the elements
         b.enter();
         m.body(b);
         b.close();
+        if (narrow) b.close();
         return;
     }
     std::vector<std::string> bounds;

@@ -11,7 +11,8 @@ namespace loom::codegen {
 
 class source_builder {
 public:
-    explicit source_builder(const codegen::dialect& d) : d_(d) {}
+    // `depth`: the level its lines start at, for text another builder appends.
+    explicit source_builder(const codegen::dialect& d, unsigned depth = 0) : d_(d), depth_(depth) {}
 
     const codegen::dialect& dialect() const { return d_; }
     // The dialect's name of an element type.
@@ -31,6 +32,7 @@ public:
     void next(const std::string& head);
     // One level deeper without a line of its own (the block a dialect's multi-line text opened).
     void enter() { ++depth_; }
+    unsigned depth() const { return depth_; }
 
     // "type name = init;", and with const before it.
     void declare(const std::string& type, const std::string& name, const std::string& init);

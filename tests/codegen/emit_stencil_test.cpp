@@ -138,13 +138,38 @@ TEST_CASE("a grid read outside a 2-D launch is not tested and keeps its per-elem
     CHECK_FALSE(contains(s, "== 0 ?"));
 }
 
-TEST_CASE("CUDA grid-stride stencil kernels keep one body with the per-element border form") {
+TEST_CASE("CUDA grid-stride stencil kernels keep the per-element border form, with no interior test") {
     loom::ir::kernel strided = shift_sum();
     strided.form = loom::ir::map_form::grid_stride;
     for (const auto& k : {strided, grid_and_shift()}) {
         const std::string s = emit(k, cuda_dialect()).text();
         CHECK_FALSE(contains(s, "loom_lo"));
         CHECK_FALSE(contains(s, "loom_c0"));
-        CHECK(occurrences(s, "p1[i] = ") == 1);
     }
+    CHECK(occurrences(emit(strided, cuda_dialect()).text(), "p1[i] = ") == 1);
+}
+
+TEST_CASE("a CUDA grid kernel walks grids under 2^30 elements in int coordinates, larger ones in 64 bits") {
+    const std::string s = emit(grid_and_shift(), cuda_dialect()).text();
+    const std::size_t split = s.find("} else {");
+    REQUIRE(split != std::string::npos);
+    const std::string narrow = s.substr(0, split), wide = s.substr(split);
+    CHECK(contains(narrow, "if (n < ((unsigned long long)1 << 30)) {"));
+    CHECK(contains(narrow, "const int loom_w = (int)p4;"));
+    CHECK(contains(narrow, "for (int loom_row = "));
+    INFO(s);
+    CHECK_FALSE(contains(narrow, "    long long v")); // offsets, width and coordinates are ints
+    CHECK(contains(wide, "const long long loom_h = (long long)n / loom_w;"));
+    CHECK(contains(wide, "    long long v"));
+    CHECK(occurrences(s, "p1[i] = ") == 2);
+
+    // A user's own 64-bit integers keep the whole kernel in 64 bits.
+    kernel_builder b;
+    const auto u = b.buffer(dtype::i64), v = b.buffer(dtype::i64);
+    const auto di = b.scalar_param(dtype::i64), dj = b.scalar_param(dtype::i64), w = b.scalar_param(dtype::i64);
+    b.store(v, b.op(opcode::add, dtype::i64, b.neighbour(u, b.scalar(di), b.scalar(dj), b.scalar(w)), b.load(u)));
+    b.grid_launch(w);
+    const std::string int64 = emit(b.kernel(), cuda_dialect()).text();
+    CHECK_FALSE(contains(int64, "for (int loom_row"));
+    CHECK(occurrences(int64, "p1[i] = ") == 1);
 }

@@ -272,6 +272,9 @@ device_info describe(const driver_api& api, CUdevice dev, const std::string& ver
     info.max_work_group = unsigned(std::max(threads, 1));
     info.max_parameter_bytes = 4096; // every CUDA architecture Loom targets takes 4 KiB of kernel parameters
     info.global_memory = total;
+    // No single allocation can exceed the device's memory: a vector larger than that is refused
+    // when it is made (statement_recorder.cpp), not at the flush that would allocate it.
+    info.max_allocation = total;
     return info;
 }
 

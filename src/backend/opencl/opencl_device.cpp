@@ -69,12 +69,22 @@ device_info describe(const cl::Platform& platform, const cl::Device& dev) {
     return info;
 }
 
+// The build options of every program. Loom's results equal the host's (docs/type-promotion.md),
+// and OpenCL lets a float divide or sqrt be 2.5 and 3 ulp off unless asked otherwise: NVIDIA's
+// driver was (a / b, x / sqrt(s)); PoCL is exact either way. Asked wherever the device offers it.
+std::string build_options(const cl::Device& dev) {
+    std::string options = "-cl-std=CL1.2";
+    if (dev.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        options += " -cl-fp32-correctly-rounded-divide-sqrt";
+    return options;
+}
+
 class opencl_device final : public device {
 public:
     opencl_device(const cl::Platform& platform, const cl::Device& dev, bool profiling)
         : device_(dev), context_(dev), ledger_(ledger_of(ledger_name(dev))),
           queue_(context_, dev, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None),
-          info_(describe(platform, dev)), max_alloc_(info_.max_allocation) {
+          info_(describe(platform, dev)), options_(build_options(dev)), max_alloc_(info_.max_allocation) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
     }
 
@@ -82,13 +92,13 @@ public:
     opencl_device(const cl::Platform& platform, const cl::Device& dev, cl::Context context, cl::CommandQueue queue,
                   bool profiling)
         : device_(dev), context_(std::move(context)), ledger_(ledger_of(ledger_name(dev))), queue_(std::move(queue)),
-          info_(describe(platform, dev)), max_alloc_(info_.max_allocation) {
+          info_(describe(platform, dev)), options_(build_options(dev)), max_alloc_(info_.max_allocation) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
     }
 
     const device_info& info() const override { return info_; }
     const codegen::dialect& dialect() const override { return codegen::opencl_dialect(); }
-    std::string compile_options() const override { return "-cl-std=CL1.2"; }
+    std::string compile_options() const override { return options_; }
 
     void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) override {
         if (bytes == 0) return;
@@ -225,6 +235,7 @@ private:
     memory_ledger& ledger_;
     cl::CommandQueue queue_;
     device_info info_;
+    std::string options_; // build_options(device_)
     std::size_t max_alloc_ = 0;
     opencl_event_reader reader_;
     std::unique_ptr<kernel_clock<cl::Event, opencl_event_reader>> clock_; // profiling on
