@@ -20,7 +20,7 @@
 //
 // Kernels named preview_* are NOT what Loom generates today: they are Loom's IR emitted with
 // a change this tool makes (a 32-bit index dialect, four elements per iteration through
-// float4, the stencil's grid form on a GPU, a warp-shuffle scan), so that the fixes proposed
+// float4, the stencil's grid form on a GPU), so that the fixes proposed
 // in docs/bench/gpu-code-quality.md are measured by the same script as the rest.
 #include <nvrtc.h>
 
@@ -263,96 +263,6 @@ std::string vec4_reduce_pass(const std::string& pass, const loom::skeleton::inpu
     return pass.substr(0, from) + vec4_loop(in.kernel, d, {in.root}, [&] { return fold; }) + pass.substr(to);
 }
 
-// Fix 4: the tiled scan passes with warp shuffles, written as the proposed
-// skeleton/scan_kernel.cpp function would write them (docs/bench/gpu-code-quality.md): each
-// warp scans its 32 values in registers, the warps' totals meet in work-group memory behind one
-// barrier and every warp scans those with shuffles too, so a tile takes 2 barriers instead of
-// 2 log2(group) + 2. Pass 1 of a commutative operation folds per work-item over the whole chunk
-// and combines the work-items once, at the end. The signature is emit_scan_pass's.
-std::string shuffled_scan_body(const loom::skeleton::input_kernel& input, const loom::skeleton::combine_op& op,
-                               loom::skeleton::scan_pass pass, bool exclusive, const std::string& out,
-                               const std::string& t, unsigned group, const loom::codegen::dialect& d) {
-    namespace cg = loom::codegen;
-    using loom::skeleton::scan_pass;
-    auto call = [&](const std::string& a, const std::string& b) {
-        return loom::skeleton::combine_call(op, "loom_combine", a, b, "c");
-    };
-    const std::string up = "__shfl_up_sync(0xffffffffu, ", down = "__shfl_down_sync(0xffffffffu, ",
-                      at = "__shfl_sync(0xffffffffu, ";
-    const std::string index = d.index_type, w = std::to_string(group), warps = std::to_string(group / 32);
-    const std::string root = cg::value_name(input.root);
-    std::string s = "    __shared__ " + t + " s[" + warps + "];\n";
-    s += "    const unsigned int lid = threadIdx.x, lane = lid % 32u, warp = lid / 32u;\n";
-    s += "    const unsigned int g = blockIdx.x;\n";
-    s += "    const " + index + " first = (" + index + ")g * chunk;\n";
-    s += "    " + index + " last = first + chunk;\n    if (last > n) last = n;\n";
-    // The block's fold of x (any order: a commutative operation) into thread 0's x.
-    auto block_fold = [&](const std::string& x) {
-        std::string f = "    for (unsigned int offset = 16u; offset > 0u; offset >>= 1) " + x + " = " +
-                        call(x, down + x + ", offset)") + ";\n";
-        f += "    if (lane == 0u) s[warp] = " + x + ";\n    __syncthreads();\n";
-        f += "    if (warp == 0u) {\n        " + x + " = lane < " + warps + "u ? s[lane] : id;\n";
-        f += "        for (unsigned int offset = 16u; offset > 0u; offset >>= 1) " + x + " = " +
-             call(x, down + x + ", offset)") + ";\n    }\n";
-        return f;
-    };
-    if (pass == scan_pass::chunk_totals && loom::skeleton::commutative(op)) {
-        s += "    " + t + " x = id;\n";
-        s += "    for (" + index + " i = first + lid; i < last; i += " + w + "u) {\n";
-        s += cg::emit_values(input.kernel, d, {input.root}, "        ") + "        x = " + call("x", root) +
-             ";\n    }\n";
-        return s + block_fold("x") + "    if (lid == 0u) totals[g] = x;\n";
-    }
-    if (pass == scan_pass::scan_output)
-        s += "    " + t + " carry = " + call("init", "offsets[g]") + ";\n";
-    else if (pass == scan_pass::scan_totals)
-        s += "    " + t + " carry = init;\n";
-    else
-        s += "    " + t + " carry = id;\n";
-    s += "    for (" + index + " base = first; base < last; base += " + w + "u) {\n";
-    s += "        const " + index + " i = base + lid;\n";
-    s += "        " + t + " x = id;\n";
-    s += "        if (i < last) {\n" + cg::emit_values(input.kernel, d, {input.root}, "            ");
-    s += "            x = " + root + ";\n        }\n";
-    s += "        for (unsigned int offset = 1u; offset < 32u; offset <<= 1) {\n";
-    s += "            const " + t + " left = " + up + "x, offset);\n";
-    s += "            if (lane >= offset) x = " + call("left", "x") + ";\n        }\n";
-    s += "        if (lane == 31u) s[warp] = x;\n        __syncthreads();\n";
-    s += "        " + t + " sums = lane < " + warps + "u ? s[lane] : id;\n";
-    s += "        for (unsigned int offset = 1u; offset < " + warps + "u; offset <<= 1) {\n";
-    s += "            const " + t + " left = " + up + "sums, offset);\n";
-    s += "            if (lane >= offset) sums = " + call("left", "sums") + ";\n        }\n";
-    s += "        const " + t + " before = " + at + "sums, (warp + 31u) % 32u);\n";
-    s += "        const " + t + " total = " + at + "sums, " + warps + "u - 1u);\n";
-    s += "        if (warp != 0u) x = " + call("before", "x") + ";\n";
-    if (pass != scan_pass::chunk_totals) {
-        if (exclusive || pass == scan_pass::scan_totals) {
-            s += "        const " + t + " left = " + up + "x, 1u);\n";
-            s += "        if (i < last) " + out +
-                 "[i] = lid == 0u ? carry : " + call("carry", "lane == 0u ? before : left") + ";\n";
-        } else {
-            s += "        if (i < last) " + out + "[i] = " + call("carry", "x") + ";\n";
-        }
-    }
-    s += "        carry = " + call("carry", "total") + ";\n";
-    s += "        __syncthreads();\n    }\n";
-    if (pass == scan_pass::chunk_totals) s += "    if (lid == 0u) totals[g] = carry;\n";
-    return s;
-}
-
-// emit_scan_pass's signature and prologue, with shuffled_scan_body.
-std::string shuffled_scan_pass(const loom::skeleton::input_kernel& in, const loom::skeleton::combine_op& op,
-                               loom::skeleton::scan_pass pass, bool exclusive, unsigned group,
-                               const loom::codegen::dialect& d) {
-    const std::string text =
-        unnamed(loom::skeleton::emit_scan_pass(in, op, pass, exclusive, loom::skeleton::no_class, group, false, d));
-    const std::string head = std::string(" chunk, ") + d.index_type + " n) {\n";
-    const std::size_t end = text.find(head);
-    if (end == std::string::npos) throw std::runtime_error("scan preview: no signature");
-    return text.substr(0, end + head.size()) +
-           shuffled_scan_body(in, op, pass, exclusive, "out", loom::codegen::type_name(d, op.type), group, d) + "}\n";
-}
-
 template <class T, class Op> loom::skeleton::combine_op combine(const Op& op, T identity) {
     const loom::detail::skeleton_operation s = loom::expr::operation<T>(op, identity);
     loom::skeleton::combine_op c;
@@ -464,12 +374,6 @@ int run(const options& o) {
             unnamed(emit_scan_pass(partials, plus, scan_pass::scan_totals, true, no_class, group, chunked, d)));
     out.add({"loom_scan_pass3", "scan", 4, 4, "inclusive_scan(x, z), pass 3: the output" + t},
             unnamed(emit_scan_pass(sum, plus, scan_pass::scan_output, false, no_class, group, chunked, d)));
-    out.add({"preview_scan_pass1_shfl", "scan", 4, 0, "scan pass 1, per work-item fold and shuffles" + t},
-            shuffled_scan_pass(sum, plus, scan_pass::chunk_totals, false, group, d));
-    out.add({"preview_scan_pass2_shfl", "scan", 4, 4, "scan pass 2, warp-shuffle tile scan" + t},
-            shuffled_scan_pass(partials, plus, scan_pass::scan_totals, true, group, d));
-    out.add({"preview_scan_pass3_shfl", "scan", 4, 4, "scan pass 3, warp-shuffle tile scan" + t},
-            shuffled_scan_pass(sum, plus, scan_pass::scan_output, false, group, d));
     out.finish();
     return 0;
 }

@@ -59,6 +59,10 @@ struct dialect {
         const char* local_id;        // this work-item's index in its group (an unsigned int)
         const char* group_id;        // the group's index (an unsigned int)
         const char* group_count;     // the number of groups (an unsigned int)
+        // The start of a call that hands value (the first argument) from the lane `delta` (the
+        // second) below in a 32-lane warp, closed by the caller; nullptr where the dialect has no
+        // warp of a fixed width (OpenCL C 1.2). Takes 32- and 64-bit arithmetic types.
+        const char* shuffle_up;
     } group;
     const char* function_prefix; // before a device function called from a kernel
 };

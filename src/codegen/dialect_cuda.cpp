@@ -57,7 +57,7 @@ const dialect cuda = {
     cuda_math_name,
     {"__shared__", "__syncthreads();",
      "__syncthreads();", // orders the block's global memory accesses as well
-     "threadIdx.x", "blockIdx.x", "gridDim.x"},
+     "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
     "static __device__ __forceinline__",
 };
 

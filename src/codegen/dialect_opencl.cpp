@@ -40,7 +40,7 @@ const dialect opencl = {
     {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},
     opencl_math_name,
     {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
-     "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)"},
+     "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},
     "static",
 };
 

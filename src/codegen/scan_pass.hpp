@@ -1,7 +1,8 @@
 // Source text of the scan passes, in two layouts that both keep the operation's
 // left-to-right order (a scan needs associativity only):
-// - tiled (GPUs): each work-group scans a contiguous chunk tile by tile, a Hillis-Steele
-//   scan of one tile in work-group memory plus the running carry;
+// - tiled (GPUs): each work-group scans a contiguous chunk tile by tile (group * tile_items
+//   elements), each work-item's tile_items consecutive elements in registers and the
+//   work-items' totals across the group, plus the running carry;
 // - chunked (CPU devices): each work-item owns a contiguous chunk (a multiple of 8) and
 //   walks it eight elements a step, their prefix computed in registers, so the serial
 //   chain is one operation per eight elements and there are no barriers; pass 2 is one
@@ -23,6 +24,10 @@ enum class scan_pass {
     scan_totals,  // pass 2: one group, exclusive scan of the totals (its input) to out
     scan_output,  // pass 3: scan each chunk again from its offset, writing out
 };
+
+// Elements a work-item holds per tile in the tiled layout; a group's chunk is best a
+// multiple of group * tile_items (the host's geometry makes it one).
+constexpr unsigned tile_items = 8;
 
 // No input parameter is the output (scan_pass_kernel::out_param).
 constexpr std::uint32_t no_output_param = 0xFFFFFFFFu;

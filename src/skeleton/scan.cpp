@@ -1,6 +1,7 @@
 // The scan skeleton at run time: three passes (chunk totals, an exclusive scan of the
 // totals by one group, the chunks scanned again from their offsets). See docs/skeleton-scan.md.
 #include <algorithm>
+#include <optional>
 
 #include "loom/scan.hpp"
 #include "runtime/buffer.hpp"
@@ -10,7 +11,8 @@
 namespace loom::skeleton {
 namespace {
 
-// Geometry (codegen/scan_pass.hpp): tiled on GPUs, a chunk per group in whole tiles; chunked on
+// Geometry (codegen/scan_pass.hpp): tiled on GPUs (or with LOOM_KERNEL_FORM=grid_stride), a
+// chunk per group in whole tiles; chunked on
 // CPU devices, a chunk per work-item (a multiple of 8, at least 64 elements a work-item where n
 // allows). `parts` is the number of totals pass 2 scans.
 struct scan_geometry {
@@ -19,10 +21,11 @@ struct scan_geometry {
     std::uint64_t groups = 0, chunk = 0, parts = 0;
 };
 
-scan_geometry scan_geometry_for(const backend::device_info& info, std::uint64_t n) {
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                std::uint64_t n) {
     scan_geometry g;
     g.group = skeleton_group_size(info);
-    g.chunked = !info.gpu;
+    g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
     const std::uint64_t wanted = std::uint64_t(std::max(1u, info.compute_units)) * (info.gpu ? 8 : 4);
     if (g.chunked) {
         g.groups = std::max<std::uint64_t>(1, std::min(wanted, (n + 64 * g.group - 1) / (64 * g.group)));
@@ -31,7 +34,8 @@ scan_geometry scan_geometry_for(const backend::device_info& info, std::uint64_t 
     } else {
         const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + g.group - 1) / g.group));
         const std::uint64_t per_group = (n + groups0 - 1) / groups0;
-        g.chunk = (per_group + g.group - 1) / g.group * g.group;
+        const std::uint64_t tile = std::uint64_t(g.group) * codegen::tile_items;
+        g.chunk = (per_group + tile - 1) / tile * tile;
         g.groups = (n + g.chunk - 1) / g.chunk;
         g.parts = g.groups;
     }
@@ -104,7 +108,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
         throw error("loom: internal error: scan output type differs from the operation's type");
     const std::uint64_t n = in.length;
     if (n == 0) return;
-    const scan_geometry geo = scan_geometry_for(ctx.info(), n);
+    const scan_geometry geo = scan_geometry_for(ctx.info(), ctx.settings().form, n);
     const std::uint32_t out_class = output_class(*call.input, in, output);
     const bool guarded = ctx.guard() != nullptr;
 

@@ -64,6 +64,16 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
             .text(),
         emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda).text(),
     };
+    // A 16-bit scan: its warp shuffles carry the values through an int.
+    {
+        loom::vector<std::int16_t> xs;
+        const input_kernel shorts = build_input(*loom::expr::input_shape(xs + xs), {0}, loom::dtype::i16);
+        const combine_op splus = combine<std::int16_t>(loom::detail::plus_operation{}, std::int16_t(0));
+        for (auto pass : {scan_pass::chunk_totals, scan_pass::scan_output}) {
+            sources.push_back(emit_scan_pass(shorts, splus, pass, false, no_class, 256, false, cuda).text());
+            CHECK(sources.back().find("(short)__shfl_up_sync(0xffffffffu, (int)") != std::string::npos);
+        }
+    }
     // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
     loom::scalar<float> sf;
     input_kernel scaled = build_input(*loom::expr::input_shape(xf * sf), {0, 1}, loom::dtype::f32);
