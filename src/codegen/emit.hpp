@@ -16,6 +16,11 @@ namespace loom::codegen {
 // the comment header of the statements it holds (kernel_header.hpp).
 kernel_source emit(const ir::kernel& k, const dialect& d);
 
+// Whether grid kernel k (grid_width_param set) has a narrow form in dialect d (ir::kernel::narrow_grid):
+// the dialect walks grids in loops with an int-coordinate item, and the kernel's only 64-bit signed
+// integers are its neighbour reads' coordinates.
+bool grid_narrowable(const ir::kernel& k, const dialect& d);
+
 // The emitter core's lines as text, each line starting with `indent`, for code outside
 // codegen that writes kernels of its own around Loom's bodies (the benchmarks' previews).
 // k reads no neighbours, or comes from lower_neighbour_reads.

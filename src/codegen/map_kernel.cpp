@@ -11,6 +11,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/kernel_header.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
+#include "loom/error.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -131,22 +132,22 @@ void narrow_body(source_builder& b, const map_kernel& m) {
 }
 
 // A grid kernel: the dialect's 2-D item, and two bodies where an interior test applies, as
-// a handwritten stencil takes its border apart. A loop dialect with a narrow item takes it
-// on grids of fewer than 2^30 elements (a uniform test of n).
+// a handwritten stencil takes its border apart. A narrow grid kernel (ir::kernel::narrow_grid)
+// takes the dialect's int-coordinate item instead.
 void grid_map(source_builder& b, const map_kernel& m) {
     const ir::kernel& k = m.k;
     const dialect& d = b.dialect();
     const std::string sl = d.signed_index_type, width = "p" + std::to_string(k.grid_width_param);
-    const bool narrow = d.grid_item_narrow && !d.grid_item_exists && coordinates_narrowable(k);
-    if (narrow) {
-        b.open("if (n < ((" + std::string(d.index_type) + ")1 << 30))");
+    if (k.narrow_grid) {
+        if (!grid_narrowable(k, d))
+            throw error("loom: internal error: a narrow grid kernel in a dialect or with values that have no int form");
         b.declare_const("int", "loom_w", "(int)" + width);
         b.declare_const("int", "loom_h", "(int)((unsigned int)n / (unsigned int)loom_w)");
         b.lines(d.grid_item_narrow);
         b.enter();
         narrow_body(b, m);
         b.close();
-        b.next("else");
+        return;
     }
     b.declare_const(sl, "loom_w", width);
     b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
@@ -155,7 +156,6 @@ void grid_map(source_builder& b, const map_kernel& m) {
         b.enter();
         m.body(b);
         b.close();
-        if (narrow) b.close();
         return;
     }
     std::vector<std::string> bounds;
@@ -259,6 +259,10 @@ void chunked_map(source_builder& b, const map_kernel& m) {
 }
 
 } // namespace
+
+bool grid_narrowable(const ir::kernel& k, const dialect& d) {
+    return k.grid_width_param != ir::no_node && d.grid_item_narrow && !d.grid_item_exists && coordinates_narrowable(k);
+}
 
 kernel_source emit(const ir::kernel& k, const dialect& d) {
     source_builder b(d);

@@ -53,6 +53,10 @@ struct statement_note {
     std::vector<std::uint32_t> slots;
 };
 
+// Grids of fewer elements than this fit int coordinates (kernel::narrow_grid): every offset is
+// bounded by its extent (stencil.hpp), so row * width + column + offset stays under 2^31.
+constexpr std::uint64_t narrow_grid_limit = std::uint64_t(1) << 30;
+
 struct kernel {
     std::vector<kernel_param> params; // the element count n follows them as the last argument
     std::vector<node> body;           // topological; load/scalar name parameters
@@ -70,6 +74,12 @@ struct kernel {
     // with no division. Only for launches where every grid width argument equals w.
     // no_node: the 1-D form.
     std::uint32_t grid_width_param = no_node;
+    // With grid_width_param, where the dialect has a narrow grid item: the grid walked in int
+    // coordinates, a kernel for launches on grids of fewer than narrow_grid_limit elements
+    // (codegen::grid_narrowable). A kernel of its own beside the 64-bit grid kernel, not a
+    // branch of it: ptxas gives a kernel the registers of its largest branch, and the 5-point
+    // stencil holding both bodies took 72 (37.5% occupancy on an H100) where the int body needs 32.
+    bool narrow_grid = false;
     // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
     map_form form = map_form::grid_stride;
     // The statements the kernel holds (the fusion pass's kernels; empty for others), and the

@@ -24,6 +24,7 @@ enum class plan_purpose : std::uint8_t { statements, reduction_input, epilogue }
 struct group_launch {
     cache::cached_kernel* kernel = nullptr; // owned by the program cache
     cache::cached_kernel* grid_kernel = nullptr;
+    cache::cached_kernel* narrow_grid_kernel = nullptr; // the grid form in int coordinates, or none
     std::vector<std::uint32_t> grid_widths;
     // The device buffer of its packed scalars (ir::kernel_param::packed), made at the first launch.
     std::unique_ptr<backend::memory> packed_scalars;

@@ -103,8 +103,10 @@ void context_impl::launch(compiled_plan& p) {
         cache::cached_kernel* kernel = planned.kernel;
         const std::uint64_t width = planned.grid_kernel ? common_grid_width(planned.grid_widths) : 0;
         backend::geometry geo;
-        if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo)) kernel = planned.grid_kernel;
-        const bool on_rows = kernel == planned.grid_kernel;
+        if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo))
+            kernel = planned.narrow_grid_kernel && length < ir::narrow_grid_limit ? planned.narrow_grid_kernel
+                                                                                   : planned.grid_kernel;
+        const bool on_rows = kernel != planned.kernel;
         geo = map_launch(*kernel, g, length, on_rows ? width : 0);
         launch_label label;
         label.elements = length;

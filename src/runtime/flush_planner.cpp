@@ -145,6 +145,12 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
             if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
             sources.push_back({codegen::emit(grid, device_.dialect()), summary + ", on whole rows"});
             destinations.push_back(&out.grid_kernel);
+            if (codegen::grid_narrowable(grid, device_.dialect())) {
+                grid.narrow_grid = true;
+                if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
+                sources.push_back({codegen::emit(grid, device_.dialect()), summary + ", on whole rows, int coordinates"});
+                destinations.push_back(&out.narrow_grid_kernel);
+            }
         }
     }
     const std::vector<cache::cached_kernel*> kernels = programs_.entries(sources);

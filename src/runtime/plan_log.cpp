@@ -68,6 +68,7 @@ void context_impl::log_plan(const compiled_plan& p, bool cached, flush_cause cau
             line += " (length " + std::to_string(queue_.statements[g.last].length) +
                     " != " + std::to_string(queue_.statements[g.last + 1].length) + ")";
         if (launch.grid_kernel) line += "; on whole rows " + launch.grid_kernel->name;
+        if (launch.narrow_grid_kernel) line += " (" + launch.narrow_grid_kernel->name + " in int coordinates)";
         logging::write(logging::channel::fusion, line);
     }
 }

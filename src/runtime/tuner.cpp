@@ -55,19 +55,33 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
             trial[at].buffer = scratch.back().get();
         }
         // Round by round over the candidates, after a warm-up of each (PoCL builds a work-group
-        // function per geometry at its first launch), so that no candidate is measured cold.
+        // function per geometry at its first launch), so that no candidate is measured cold. A
+        // candidate the kernel cannot launch with is dropped at its warm-up: a kernel with many
+        // registers may not run in blocks as large as the device allows (NVIDIA's OpenCL refused
+        // 1024 work-items for a 200-statement stencil on an H100), and the others still count.
+        std::vector<launch::geometry_choice> usable;
         std::vector<backend::geometry> geometries;
         for (const launch::geometry_choice& c : candidates) {
             backend::geometry geo;
             if (!width || !launch::grid_geometry(info(), g.kernel.form, width, length, geo, c))
                 geo = launch::map_geometry(info(), g.kernel.form, length, c);
+            try {
+                device_->launch(*k.kernel, trial.data(), trial.size(), geo);
+                device_->finish();
+            } catch (const error& e) {
+                if (usable.empty() && &c == &candidates.back()) throw; // none launches: the default's error
+                if (logging::enabled(logging::channel::launch))
+                    logging::write(logging::channel::launch,
+                                   "tuning " + k.k.hex() + ": candidate " + std::to_string(c.value) +
+                                       " dropped: " + e.what());
+                continue;
+            }
+            usable.push_back(c);
             geometries.push_back(geo);
-            device_->launch(*k.kernel, trial.data(), trial.size(), geo);
-            device_->finish();
         }
-        std::vector<std::vector<double>> us(candidates.size());
+        std::vector<std::vector<double>> us(usable.size());
         for (int r = 0; r < tune_repetitions; ++r)
-            for (std::size_t c = 0; c < candidates.size(); ++c) {
+            for (std::size_t c = 0; c < usable.size(); ++c) {
                 const auto start = std::chrono::steady_clock::now();
                 device_->launch(*k.kernel, trial.data(), trial.size(), geometries[c]);
                 device_->finish();
@@ -75,13 +89,13 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
                     std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
             }
         double best = 0;
-        for (std::size_t c = 0; c < candidates.size(); ++c) {
+        for (std::size_t c = 0; c < usable.size(); ++c) {
             std::sort(us[c].begin(), us[c].end());
             const double median = us[c][us[c].size() / 2];
-            record.measured.emplace_back(candidates[c].value, median);
-            if (c == 0 || median < best) { // the default wins ties
+            record.measured.emplace_back(usable[c].value, median);
+            if (c == 0 || median < best) { // the first usable (the default where it runs) wins ties
                 best = median;
-                record.choice = candidates[c].value;
+                record.choice = usable[c].value;
             }
         }
     } catch (const error& e) { // no memory for the copies, say: launch with the default, measure no more

@@ -7,6 +7,8 @@
 // clamps, wraps or selects (" ? " in the text); an untested read has none of them.
 #include "codegen_support.hpp"
 
+#include "loom/error.hpp"
+
 using namespace loom_codegen_test;
 using loom::codegen::cuda_dialect;
 using loom::codegen::emit;
@@ -149,19 +151,26 @@ TEST_CASE("CUDA grid-stride stencil kernels keep the per-element border form, wi
     CHECK(occurrences(emit(strided, cuda_dialect()).text(), "p1[i] = ") == 1);
 }
 
-TEST_CASE("a CUDA grid kernel walks grids under 2^30 elements in int coordinates, larger ones in 64 bits") {
-    const std::string s = emit(grid_and_shift(), cuda_dialect()).text();
-    const std::size_t split = s.find("} else {");
-    REQUIRE(split != std::string::npos);
-    const std::string narrow = s.substr(0, split), wide = s.substr(split);
-    CHECK(contains(narrow, "if (n < ((unsigned long long)1 << 30)) {"));
+TEST_CASE("a CUDA grid kernel has a second form in int coordinates, for grids under 2^30 elements") {
+    loom::ir::kernel k = grid_and_shift();
+    REQUIRE(loom::codegen::grid_narrowable(k, cuda_dialect()));
+    CHECK_FALSE(loom::codegen::grid_narrowable(k, opencl_dialect())); // one work-item per element there
+    const std::string wide = emit(k, cuda_dialect()).text();
+    k.narrow_grid = true;
+    const std::string narrow = emit(k, cuda_dialect()).text();
+    INFO(narrow);
+    // Two kernels, not two branches of one: ptxas would give both the wide body's registers.
+    CHECK_FALSE(contains(narrow, "1 << 30"));
+    CHECK_FALSE(contains(wide, "1 << 30"));
     CHECK(contains(narrow, "const int loom_w = (int)p4;"));
     CHECK(contains(narrow, "for (int loom_row = "));
-    INFO(s);
     CHECK_FALSE(contains(narrow, "    long long v")); // offsets, width and coordinates are ints
+    CHECK(occurrences(narrow, "p1[i] = ") == 1);
     CHECK(contains(wide, "const long long loom_h = (long long)n / loom_w;"));
     CHECK(contains(wide, "    long long v"));
-    CHECK(occurrences(s, "p1[i] = ") == 2);
+    CHECK(occurrences(wide, "p1[i] = ") == 1);
+    loom::ir::kernel opencl_narrow = k;
+    CHECK_THROWS_AS(emit(opencl_narrow, opencl_dialect()), loom::error);
 
     // A user's own 64-bit integers keep the whole kernel in 64 bits.
     kernel_builder b;
@@ -169,7 +178,8 @@ TEST_CASE("a CUDA grid kernel walks grids under 2^30 elements in int coordinates
     const auto di = b.scalar_param(dtype::i64), dj = b.scalar_param(dtype::i64), w = b.scalar_param(dtype::i64);
     b.store(v, b.op(opcode::add, dtype::i64, b.neighbour(u, b.scalar(di), b.scalar(dj), b.scalar(w)), b.load(u)));
     b.grid_launch(w);
-    const std::string int64 = emit(b.kernel(), cuda_dialect()).text();
-    CHECK_FALSE(contains(int64, "for (int loom_row"));
-    CHECK(occurrences(int64, "p1[i] = ") == 1);
+    CHECK_FALSE(loom::codegen::grid_narrowable(b.kernel(), cuda_dialect()));
+    loom::ir::kernel int64 = b.kernel();
+    int64.narrow_grid = true;
+    CHECK_THROWS_AS(emit(int64, cuda_dialect()), loom::error);
 }
