@@ -47,7 +47,12 @@ void check(cl_int status, const std::string& doing) {
     if (status == CL_SUCCESS) return;
     const std::string what =
         "loom: OpenCL error " + std::string(error_name(status)) + " (" + std::to_string(status) + ") while " + doing;
-    if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY)
+    // A launch's CL_OUT_OF_RESOURCES is as often registers as memory: NVIDIA's driver answers so
+    // when a work-group is larger than the kernel's registers allow.
+    if (status == CL_OUT_OF_RESOURCES)
+        throw out_of_memory(what + "; the device lacks the resources: memory (free vectors or use smaller ones) or, "
+                                   "for a launch, registers for work-groups of this size");
+    if (status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY)
         throw out_of_memory(what + "; the device is out of memory: free vectors or use smaller ones");
     throw error(what);
 }
