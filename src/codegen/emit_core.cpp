@@ -41,6 +41,7 @@ const char* index_spelling(ir::index_value v) {
     case ir::index_value::grid_column: return "loom_col";
     case ir::index_value::grid_row: return "loom_row";
     case ir::index_value::grid_height: return "loom_h";
+    case ir::index_value::grid_width: return "loom_w";
     case ir::index_value::zero: return "0";
     case ir::index_value::one: return "1";
     case ir::index_value::row: return "loom_r"; // declared by an axis reduction's pass only

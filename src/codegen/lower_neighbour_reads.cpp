@@ -102,9 +102,12 @@ struct grid_position {
 };
 
 grid_position grid_position_of(index_arithmetic& a, std::uint32_t w, const ir::kernel& k) {
-    if (k.grid_width_param != no_node) // the launch gives the coordinates (its width is w)
+    // The launch gives the coordinates, and its width is w: every read then shares loom_w, where
+    // each read's own width parameter (equal, but not to the compiler) kept its clamps and row
+    // products apart.
+    if (k.grid_width_param != no_node)
         return {a.leaf(ir::index_value::grid_column), a.leaf(ir::index_value::grid_row),
-                a.leaf(ir::index_value::grid_height), w};
+                a.leaf(ir::index_value::grid_height), a.leaf(ir::index_value::grid_width)};
     // Element i is (x, y) = (i % w, i / w) of a grid n / w rows high.
     const std::uint32_t element = a.element();
     if (k.double_grid_division) { // see ir::kernel::double_grid_division

@@ -57,6 +57,9 @@ enum class index_value : std::uint32_t {
     // as its loop counters (codegen/axis_pass.hpp).
     row,
     column,
+    // A grid kernel's row width, loom_w (i64): every 2-D and 3-D read's width there, since a grid
+    // kernel is launched only where all its reads' widths are one value (ir::kernel::grid_width_param).
+    grid_width,
 };
 
 // Hash-consing table shared by every builder of node lists: adding a node equal to an

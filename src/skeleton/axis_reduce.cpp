@@ -74,36 +74,6 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
     return plan;
 }
 
-// The buffer classes of the input's slots (the last recorded), numbered by first appearance;
-// checks contexts and fp64. Lengths were checked against the extents by the front end.
-const std::vector<std::uint32_t>& input_classes(detail::context_impl& ctx, const detail::shape& s,
-                                                const fusion::bound_slot* slots) {
-    skeleton_state& state = state_of(ctx);
-    std::vector<std::uint32_t>& slot_class = state.slot_class;
-    std::vector<const detail::buffer*>& classes = state.classes;
-    slot_class.clear();
-    classes.clear();
-    state.scalar_values.clear();
-    for (std::size_t k = 0; k < s.slots.size(); ++k) {
-        const detail::buffer* b = slots[k].buffer.get();
-        if (!b) {
-            slot_class.push_back(scalar_value_class(s.slots[k], slots[k].bits, state.scalar_values));
-            continue;
-        }
-        if (b->ctx != &ctx)
-            throw error("loom: a reduction along an axis mixes vectors from two contexts; copy the data into one "
-                        "context first");
-        std::uint32_t c = 0;
-        while (c < classes.size() && classes[c] != b) ++c;
-        if (c == classes.size()) classes.push_back(b);
-        slot_class.push_back(c);
-    }
-    if (s.uses_f64 && !ctx.info().fp64)
-        throw error("loom: a reduction along an axis computes in double, which the device " + ctx.info().name +
-                    " does not support; use float, or pick a device with fp64");
-    return slot_class;
-}
-
 } // namespace
 } // namespace loom::skeleton
 
@@ -117,7 +87,7 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const b
     const skeleton_operation& sop = *call.op;
     std::vector<fusion::bound_slot>& queued = ctx.queue().slots;
     const fusion::bound_slot* slots = queued.data() + (queued.size() - s.slots.size());
-    const std::vector<std::uint32_t>& slot_class = input_classes(ctx, s, slots);
+    const std::vector<std::uint32_t>& slot_class = number_slot_classes(ctx, s, slots, "a reduction along an axis");
     if (output->ctx != &ctx || output->type != sop.type || output->length != (call.axis == 1 ? call.rows : call.cols))
         throw error("loom: internal error: an axis reduction's output does not match it");
     if (output->length == 0) return;

@@ -36,20 +36,21 @@ backend::kernel& pass_kernel(detail::context_impl& ctx, skeleton_plan& plan, std
     return *plan.kernels[pass];
 }
 
-bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::uint64_t view_length, const char* what) {
+const std::vector<std::uint32_t>& number_slot_classes(detail::context_impl& ctx, const detail::shape& s,
+                                                      const fusion::bound_slot* slots, const char* what) {
+    if (s.uses_f64 && !ctx.info().fp64)
+        throw error(std::string("loom: ") + what + " computes in double, which the device " + ctx.info().name +
+                    " does not support; use float, or pick a device with fp64");
     skeleton_state& state = state_of(ctx);
     std::vector<std::uint32_t>& slot_class = state.slot_class;
     std::vector<const detail::buffer*>& classes = state.classes;
     slot_class.clear();
     classes.clear();
     state.scalar_values.clear();
-    std::vector<fusion::bound_slot>& slots = ctx.queue().slots;
-    bound_input in{slots.data() + (slots.size() - s.slots.size()), slot_class, 0};
-    bool have_length = false;
     for (std::size_t k = 0; k < s.slots.size(); ++k) {
-        const detail::buffer* b = in.slots[k].buffer.get();
+        const detail::buffer* b = slots[k].buffer.get();
         if (!b) {
-            slot_class.push_back(scalar_value_class(s.slots[k], in.slots[k].bits, state.scalar_values));
+            slot_class.push_back(scalar_value_class(s.slots[k], slots[k].bits, state.scalar_values));
             continue;
         }
         if (b->ctx != &ctx)
@@ -59,6 +60,18 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::u
         while (c < classes.size() && classes[c] != b) ++c;
         if (c == classes.size()) classes.push_back(b);
         slot_class.push_back(c);
+    }
+    return slot_class;
+}
+
+bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::uint64_t view_length, const char* what) {
+    std::vector<fusion::bound_slot>& queued = ctx.queue().slots;
+    const fusion::bound_slot* slots = queued.data() + (queued.size() - s.slots.size());
+    bound_input in{slots, number_slot_classes(ctx, s, slots, what), 0};
+    bool have_length = false;
+    for (std::size_t k = 0; k < s.slots.size(); ++k) {
+        const detail::buffer* b = in.slots[k].buffer.get();
+        if (!b) continue;
         // A device scalar serves any length; a viewed or gathered vector is read at indices the
         // view checked or the gather bounds, and the view's length is view_length.
         if (s.slots[k].broadcast || s.slots[k].any_length) continue;
@@ -77,9 +90,6 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::u
         in.length = view_length;
         have_length = true;
     }
-    if (s.uses_f64 && !ctx.info().fp64)
-        throw error(std::string("loom: ") + what + " computes in double, which the device " + ctx.info().name +
-                    " does not support; use float, or pick a device with fp64");
     return in;
 }
 

@@ -131,6 +131,12 @@ struct bound_input {
     const std::vector<std::uint32_t>& slot_class; // the context's scratch: valid until the next bind_input
     std::uint64_t length = 0;
 };
+// The classes of the input's slots (`slots`: s.slots.size() of them, the last recorded) into the
+// context's scratch, which it returns: buffers numbered by first appearance, scalars by
+// scalar_value_class. Throws where a vector belongs to another context, or the input computes in
+// double on a device without it.
+const std::vector<std::uint32_t>& number_slot_classes(detail::context_impl& ctx, const detail::shape& s,
+                                                      const fusion::bound_slot* slots, const char* what);
 // `view_length`: the elements of the input's views (0: none), which its viewed vectors do not tell.
 bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::uint64_t view_length, const char* what);
 

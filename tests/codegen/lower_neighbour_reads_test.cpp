@@ -22,7 +22,7 @@ namespace {
 // Where the element is, as each kernel form names it.
 struct position {
     std::uint64_t i = 0, n = 0;
-    std::int64_t column = 0, row = 0, height = 0; // a grid kernel's launch
+    std::int64_t column = 0, row = 0, height = 0, width = 0; // a grid kernel's launch
 };
 
 // One IR value: integers (bool, signed and unsigned) as 64-bit two's complement, floats as double.
@@ -66,6 +66,7 @@ private:
             case loom::ir::index_value::grid_column: r.i = p.column; break;
             case loom::ir::index_value::grid_row: r.i = p.row; break;
             case loom::ir::index_value::grid_height: r.i = p.height; break;
+            case loom::ir::index_value::grid_width: r.i = p.width; break;
             case loom::ir::index_value::zero: r.i = 0; break;
             case loom::ir::index_value::one: r.i = 1; break;
             case loom::ir::index_value::row: // a matrix's positions: never in a lowered neighbour read
@@ -200,7 +201,7 @@ TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the ind
                     for (std::uint64_t i = 0; i < n; ++i) {
                         CAPTURE(i);
                         const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
-                        CHECK(e.at(l.kernel.stores[0].value, {i, n, col, row, h}).f ==
+                        CHECK(e.at(l.kernel.stores[0].value, {i, n, col, row, h, w}).f ==
                               expected(u, policy, col + di, row + dj, w, h));
                     }
                 }
