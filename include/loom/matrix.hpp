@@ -189,20 +189,20 @@ template <unsigned Axis> struct terminal_value_type<position<Axis>> { using type
 // A vector read at the element's column (Axis 1: loom::as_row) or row (Axis 0: loom::as_column).
 // A read at another index than the element's own: the fusion pass treats it as a gather.
 template <class T, unsigned Axis> struct broadcast_read {
-    const vector<T>* source;
+    vector_ref<T> source;
 
     static detail::node_ref lower(detail::shape_builder& b) {
         const std::uint32_t slot = b.gather_source(dtype_v<T>);
         return b.gather(slot, b.position(Axis), false); // the extents were checked on the host
     }
-    void bind(detail::statement_recorder& r) const { r.vector_slot(source->buffer()); }
-    first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
-    bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(source.memory.get()); }
+    first_operand_t operand() const { return source.operand(); }
+    bool reads(const detail::buffer* b) const { return source.reads(b); }
     void extents(extent_check& c) const {
         if constexpr (Axis == 1)
-            c.row_broadcast(source->size());
+            c.row_broadcast(source.size);
         else
-            c.column_broadcast(source->size());
+            c.column_broadcast(source.size);
     }
 };
 template <class T, unsigned Axis> struct terminal_value_type<broadcast_read<T, Axis>> { using type = T; };
@@ -240,12 +240,14 @@ template <int D> auto index() {
 // x as a row repeated down every row of a 2-D expression: element (i, j) is x[j]; x gives the
 // expression x.size() columns.
 template <class T> auto as_row(const vector<T>& x) {
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::broadcast_read<T, 1>{&x});
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+        expr::broadcast_read<T, 1>{expr::vector_ref<T>::of(x)});
 }
 
 // x as a column repeated across every column: element (i, j) is x[i]; x gives x.size() rows.
 template <class T> auto as_column(const vector<T>& x) {
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::broadcast_read<T, 0>{&x});
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+        expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
 }
 
 // rows x cols elements on a device, row-major: element (i, j) is element i * cols + j of its
@@ -450,46 +452,13 @@ template <class T> void copy(const std::vector<T>& host, matrix<T>& m) { m.uploa
 
 namespace expr {
 
-// A result's device memory (an axis reduction's, a product's), counted as a vector's while any
-// copy of it lives: a statement that writes it (the fill of a reduction over an empty axis, the
-// zeros of a product over k == 0) then keeps its store, where one into a buffer no vector
-// names would be elided as a dead temporary's.
-class counted_buffer {
-public:
-    counted_buffer() = default;
-    explicit counted_buffer(detail::buffer_ptr b) : buffer_(std::move(b)) { detail::attach_vector(*buffer_); }
-    counted_buffer(const counted_buffer& other) : buffer_(other.buffer_) {
-        if (buffer_) detail::attach_vector(*buffer_);
-    }
-    counted_buffer(counted_buffer&& other) noexcept : buffer_(std::move(other.buffer_)) {}
-    counted_buffer& operator=(counted_buffer other) noexcept {
-        std::swap(buffer_, other.buffer_);
-        return *this;
-    }
-    ~counted_buffer() {
-        if (buffer_) detail::detach_vector(*buffer_);
-    }
-
-    const detail::buffer_ptr& get() const { return buffer_; }
-
-private:
-    detail::buffer_ptr buffer_;
-};
-
 // The result of a reduction along an axis: a 1-D operand over the device memory the reduction
-// wrote, which it owns (copies share it). `y = loom::sum(A, loom::axis<1>)` is then an ordinary
-// statement (a copy into y's own memory, fused with what follows and guarded inside
-// loom::loop_while), and the result goes into larger expressions as any vector does.
-template <class R> struct axis_result {
-    counted_buffer memory;
-    std::uint64_t size = 0;
-
-    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<R>); }
-    void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
-    first_operand_t operand() const { return {&memory.get(), size}; }
-    bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
-};
-template <class R> struct terminal_value_type<axis_result<R>> { using type = R; };
+// wrote, which it owns (copies share it, counted as a vector's, so that a statement that writes
+// it, the fill of a reduction over an empty axis, keeps its store). `y = loom::sum(A,
+// loom::axis<1>)` is then an ordinary statement (a copy into y's own memory, fused with what
+// follows and guarded inside loom::loop_while), and the result goes into larger expressions as
+// any vector does.
+template <class R> using axis_result = vector_ref<R>;
 
 } // namespace expr
 
@@ -525,9 +494,9 @@ auto reduce_along(const E& e, R identity, const Op& op, const char* what) {
     c.finish();
     const std::uint64_t rows = c.rows(), cols = c.cols();
     context_impl& ctx = expr::context_of_expression(e, what);
-    expr::axis_result<R> result;
-    result.size = Axis == 1 ? rows : cols;
-    result.memory = expr::counted_buffer(new_buffer(shared_context_of(**expr::first_buffer(e)), result.size, dtype_v<R>));
+    const std::uint64_t size = Axis == 1 ? rows : cols;
+    expr::axis_result<R> result(
+        expr::counted_buffer(new_buffer(shared_context_of(**expr::first_buffer(e)), size, dtype_v<R>)), size);
     if (rows == 0 || cols == 0) {
         if (result.size) fill(ctx, result.memory.get(), identity);
     } else {

@@ -48,20 +48,20 @@ template <class T> struct policy_of<constant_t<T>> {
 };
 
 // The terminal of a neighbour read: which vector, the offsets, the extents of its grid
-// (width: elements per row, 0 in 1-D; height: rows per plane, 0 below 3-D). A read of an
-// expression owns the vector the expression was computed into (`owned`; `source` points at it).
+// (width: elements per row, 0 in 1-D; height: rows per plane, 0 below 3-D). The vector's buffer
+// is held as an expression holds a vector (vector_ref): a read of an expression holds the one
+// the expression was computed into.
 template <class T, class Policy, unsigned Dimensions> struct neighbour_read {
     static_assert(Dimensions >= 1 && Dimensions <= 3, "loom: neighbour reads have 1, 2 or 3 dimensions");
-    const loom::vector<T>* source;
+    vector_ref<T> source;
     std::int64_t di, dj, dk, width, height;
     Policy policy;
-    std::shared_ptr<const loom::vector<T>> owned;
 
     static detail::node_ref lower(detail::shape_builder& b) {
         return b.neighbour_slot(dtype_v<T>, policy_of<Policy>::value, Dimensions);
     }
-    first_operand_t operand() const { return {source->buffer() ? &source->buffer() : nullptr, source->size()}; }
-    bool reads(const detail::buffer* b) const { return source->buffer().get() == b; }
+    first_operand_t operand() const { return source.operand(); }
+    bool reads(const detail::buffer* b) const { return source.reads(b); }
     // An offset as the kernel gets it: a wrapped one reduced to the equivalent offset nearest 0
     // (in (-extent/2, extent/2]), any other held in [-extent, extent], which reads the same
     // elements (all past the end beyond it). Both keep the kernel's index arithmetic clear of
@@ -80,8 +80,8 @@ template <class T, class Policy, unsigned Dimensions> struct neighbour_read {
     }
     // In the order shape_builder::neighbour_slot declares them.
     void bind(detail::statement_recorder& r) const {
-        r.vector_slot(source->buffer());
-        const std::int64_t size = std::int64_t(source->size());
+        r.vector_slot(source.memory.get());
+        const std::int64_t size = std::int64_t(source.size);
         const std::int64_t i = bounded(di, Dimensions >= 2 ? width : size);
         r.scalar_slot(&i, sizeof i);
         if constexpr (Dimensions >= 2) {
@@ -122,17 +122,15 @@ template <class E> struct stencil_source {
     using value_type = std::conditional_t<is_vector<std::decay_t<E>>::value, value_type_t<E>,
                                           std::conditional_t<std::is_same_v<value_type_t<E>, bool>, std::int32_t,
                                                              value_type_t<E>>>;
-    const loom::vector<value_type>* source;
-    std::shared_ptr<const loom::vector<value_type>> owned;
+    vector_ref<value_type> source;
 };
 template <class E> stencil_source<E> stencil_source_of(const E& e) {
     static_assert(is_operand_v<E>, "loom: a stencil reads a loom::vector or a Loom expression");
     if constexpr (is_vector<std::decay_t<E>>::value) {
-        return {&e, nullptr};
+        return {vector_ref<value_type_t<E>>::of(e)};
     } else {
         using V = typename stencil_source<E>::value_type;
-        auto owned = std::make_shared<const loom::vector<V>>(loom::vector<V>(e));
-        return {owned.get(), owned};
+        return {vector_ref<V>::of(loom::vector<V>(e))};
     }
 }
 
@@ -143,22 +141,20 @@ template <class E> stencil_source<E> stencil_source_of(const E& e) {
 template <class E, class Policy = boundary::clamp_t> auto shift(const E& x, std::int64_t k, Policy policy = {}) {
     auto s = expr::stencil_source_of(x);
     using T = typename decltype(s)::value_type;
-    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy, s.owned});
+    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy});
 }
 
 // A vector viewed as a grid of ny rows of nx elements (element (i, j) at j * nx + i).
 template <class T> struct grid_view {
-    const vector<T>* source;
+    expr::vector_ref<T> source;
     std::int64_t nx, ny;
-    std::shared_ptr<const vector<T>> owned; // when the grid is of an expression's value
 };
 
 // A vector viewed as nz planes of ny rows of nx elements (element (i, j, k) at
 // (k * ny + j) * nx + i).
 template <class T> struct grid3_view {
-    const vector<T>* source;
+    expr::vector_ref<T> source;
     std::int64_t nx, ny, nz;
-    std::shared_ptr<const vector<T>> owned;
 };
 
 namespace detail {
@@ -189,30 +185,30 @@ inline void check_grid(std::size_t n, std::initializer_list<std::size_t> extents
 template <class E> auto grid(const E& x, std::size_t nx, std::size_t ny) {
     auto s = expr::stencil_source_of(x);
     using T = typename decltype(s)::value_type;
-    detail::check_grid(s.source->size(), {nx, ny});
-    return grid_view<T>{s.source, std::int64_t(nx), std::int64_t(ny), s.owned};
+    detail::check_grid(s.source.size, {nx, ny});
+    return grid_view<T>{s.source, std::int64_t(nx), std::int64_t(ny)};
 }
 
 // x as nz planes of ny rows of nx elements.
 template <class E> auto grid(const E& x, std::size_t nx, std::size_t ny, std::size_t nz) {
     auto s = expr::stencil_source_of(x);
     using T = typename decltype(s)::value_type;
-    detail::check_grid(s.source->size(), {nx, ny, nz});
-    return grid3_view<T>{s.source, std::int64_t(nx), std::int64_t(ny), std::int64_t(nz), s.owned};
+    detail::check_grid(s.source.size, {nx, ny, nz});
+    return grid3_view<T>{s.source, std::int64_t(nx), std::int64_t(ny), std::int64_t(nz)};
 }
 
 // Element (x + di, y + dj) of a grid, for every element (x, y); each coordinate takes the
 // policy at its own edges.
 template <class T, class Policy = boundary::clamp_t>
 auto at(const grid_view<T>& g, std::int64_t di, std::int64_t dj, Policy policy = {}) {
-    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 2>{g.source, di, dj, 0, g.nx, 0, policy, g.owned});
+    return expr::make_neighbour_read(expr::neighbour_read<T, Policy, 2>{g.source, di, dj, 0, g.nx, 0, policy});
 }
 
 // Element (x + di, y + dj, z + dk) of a 3-D grid, for every element (x, y, z).
 template <class T, class Policy = boundary::clamp_t>
 auto at(const grid3_view<T>& g, std::int64_t di, std::int64_t dj, std::int64_t dk, Policy policy = {}) {
     return expr::make_neighbour_read(
-        expr::neighbour_read<T, Policy, 3>{g.source, di, dj, dk, g.nx, g.ny, policy, g.owned});
+        expr::neighbour_read<T, Policy, 3>{g.source, di, dj, dk, g.nx, g.ny, policy});
 }
 
 // sum over t of coeffs[t] * x[i + t - center] for every element i: a stencil given by its
@@ -232,7 +228,7 @@ auto convolve(const std::array<C, N>& coeffs, const E& x, std::size_t center = N
         const std::int64_t k = std::int64_t(t) - std::int64_t(center);
         const auto c = expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::coefficient<C>{coeffs[t]});
         return c * expr::make_neighbour_read(
-                               expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy, s.owned});
+                               expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy});
     };
     return detail::sum_of_taps(tap, std::make_index_sequence<N>{});
 }

@@ -17,6 +17,7 @@
 #include "loom/expr/functions.hpp"
 #include "loom/expr/lower.hpp"
 #include "loom/expr/operands.hpp"
+#include "loom/expr/vector_ref.hpp"
 #include "loom/interop.hpp"
 
 namespace loom {

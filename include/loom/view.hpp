@@ -38,11 +38,14 @@ inline detail::node_ref signed_index(detail::shape_builder& b) { return b.cast(d
 
 inline bool is_float_type(dtype t) { return t == dtype::f32 || t == dtype::f64; }
 
-// The index operand of a gather or scatter: an expression by value, a vector by reference.
+// The index operand of a gather or scatter: an expression by value, a vector as an expression
+// holds one (vector_ref), a device scalar by reference.
 template <class I> auto index_operand(const I& idx) {
     static_assert(is_operand_v<I>, "loom::gather/scatter: the index must be a loom::vector or a Loom expression");
     if constexpr (is_expression_v<I>)
         return idx;
+    else if constexpr (is_vector<I>::value)
+        return proto::make_expr<proto::tag::terminal, domain>(vector_ref<typename I::value_type>::of(idx));
     else
         return proto::make_expr<proto::tag::terminal, domain>(boost::cref(idx));
 }
@@ -163,7 +166,7 @@ namespace expr {
 
 // The terminal of loom::gather: source read at the index expression's value.
 template <class T, class I> struct gather_read {
-    const vector<T>* source;
+    vector_ref<T> source;
     I index;
 
     detail::node_ref lower(detail::shape_builder& b) const {
@@ -173,14 +176,14 @@ template <class T, class I> struct gather_read {
         return b.gather(slot, i, true);
     }
     void bind(detail::statement_recorder& r) const {
-        r.vector_slot(source->buffer());
+        r.vector_slot(source.memory.get());
         expr::bind(r, index);
-        const std::uint64_t n = source->size();
+        const std::uint64_t n = source.size;
         r.scalar_slot(&n, sizeof n);
     }
     // The statement's length is the index's; the source may have any length.
     first_operand_t operand() const { return first_operand(index); }
-    bool reads(const detail::buffer* b) const { return source->buffer().get() == b || reads_buffer(index, b); }
+    bool reads(const detail::buffer* b) const { return source.reads(b) || reads_buffer(index, b); }
 };
 
 } // namespace expr
@@ -190,7 +193,7 @@ template <class T, class I> auto gather(const vector<T>& x, const I& idx) {
     if (!x.buffer()) throw error("loom::gather from an empty loom::vector");
     using index_type = decltype(expr::index_operand(idx));
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
-        expr::gather_read<T, index_type>{&x, expr::index_operand(idx)});
+        expr::gather_read<T, index_type>{expr::vector_ref<T>::of(x), expr::index_operand(idx)});
 }
 
 // The target of loom::scatter(y, idx) = e: y[idx[i]] = e[i]; indices outside y are skipped.

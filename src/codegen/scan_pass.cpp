@@ -203,7 +203,8 @@ void tiled_scan_body(source_builder& b, const pass_text& p) {
     const unsigned tile = s.group * tile_items;
     const std::string k = std::to_string(tile_items) + "u";
     const bool folds = s.pass == scan_pass::chunk_totals && commutative(*s.op);
-    if (!folds) b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + std::to_string(tile + tile / 32) + "];");
+    if (!folds)
+        b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + std::to_string(tile + tile / 32) + "];");
     b.line(std::string(d.group.array_qualifier) + " " + t + " ts[" + std::to_string(s.group) + "];");
     b.declare_const("unsigned int", "lid", d.group.local_id);
     b.declare_const("unsigned int", "g", d.group.group_id);
@@ -253,8 +254,8 @@ void tiled_scan_body(source_builder& b, const pass_text& p) {
         const bool shifted = s.exclusive || s.pass == scan_pass::scan_totals;
         b.open_for("unsigned int j = 0u", "j < " + k, "++j");
         b.declare_const("unsigned int", "q", "j * " + w + " + lid");
-        b.line("if (base + q < last) " + p.out + "[base + q] = " +
-               (shifted ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
+        b.line("if (base + q < last) " + p.out +
+               "[base + q] = " + (shifted ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
         b.close();
         b.line(d.group.barrier);
     }

@@ -105,7 +105,7 @@ void context_impl::launch(compiled_plan& p) {
         backend::geometry geo;
         if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo))
             kernel = planned.narrow_grid_kernel && length < ir::narrow_grid_limit ? planned.narrow_grid_kernel
-                                                                                   : planned.grid_kernel;
+                                                                                  : planned.grid_kernel;
         const bool on_rows = kernel != planned.kernel;
         geo = map_launch(*kernel, g, length, on_rows ? width : 0);
         launch_label label;

@@ -148,7 +148,8 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
             if (codegen::grid_narrowable(grid, device_.dialect())) {
                 grid.narrow_grid = true;
                 if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
-                sources.push_back({codegen::emit(grid, device_.dialect()), summary + ", on whole rows, int coordinates"});
+                sources.push_back(
+                    {codegen::emit(grid, device_.dialect()), summary + ", on whole rows, int coordinates"});
                 destinations.push_back(&out.narrow_grid_kernel);
             }
         }

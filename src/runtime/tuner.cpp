@@ -71,9 +71,8 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
             } catch (const error& e) {
                 if (usable.empty() && &c == &candidates.back()) throw; // none launches: the default's error
                 if (logging::enabled(logging::channel::launch))
-                    logging::write(logging::channel::launch,
-                                   "tuning " + k.k.hex() + ": candidate " + std::to_string(c.value) +
-                                       " dropped: " + e.what());
+                    logging::write(logging::channel::launch, "tuning " + k.k.hex() + ": candidate " +
+                                                                 std::to_string(c.value) + " dropped: " + e.what());
                 continue;
             }
             usable.push_back(c);

@@ -67,7 +67,7 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     // A 16-bit scan: its warp shuffles carry the values through an int.
     {
         loom::vector<std::int16_t> xs;
-        const input_kernel shorts = build_input(*loom::expr::input_shape(xs + xs), {0}, loom::dtype::i16);
+        const input_kernel shorts = build_input(*loom::expr::input_shape(xs + xs), {0, 0}, loom::dtype::i16);
         const combine_op splus = combine<std::int16_t>(loom::detail::plus_operation{}, std::int16_t(0));
         for (auto pass : {scan_pass::chunk_totals, scan_pass::scan_output}) {
             sources.push_back(emit_scan_pass(shorts, splus, pass, false, no_class, 256, false, cuda).text());

@@ -34,9 +34,12 @@ template <class T> struct is_view<loom::vector_view<T>> : std::true_type {};
 // What starts an expression through an operator: a device object or a view.
 template <class T> struct is_operand_object : std::bool_constant<is_device_object<T>::value || is_view<T>::value> {};
 
-// Children are held by value, except vectors and device scalars, which are held by
-// reference: a node is a few pointers and host scalars, so copying is cheap, and an
-// expression returned from a function or kept in a variable never refers to a temporary
+template <class T> struct vector_ref; // loom/expr/vector_ref.hpp
+
+// Children are held by value, a vector as a vector_ref (its buffer, shared and counted as a
+// vector's), so an expression kept in a variable stays valid when the vectors it names are
+// destroyed; device scalars and matrices by reference. A node is a few pointers and host scalars, so
+// copying is cheap, and an expression returned from a function never refers to a temporary
 // that has died.
 // Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
 // own operator+= and friends out of overload resolution, so `v += x * y` reaches
@@ -52,8 +55,15 @@ struct grammar
 
 struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
-    template <class T> struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value>>
+    template <class T>
+    struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value &&
+                                        !is_vector<std::remove_const_t<T>>::value>>
         : proto_base_domain::as_child<T> {};
+    template <class T> struct as_child<T, std::enable_if_t<is_vector<std::remove_const_t<T>>::value>> {
+        using held = vector_ref<typename std::remove_const_t<T>::value_type>;
+        using result_type = decltype(proto::make_expr<proto::tag::terminal, domain>(std::declval<held>()));
+        result_type operator()(T& v) const { return proto::make_expr<proto::tag::terminal, domain>(held::of(v)); }
+    };
 };
 
 // Host memory where a device operand goes: a container or range (std::vector, std::array), a
@@ -107,9 +117,12 @@ template <class E> inline constexpr bool is_expression_v =
 template <class A> inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
 
 // Children of a function node: host scalars and expression temporaries by value (they
-// are small and may be temporaries), vectors and device scalars by reference.
+// are small and may be temporaries), vectors as a vector_ref (as the operators hold them),
+// device scalars and matrices by reference.
 template <class A> decltype(auto) as_child(A&& a) {
-    if constexpr (is_device_object<std::decay_t<A>>::value)
+    if constexpr (is_vector<std::decay_t<A>>::value)
+        return vector_ref<typename std::decay_t<A>::value_type>::of(a);
+    else if constexpr (is_device_object<std::decay_t<A>>::value)
         return boost::cref(a);
     else
         return std::decay_t<A>(std::forward<A>(a));
