@@ -175,8 +175,6 @@ loom::codegen::dialect cuda_dialect_32() {
     loom::codegen::dialect d = loom::codegen::cuda_dialect();
     d.global_id = "(blockIdx.x * blockDim.x + threadIdx.x)";
     d.global_size = "(blockDim.x * gridDim.x)";
-    d.stride_loop_head =
-        "for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {";
     d.index_type = "unsigned int";
     return d;
 }
@@ -252,7 +250,8 @@ std::string vec4_map(const loom::ir::kernel& k, const loom::codegen::dialect& d)
 // tree) as Loom emits it.
 std::string vec4_reduce_pass(const std::string& pass, const loom::skeleton::input_kernel& in,
                              const loom::codegen::dialect& d) {
-    const std::string head = std::string("    ") + d.stride_loop_head;
+    // The grid-stride fold (codegen/reduce_pass.cpp, stride_fold) is the block that opens with i.
+    const std::string head = std::string("    {\n        ") + d.index_type + " i = ";
     std::size_t from = pass.find(head);
     const std::size_t to = pass.find("    const unsigned int lid");
     // An emitter with a 32-bit loop before the 64-bit one puts a test of n first: both go.

@@ -38,7 +38,6 @@ struct dialect {
     // 64-bit signed integers are their reads' coordinates (map_kernel.cpp). nullptr where the
     // dialect keeps 64-bit coordinates throughout.
     const char* grid_item_narrow;
-    const char* stride_loop_head; // a grid-stride loop over i < n, ending in "{": for skeletons that accumulate
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
     // the emitter bounds the elements of a group with them (map_kernel.cpp, interior test). nullptr
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).

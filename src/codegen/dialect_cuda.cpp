@@ -44,8 +44,6 @@ const dialect cuda = {
     "for (int loom_row = blockIdx.y * blockDim.y + threadIdx.y; loom_row < loom_h; loom_row += blockDim.y * gridDim.y)\n"
     "for (int loom_col = blockIdx.x * blockDim.x + threadIdx.x; loom_col < loom_w; loom_col += blockDim.x * gridDim.x) {\n"
     "    const unsigned long long i = (unsigned int)(loom_row * loom_w + loom_col);",
-    "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < n;"
-    " i += (unsigned long long)blockDim.x * gridDim.x) {",
     // No interior test (map_kernel.cpp): it removes a gather per vector lane on CPU devices; on a
     // GPU its effect is unmeasured, so CUDA kernels keep the single body.
     {nullptr, nullptr},

@@ -32,7 +32,6 @@ const dialect opencl = {
     // One work-item per element, and a per-group interior test: NVIDIA's OpenCL ran the 5-point
     // stencil within 1.16x of the handwritten kernel in 64-bit coordinates (docs/bench/summary.md).
     nullptr,
-    "for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) {",
     {"get_local_id(0)", "get_local_id(1)"},
     {"get_local_size(0)", "get_local_size(1)"},
     "ulong",

@@ -53,6 +53,49 @@ void fold_element(source_builder& b, const pass_text& t, const std::string& inde
         b.line(into(k) + " = " + t.call(k, into(k), value_name(t.folded[k])) + ";");
 }
 
+// Elements a work-item of the grid-stride fold loads before it folds them (stride_fold).
+constexpr unsigned stride_batch = 4;
+
+// The grid-stride fold (GPUs): elements i, i + G, i + 2G, ... of the work-item, stride_batch of
+// them loaded (their values computed, their stores written) before any is folded, then folded
+// in order into the one accumulator, so the order, and the result, are those of a fold one
+// element at a time. With one element a step the fold waited for each load before the next
+// (the compiler does not unroll it): one load in flight per warp, and on an H100 sum(x) at 2^26
+// floats took 1.26 times the handwritten kernel's time.
+void stride_fold(source_builder& b, const pass_text& t) {
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, batch = std::to_string(stride_batch);
+    const std::size_t count = t.pass.accumulators.size();
+    b.open();
+    b.declare(index, "i", d.global_id);
+    b.declare_const(index, "loom_stride", d.global_size);
+    b.open_for("", "i + " + std::to_string(stride_batch - 1) + " * loom_stride < n", "i += " + batch + " * loom_stride");
+    auto loaded = [](std::size_t k, unsigned l) { return "r" + std::to_string(k) + "_" + std::to_string(l); };
+    for (std::size_t k = 0; k < count; ++k) {
+        std::string names;
+        for (unsigned l = 0; l < stride_batch; ++l) names += (l ? ", " : "") + loaded(k, l);
+        b.line(t.type(b, k) + " " + names + ";");
+    }
+    for (unsigned l = 0; l < stride_batch; ++l) {
+        b.open();
+        const std::string at = l == 0 ? "i" : "(i + " + std::to_string(l) + " * loom_stride)";
+        write_values(b, t.input, t.roots, at);
+        write_stores(b, t.input, at);
+        for (std::size_t k = 0; k < count; ++k) b.line(loaded(k, l) + " = " + value_name(t.folded[k]) + ";");
+        b.close();
+    }
+    for (unsigned l = 0; l < stride_batch; ++l)
+        for (std::size_t k = 0; k < count; ++k) {
+            const std::string a = "a" + std::to_string(k);
+            b.line(a + " = " + t.call(k, a, loaded(k, l)) + ";");
+        }
+    b.close();
+    b.open_for("", "i < n", "i += loom_stride");
+    fold_element(b, t, "i", [](std::size_t k) { return "a" + std::to_string(k); });
+    b.close();
+    b.close();
+}
+
 // The per-work-item fold over a contiguous chunk: `lanes` elements a step into as many
 // accumulators a<k>_<lane>, the tail into lane 0; then lane l takes lane l + 8 (one vector
 // operation) and the eight are folded in order into a<k>. In order, not as a tree: LLVM's
@@ -170,10 +213,7 @@ void write_pass(source_builder& b, const pass_text& t) {
     if (pass.chunked) {
         chunked_fold(b, t);
     } else {
-        b.line(d.stride_loop_head);
-        b.enter();
-        fold_element(b, t, "i", [](std::size_t k) { return "a" + std::to_string(k); });
-        b.close();
+        stride_fold(b, t);
     }
     b.declare_const("unsigned int", "lid", d.group.local_id);
     for (std::size_t k = 0; k < count; ++k) b.line("s" + std::to_string(k) + "[lid] = a" + std::to_string(k) + ";");
