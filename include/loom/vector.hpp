@@ -114,7 +114,8 @@ public:
     // n elements, zero-initialised (the fill is a statement, fused into what follows).
     vector(const context& ctx, std::size_t n) : vector(ctx, n, T(0)) {}
 
-    vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) {
+    vector(const context& ctx, std::size_t n, T value) : ctx_(ctx.impl()), size_(n) {
+        adopt(make(ctx_, n));
         *this = value;
     }
 
@@ -122,7 +123,8 @@ public:
 
     // n elements copied from host memory. (A template, so that `vector(ctx, n, 0)` stays a fill.)
     template <class P, std::enable_if_t<std::is_same_v<P, const T*> || std::is_same_v<P, T*>, int> = 0>
-    vector(const context& ctx, std::size_t n, P host) : ctx_(ctx.impl()), buf_(make(ctx_, n)), size_(n) {
+    vector(const context& ctx, std::size_t n, P host) : ctx_(ctx.impl()), size_(n) {
+        adopt(make(ctx_, n));
         if (n && !host) throw error("loom: vector(ctx, n, host): the host pointer is null");
         if (n) detail::upload(*buf_, 0, n, host);
     }
@@ -137,7 +139,7 @@ public:
                         "vectors, and this one names none; construct it with (context, size) and assign instead");
         ctx_ = detail::shared_context_of(**first.buffer);
         size_ = first.length;
-        buf_ = make(ctx_, size_);
+        adopt(make(ctx_, size_));
         assign(e);
     }
 
@@ -145,23 +147,24 @@ public:
     vector(const context& ctx, It first, It last) : ctx_(ctx.impl()) {
         const std::vector<T> host(first, last);
         size_ = host.size();
-        buf_ = make(ctx_, size_);
+        adopt(make(ctx_, size_));
         detail::upload(*buf_, 0, size_, host.data());
     }
 
     // A device copy: recorded as the statement `*this = other`, so it fuses too.
     vector(const vector& other) : ctx_(other.ctx_), size_(other.size_) {
         if (!other.buf_) return;
-        buf_ = make(ctx_, size_);
+        adopt(make(ctx_, size_));
         assign(other);
     }
 
-    vector(vector&& other) noexcept : ctx_(std::move(other.ctx_)), buf_(std::move(other.buf_)), size_(other.size_) {
+    vector(vector&& other) noexcept
+        : ctx_(std::move(other.ctx_)), buf_(std::move(other.buf_)), claim_(std::move(other.claim_)),
+          size_(other.size_) {
         other.size_ = 0;
     }
 
     ~vector() {
-        if (buf_) detail::detach_vector(*buf_);
         if (in_swap_log_ && ctx_) detail::forget_swapped(*ctx_, this);
     }
 
@@ -176,7 +179,7 @@ public:
             release();
             ctx_ = other.ctx_;
             size_ = other.size_;
-            buf_ = make(ctx_, size_);
+            adopt(make(ctx_, size_));
         }
         return assign(other);
     }
@@ -186,6 +189,7 @@ public:
             release();
             ctx_ = std::move(other.ctx_);
             buf_ = std::move(other.buf_);
+            claim_ = std::move(other.claim_);
             size_ = other.size_;
             other.size_ = 0;
         }
@@ -282,6 +286,9 @@ public:
 
     // For the runtime: the buffer this vector names now.
     const detail::buffer_ptr& buffer() const { return buf_; }
+    // For expressions over it: the vector's claim on that buffer (expr/vector_ref.hpp), which
+    // they share, so the buffer keeps its values after the vector is gone.
+    const expr::shared_claim& claim() const { return claim_; }
 
 private:
     template <class U> friend class matrix; // loom::reshape and loom::flatten (loom/matrix.hpp)
@@ -290,36 +297,38 @@ private:
     vector share() const {
         vector v;
         v.ctx_ = ctx_;
-        v.buf_ = buf_;
+        v.adopt(buf_);
         v.size_ = size_;
-        if (buf_) detail::attach_vector(*buf_);
         return v;
     }
 
     static void exchange(vector& a, vector& b) noexcept {
         std::swap(a.ctx_, b.ctx_);
         std::swap(a.buf_, b.buf_);
+        std::swap(a.claim_, b.claim_);
         std::swap(a.size_, b.size_);
     }
     static void swap_back(void* a, void* b) noexcept { exchange(*static_cast<vector*>(a), *static_cast<vector*>(b)); }
 
     static vector over(const context& ctx, backend_kind kind, std::uint64_t handle, std::size_t n) {
         vector v;
-        v.buf_ = detail::wrap_buffer(ctx.impl(), kind, handle, n, dtype_v<T>);
-        detail::attach_vector(*v.buf_);
+        v.adopt(detail::wrap_buffer(ctx.impl(), kind, handle, n, dtype_v<T>));
         v.ctx_ = ctx.impl();
         v.size_ = n;
         return v;
     }
 
     static detail::buffer_ptr make(const detail::context_ptr& ctx, std::size_t n) {
-        detail::buffer_ptr b = detail::new_buffer(ctx, n, dtype_v<T>);
-        detail::attach_vector(*b);
-        return b;
+        return detail::new_buffer(ctx, n, dtype_v<T>);
+    }
+    // This vector names b now: its claim counts b as a vector's (fused kernels must store it).
+    void adopt(detail::buffer_ptr b) {
+        claim_ = expr::claim(b);
+        buf_ = std::move(b);
     }
 
     void release() {
-        if (buf_) detail::detach_vector(*buf_);
+        claim_.reset();
         buf_.reset();
         size_ = 0;
     }
@@ -358,6 +367,7 @@ private:
 
     detail::context_ptr ctx_;
     detail::buffer_ptr buf_;
+    expr::shared_claim claim_; // of buf_, shared with the expressions over this vector
     std::size_t size_ = 0;
     // Swapped inside a loom::loop_while body: the loop's swap log may name this object, which
     // must leave it when the object dies. Stays with the object (exchange does not move it).

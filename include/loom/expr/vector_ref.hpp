@@ -1,4 +1,4 @@
-// How an expression holds the device memory it reads: by shared ownership, counted as a vector.
+// How an expression holds the device memory it reads: by a shared claim, counted as a vector.
 // `auto e = x + y;` then stays valid after x is destroyed: e still names x's buffer, whose
 // pending values are kept for it (a buffer no vector names would have its stores elided as a
 // dead temporary's). The results of loom::sum along an axis and of loom::matmul are held the
@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "loom/detail/runtime.hpp"
@@ -16,29 +17,42 @@
 
 namespace loom::expr {
 
-// A buffer, counted as a vector's while any copy of this object lives (detail::attach_vector).
-class counted_buffer {
+// A claim on a buffer's values: while it lives the buffer counts as a vector's
+// (detail::attach_vector), so a statement that writes it keeps its store. One claim per vector
+// (loom::vector makes it with its buffer) or per result; expressions share it by
+// std::shared_ptr, one atomic count per copy (Proto copies each terminal a few times per
+// operator, and two counts per copy, the buffer's and its name's, cost 0.4 us a statement).
+class buffer_claim {
 public:
-    counted_buffer() = default;
-    explicit counted_buffer(detail::buffer_ptr b) : buffer_(std::move(b)) {
-        if (buffer_) detail::attach_vector(*buffer_);
-    }
-    counted_buffer(const counted_buffer& other) : buffer_(other.buffer_) {
-        if (buffer_) detail::attach_vector(*buffer_);
-    }
-    counted_buffer(counted_buffer&& other) noexcept : buffer_(std::move(other.buffer_)) {}
-    counted_buffer& operator=(counted_buffer other) noexcept {
-        std::swap(buffer_, other.buffer_);
-        return *this;
-    }
-    ~counted_buffer() {
-        if (buffer_) detail::detach_vector(*buffer_);
-    }
+    explicit buffer_claim(detail::buffer_ptr b) : buffer_(std::move(b)) { detail::attach_vector(*buffer_); }
+    ~buffer_claim() { detail::detach_vector(*buffer_); }
+    buffer_claim(const buffer_claim&) = delete;
+    buffer_claim& operator=(const buffer_claim&) = delete;
 
     const detail::buffer_ptr& get() const { return buffer_; }
 
 private:
     detail::buffer_ptr buffer_;
+};
+using shared_claim = std::shared_ptr<const buffer_claim>;
+inline shared_claim claim(detail::buffer_ptr b) {
+    return b ? std::make_shared<const buffer_claim>(std::move(b)) : nullptr;
+}
+
+// A buffer held through a shared claim (none for an empty vector).
+class counted_buffer {
+public:
+    counted_buffer() = default;
+    explicit counted_buffer(detail::buffer_ptr b) : claim_(claim(std::move(b))) {}
+    explicit counted_buffer(shared_claim c) : claim_(std::move(c)) {}
+
+    const detail::buffer_ptr& get() const {
+        static const detail::buffer_ptr none;
+        return claim_ ? claim_->get() : none;
+    }
+
+private:
+    shared_claim claim_;
 };
 
 // A 1-D operand over a buffer of `size` elements of T: a vector as an expression holds it, and
@@ -51,7 +65,7 @@ template <class T> struct vector_ref {
     std::uint64_t size;
 
     vector_ref(counted_buffer m, std::uint64_t n) : memory(std::move(m)), size(n) {}
-    template <class V> static vector_ref of(const V& v) { return {counted_buffer(v.buffer()), v.size()}; }
+    template <class V> static vector_ref of(const V& v) { return {counted_buffer(v.claim()), v.size()}; }
 
     static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
     void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
