@@ -18,6 +18,7 @@
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/expr/lower.hpp"
+#include "loom/expr/vector_ref.hpp"
 
 namespace loom {
 
@@ -36,25 +37,26 @@ public:
     // An empty scalar with no device; assign a scalar to give it one.
     scalar() = default;
 
-    explicit scalar(const context& ctx, T value = T(0)) : ctx_(ctx.impl()), buf_(make(ctx_)) { *this = value; }
+    explicit scalar(const context& ctx, T value = T(0)) : ctx_(ctx.impl()) {
+        adopt(make(ctx_));
+        *this = value;
+    }
 
     // The result of a device reduction: `loom::scalar<float> s = loom::sum(x, loom::on_device);`
     template <class R, class E, class Op> scalar(const detail::device_reduction<R, E, Op>& reduction)
-        : ctx_(reduction.context()), buf_(make(ctx_)) {
+        : ctx_(reduction.context()) {
+        adopt(make(ctx_));
         *this = reduction;
     }
 
     // A device copy, recorded as the statement `*this = other`.
     scalar(const scalar& other) : ctx_(other.ctx_) {
         if (!other.buf_) return;
-        buf_ = make(ctx_);
+        adopt(make(ctx_));
         assign(other);
     }
     scalar(scalar&& other) noexcept = default;
-
-    ~scalar() {
-        if (buf_) detail::detach_vector(*buf_);
-    }
+    ~scalar() = default;
 
     // Assignment always writes this scalar's own device value (a statement, or the
     // reduction's last pass), never rebinds it to another buffer: an expression or a
@@ -66,7 +68,7 @@ public:
         if (!buf_ || ctx_ != other.ctx_) {
             release();
             ctx_ = other.ctx_;
-            buf_ = make(ctx_);
+            adopt(make(ctx_));
         }
         return assign(other);
     }
@@ -102,16 +104,19 @@ public:
 
     // For the runtime: the one-element buffer holding the value.
     const detail::buffer_ptr& buffer() const { return buf_; }
+    // For expressions over it: the scalar's claim on that buffer (expr/vector_ref.hpp).
+    const expr::shared_claim& claim() const { return claim_; }
 
 private:
-    static detail::buffer_ptr make(const detail::context_ptr& ctx) {
-        detail::buffer_ptr b = detail::new_buffer(ctx, 1, dtype_v<T>);
-        detail::attach_vector(*b); // a live object names it: fused kernels must store it
-        return b;
+    static detail::buffer_ptr make(const detail::context_ptr& ctx) { return detail::new_buffer(ctx, 1, dtype_v<T>); }
+    // A live object names b: its claim counts it as a vector's (fused kernels must store it).
+    void adopt(detail::buffer_ptr b) {
+        claim_ = expr::claim(b);
+        buf_ = std::move(b);
     }
 
     void release() {
-        if (buf_) detail::detach_vector(*buf_);
+        claim_.reset();
         buf_.reset();
     }
 
@@ -128,6 +133,7 @@ private:
 
     detail::context_ptr ctx_;
     detail::buffer_ptr buf_;
+    expr::shared_claim claim_; // of buf_, shared with the expressions over this scalar
 };
 
 } // namespace loom

@@ -38,16 +38,14 @@ inline detail::node_ref signed_index(detail::shape_builder& b) { return b.cast(d
 
 inline bool is_float_type(dtype t) { return t == dtype::f32 || t == dtype::f64; }
 
-// The index operand of a gather or scatter: an expression by value, a vector as an expression
-// holds one (vector_ref), a device scalar by reference.
+// The index operand of a gather or scatter: an expression by value, a vector or device scalar as
+// an expression holds one (vector_ref, scalar_ref).
 template <class I> auto index_operand(const I& idx) {
     static_assert(is_operand_v<I>, "loom::gather/scatter: the index must be a loom::vector or a Loom expression");
     if constexpr (is_expression_v<I>)
         return idx;
-    else if constexpr (is_vector<I>::value)
-        return proto::make_expr<proto::tag::terminal, domain>(vector_ref<typename I::value_type>::of(idx));
     else
-        return proto::make_expr<proto::tag::terminal, domain>(boost::cref(idx));
+        return proto::make_expr<proto::tag::terminal, domain>(as_child(idx));
 }
 
 } // namespace expr

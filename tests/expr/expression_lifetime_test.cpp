@@ -1,7 +1,7 @@
 // Expressions that outlive the vectors they name (issue 23, item 7): an expression holds each
 // vector's buffer by shared ownership, counted as a vector's, so it reads what the vector held
 // when it was destroyed, pending statements included, and never freed memory. Through operators,
-// Loom functions, stencil reads, gathers and broadcasts, with fusion on and off.
+// Loom functions, stencil reads, gathers, broadcasts and device scalars, with fusion on and off.
 #include "support.hpp"
 
 #include <cmath>
@@ -79,4 +79,21 @@ TEST_CASE("Loom functions, stencil reads, gathers and broadcasts hold their vect
     loom::copy(m, hm);
     for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) CHECK(hm[i * cols + j] == 2.0f * hx[i * cols + std::min(j + 1, cols - 1)]);
+}
+
+TEST_CASE("a device scalar in a kept expression: its current value while it lives, its last one after") {
+    const std::size_t n = 33;
+    loom::vector<float> x(ctx(), n, 2.0f), y(ctx(), n);
+    std::function<void()> assign_later;
+    {
+        loom::scalar<float> s(ctx(), 3.0f);
+        auto e = x * s + 1.0f;
+        s = 5.0f; // the expression reads the scalar's buffer: it sees this value
+        y = e;
+        CHECK(y.to_host() == std::vector<float>(n, 11.0f));
+        s = s * 2.0f; // pending when s dies
+        assign_later = [&y, e] { y = e; };
+    }
+    assign_later();
+    CHECK(y.to_host() == std::vector<float>(n, 21.0f));
 }

@@ -1,4 +1,5 @@
-// How an expression holds the device memory it reads: by a shared claim, counted as a vector.
+// How an expression holds the device memory it reads (a vector's, a device scalar's): by a
+// shared claim, counted as a vector.
 // `auto e = x + y;` then stays valid after x is destroyed: e still names x's buffer, whose
 // pending values are kept for it (a buffer no vector names would have its stores elided as a
 // dead temporary's). The results of loom::sum along an axis and of loom::matmul are held the
@@ -75,5 +76,20 @@ template <class T> struct vector_ref {
     template <class Check> void extents(Check& c) const { c.elements(size, Check::operand::vector); }
 };
 template <class T> struct terminal_value_type<vector_ref<T>> { using type = T; };
+
+// A loom::scalar as an expression holds it: its one-element buffer through the scalar's claim,
+// read by every element (exempt from the equal-length rule, so it gives no statement length).
+// The scalar's later assignments write that buffer, so the expression sees its current value;
+// after the scalar is destroyed, the last one it held.
+template <class T> struct scalar_ref {
+    counted_buffer memory;
+
+    explicit scalar_ref(counted_buffer m) : memory(std::move(m)) {}
+    template <class S> static scalar_ref of(const S& s) { return scalar_ref(counted_buffer(s.claim())); }
+
+    static detail::node_ref lower(detail::shape_builder& b) { return b.device_scalar_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.device_scalar_slot(memory.get()); }
+};
+template <class T> struct terminal_value_type<scalar_ref<T>> { using type = T; };
 
 } // namespace loom::expr
