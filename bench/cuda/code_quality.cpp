@@ -330,6 +330,9 @@ int run(const options& o) {
                     unnamed(cg::emit(grid, d)));
             out.add({"preview_stencil2d_5pt_grid_idx32", "map", 4, 4, "the grid form in 32-bit coordinates"},
                     unnamed(cg::emit(grid, cuda_grid_dialect_32())));
+            grid.narrow_grid = true; // what Loom launches on grids of fewer than 2^30 elements
+            out.add({"loom_stencil2d_5pt_grid_int", "map", 4, 4, "the grid kernel in int coordinates"},
+                    unnamed(cg::emit(grid, d)));
         }
     }
     loom::detail::set_kernel_observer(nullptr);

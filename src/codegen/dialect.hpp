@@ -34,9 +34,8 @@ struct dialect {
     const char* grid_item;
     const char* grid_item_exists;
     // The grid item of a loop dialect again with int coordinates (loom_row, loom_col, and
-    // loom_w and loom_h declared int), taken by grids of fewer than 2^30 elements whose only
-    // 64-bit signed integers are their reads' coordinates (map_kernel.cpp). nullptr where the
-    // dialect keeps 64-bit coordinates throughout.
+    // loom_w and loom_h declared int), for the narrow grid kernel (ir::kernel::narrow_grid).
+    // nullptr where the dialect keeps 64-bit coordinates throughout.
     const char* grid_item_narrow;
     // A work-item's position in its work-group and the group's size, along dimensions 0 and 1:
     // the emitter bounds the elements of a group with them (map_kernel.cpp, interior test). nullptr

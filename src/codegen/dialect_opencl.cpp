@@ -30,7 +30,7 @@ const dialect opencl = {
     // evaluated unconditionally it is hoisted out of the work-item loop.
     "(loom_col < loom_w) & (loom_row < loom_h)",
     // One work-item per element, and a per-group interior test: NVIDIA's OpenCL ran the 5-point
-    // stencil within 1.16x of the handwritten kernel in 64-bit coordinates (docs/bench/summary.md).
+    // stencil within 1.13x of the handwritten kernel in 64-bit coordinates (docs/bench/summary.md).
     nullptr,
     {"get_local_id(0)", "get_local_id(1)"},
     {"get_local_size(0)", "get_local_size(1)"},

@@ -69,7 +69,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
                 device_->launch(*k.kernel, trial.data(), trial.size(), geo);
                 device_->finish();
             } catch (const error& e) {
-                if (usable.empty() && &c == &candidates.back()) throw; // none launches: the default's error
+                if (usable.empty() && &c == &candidates.back()) throw; // none launches: tuning is skipped, as below
                 if (logging::enabled(logging::channel::launch))
                     logging::write(logging::channel::launch, "tuning " + k.k.hex() + ": candidate " +
                                                                  std::to_string(c.value) + " dropped: " + e.what());

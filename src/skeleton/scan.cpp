@@ -12,9 +12,8 @@ namespace loom::skeleton {
 namespace {
 
 // Geometry (codegen/scan_pass.hpp): tiled on GPUs (or with LOOM_KERNEL_FORM=grid_stride), a
-// chunk per group in whole tiles; chunked on
-// CPU devices, a chunk per work-item (a multiple of 8, at least 64 elements a work-item where n
-// allows). `parts` is the number of totals pass 2 scans.
+// chunk per group in whole tiles; chunked on CPU devices, a chunk per work-item (a multiple of
+// 8, at least 64 elements a work-item where n allows). `parts` is the number of totals pass 2 scans.
 struct scan_geometry {
     unsigned group = 1;
     bool chunked = false;

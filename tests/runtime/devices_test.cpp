@@ -256,7 +256,7 @@ TEST_CASE("loom-info --json gives every field, the default context's device mark
         if (all[i].is_gpu) {
             CHECK(d.at("global_memory_bytes") == all[i].global_memory_bytes);
             CHECK(d.at("max_allocation_bytes") == all[i].max_allocation_bytes);
-        } else { // PoCL sizes a CPU device from the host's free memory when the process starts
+        } else { // PoCL's CPU device reported 6.3 GB in one process and 4.0 GB in the other on a busy host
             CHECK(d.at("global_memory_bytes").get<std::uint64_t>() > 0);
             CHECK(d.at("max_allocation_bytes").get<std::uint64_t>() > 0);
         }

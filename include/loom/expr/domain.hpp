@@ -37,9 +37,15 @@ template <class T> struct is_operand_object : std::bool_constant<is_device_objec
 template <class T> struct vector_ref; // loom/expr/vector_ref.hpp
 template <class T> struct scalar_ref;
 
-// Children are held by value, a vector as a vector_ref (its buffer, shared and counted as a
-// vector's), so an expression kept in a variable stays valid when the vectors it names are
-// destroyed; a device scalar likewise (scalar_ref); matrices by reference. A node is a few pointers and host scalars, so
+// Vectors and device scalars, which an expression holds by their buffer's claim: held_t<T>.
+template <class T> inline constexpr bool is_held_v = is_vector<T>::value || is_device_scalar<T>::value;
+template <class T>
+using held_t = std::conditional_t<is_vector<T>::value, vector_ref<typename T::value_type>,
+                                  scalar_ref<typename T::value_type>>;
+
+// Children are held by value, a vector or device scalar as held_t (its buffer, shared and
+// counted as a vector's), so an expression kept in a variable stays valid when the vectors it
+// names are destroyed; matrices by reference. A node is a few pointers and host scalars, so
 // copying is cheap, and an expression returned from a function never refers to a temporary
 // that has died.
 // Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
@@ -58,15 +64,9 @@ struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
     template <class T>
     struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value &&
-                                        !is_vector<std::remove_const_t<T>>::value &&
-                                        !is_device_scalar<std::remove_const_t<T>>::value>>
-        : proto_base_domain::as_child<T> {};
-    template <class T>
-    struct as_child<T, std::enable_if_t<is_vector<std::remove_const_t<T>>::value ||
-                                        is_device_scalar<std::remove_const_t<T>>::value>> {
-        using value_type = typename std::remove_const_t<T>::value_type;
-        using held = std::conditional_t<is_vector<std::remove_const_t<T>>::value, vector_ref<value_type>,
-                                        scalar_ref<value_type>>;
+                                        !is_held_v<std::remove_const_t<T>>>> : proto_base_domain::as_child<T> {};
+    template <class T> struct as_child<T, std::enable_if_t<is_held_v<std::remove_const_t<T>>>> {
+        using held = held_t<std::remove_const_t<T>>;
         using result_type = decltype(proto::make_expr<proto::tag::terminal, domain>(std::declval<held>()));
         result_type operator()(T& v) const { return proto::make_expr<proto::tag::terminal, domain>(held::of(v)); }
     };
@@ -124,12 +124,10 @@ template <class A> inline constexpr bool is_operand_v = is_operand_object<std::d
 
 // Children of a function node: host scalars and expression temporaries by value (they
 // are small and may be temporaries), vectors and device scalars as the operators hold them
-// (vector_ref, scalar_ref), matrices by reference.
+// (held_t), matrices by reference.
 template <class A> decltype(auto) as_child(A&& a) {
-    if constexpr (is_vector<std::decay_t<A>>::value)
-        return vector_ref<typename std::decay_t<A>::value_type>::of(a);
-    else if constexpr (is_device_scalar<std::decay_t<A>>::value)
-        return scalar_ref<typename std::decay_t<A>::value_type>::of(a);
+    if constexpr (is_held_v<std::decay_t<A>>)
+        return held_t<std::decay_t<A>>::of(a);
     else if constexpr (is_device_object<std::decay_t<A>>::value)
         return boost::cref(a);
     else
