@@ -21,8 +21,8 @@ namespace loom::expr {
 // A claim on a buffer's values: while it lives the buffer counts as a vector's
 // (detail::attach_vector), so a statement that writes it keeps its store. One claim per vector
 // (loom::vector makes it with its buffer) or per result; expressions share it by
-// std::shared_ptr, one atomic count per copy (Proto copies each terminal a few times per
-// operator, and two counts per copy, the buffer's and its name's, cost 0.4 us a statement).
+// std::shared_ptr, one atomic count per copy (Proto copies each terminal about three times per
+// operator; counting both the buffer and its name on every copy showed on the dispatch path).
 class buffer_claim {
 public:
     explicit buffer_claim(detail::buffer_ptr b) : buffer_(std::move(b)) { detail::attach_vector(*buffer_); }
