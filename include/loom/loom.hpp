@@ -20,6 +20,7 @@
 #include "loom/name.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scalar.hpp"
+#include "loom/source_function.hpp"
 #include "loom/scan.hpp"
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"

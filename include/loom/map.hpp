@@ -1,5 +1,6 @@
 // loom::map and loom::function: element-wise user functions written as generic C++
-// lambdas, traced into Loom expressions (no device source text). See docs/skeleton-map.md.
+// lambdas, traced into Loom expressions (no device source text; loom/source_function.hpp, included
+// at the end, has loom::function<R(A...)> from source text). See docs/skeleton-map.md.
 //
 //   y = loom::map([](auto x, auto z) { return x * x + loom::sin(z); }, a, b);
 //   loom::function square = [](auto x) { return x * x; };
@@ -44,3 +45,5 @@ private:
 template <class F> function(F) -> function<F>;
 
 } // namespace loom
+
+#include "loom/source_function.hpp" // loom::function<R(A...)>, from source text

@@ -222,11 +222,12 @@ template <class T, class E> matrix_statement matrix_statement_of(const E& e) {
 
 // The input of a reduction along an axis, lowered once per expression type.
 template <class E> const detail::shape* axis_input_shape(const E& e) {
-    static const detail::shape* const s = [&] {
-        detail::shape_builder b;
-        return b.finish_axis_input(lower(b, e));
-    }();
-    return s;
+    return lowered_once(
+        [&] {
+            detail::shape_builder b;
+            return b.finish_axis_input(lower(b, e));
+        },
+        e);
 }
 
 } // namespace expr
@@ -416,7 +417,8 @@ private:
         expr::collect_extents(e, c);
         c.finish();
         // Lowered once per (expression type, element type): later statements reuse the shape.
-        static const expr::matrix_statement statement = expr::matrix_statement_of<T>(e);
+        const expr::matrix_statement& statement =
+            expr::lowered_once([&] { return expr::matrix_statement_of<T>(e); }, e);
         detail::statement_recorder recorder(*detail::context_of(*storage_.buffer()));
         expr::bind(recorder, e);
         if (statement.takes_columns) {

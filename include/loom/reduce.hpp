@@ -115,34 +115,37 @@ template <class T, class Op> auto trace_operation(const Op& op) {
     return tree;
 }
 
-// The operation's shape and slot roles, traced on first use; its captures on every call.
+// The operation's shape and slot roles, lowered on first use; its captures on every call.
 template <class T, class Op> detail::skeleton_operation operation(const Op& op, T identity) {
     using A = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>; // bool travels as int32
-    static const detail::traced_operation traced = [&] {
-        detail::traced_operation t;
-        const auto tree = trace_operation<A>(op);
-        detail::shape_builder b;
-        t.body = b.finish_assignment(lower(b, tree), dtype_v<A>);
-        collect_operation_slots(tree, &t.role, nullptr);
-        return t;
-    }();
+    const auto tree = trace_operation<A>(op);
+    const detail::traced_operation& traced = lowered_once(
+        [&] {
+            detail::traced_operation t;
+            detail::shape_builder b;
+            t.body = b.finish_assignment(lower(b, tree), dtype_v<A>);
+            collect_operation_slots(tree, &t.role, nullptr);
+            return t;
+        },
+        tree);
     detail::skeleton_operation s;
     s.op = &traced;
     s.type = dtype_v<A>;
     const A id = A(identity);
     std::memcpy(&s.identity, &id, sizeof id);
     if (std::find(traced.role.begin(), traced.role.end(), detail::operand_role::capture) != traced.role.end())
-        collect_operation_slots(trace_operation<A>(op), nullptr, &s.captures);
+        collect_operation_slots(tree, nullptr, &s.captures);
     return s;
 }
 
 // The shape of a reduction or scan input, lowered once per expression type.
 template <class E> const detail::shape* input_shape(const E& e) {
-    static const detail::shape* const s = [&] {
-        detail::shape_builder b;
-        return b.finish_expression(lower(b, e));
-    }();
-    return s;
+    return lowered_once(
+        [&] {
+            detail::shape_builder b;
+            return b.finish_expression(lower(b, e));
+        },
+        e);
 }
 
 } // namespace expr

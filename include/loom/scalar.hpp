@@ -124,7 +124,8 @@ private:
         if (!buf_) throw error("loom: assignment to an empty loom::scalar; construct it with a context first");
         // Lowered once per expression type as a one-element statement: scalars on the right
         // are plain loads of element 0, and any vector in it must have one element.
-        static const detail::shape* const shape = expr::assignment_shape<T>(e, detail::statement_target::scalar);
+        const detail::shape* const shape =
+            expr::lowered_once([&] { return expr::assignment_shape<T>(e, detail::statement_target::scalar); }, e);
         detail::statement_recorder recorder(*detail::context_of(*buf_));
         expr::bind(recorder, e);
         recorder.commit_assignment(shape, buf_);

@@ -83,7 +83,7 @@ template <class T> class vector {
 public:
     LOOM_NOT_A_HOST_NUMBER // std::sin(x), double d = x: a compile-time error with a message (expr/domain.hpp)
 
-    using value_type = T;
+        using value_type = T;
 
     // A reference to one element: reading or writing it flushes and moves one element.
     // Convenient, and slow: use whole-vector transfers for more than a few elements.
@@ -337,7 +337,7 @@ private:
         if (!buf_)
             throw error("loom: assignment to an empty loom::vector; construct it with a context and a size first");
         // Lowered once per (expression type, element type): later statements reuse the shape.
-        static const detail::shape* const shape = expr::assignment_shape<T>(e);
+        const detail::shape* const shape = expr::lowered_once([&] { return expr::assignment_shape<T>(e); }, e);
         detail::statement_recorder recorder(*detail::context_of(*buf_));
         expr::bind(recorder, e);
         recorder.commit_assignment(shape, buf_);

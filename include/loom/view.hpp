@@ -107,11 +107,13 @@ private:
 
     template <class E> vector_view& store(const E& e) {
         if (count_ == 0) return *this;
-        static const detail::shape* const shape = [&] {
-            detail::shape_builder b;
-            const detail::node_ref value = expr::lower(b, e);
-            return b.finish_view_assignment(value, dtype_v<T>, index(b), false);
-        }();
+        const detail::shape* const shape = expr::lowered_once(
+            [&] {
+                detail::shape_builder b;
+                const detail::node_ref value = expr::lower(b, e);
+                return b.finish_view_assignment(value, dtype_v<T>, index(b), false);
+            },
+            e);
         detail::statement_recorder recorder(*detail::context_of(*source_->buffer()));
         expr::bind(recorder, e);
         bind_index(recorder);
@@ -167,6 +169,9 @@ template <class T, class I> struct gather_read {
     vector_ref<T> source;
     I index;
 
+    using nested_expression = I; // lowered inline: its source-function calls are the statement's (lowered_once.hpp)
+    const I& nested() const { return index; }
+
     detail::node_ref lower(detail::shape_builder& b) const {
         const std::uint32_t slot = b.gather_source(dtype_v<T>);
         const detail::node_ref i = expr::lower(b, index);
@@ -217,13 +222,15 @@ public:
             scatter_target<T, decltype(expr::index_operand(where))>(*target_, expr::index_operand(where)) = value;
             return *this;
         }
-        static const detail::shape* const shape = [&] {
-            detail::shape_builder b;
-            const detail::node_ref value = expr::lower(b, e);
-            const detail::node_ref i = expr::lower(b, index_);
-            if (expr::is_float_type(b.type_of(i))) expr::reject_float_index("scatter");
-            return b.finish_view_assignment(value, dtype_v<T>, i, true);
-        }();
+        const detail::shape* const shape = expr::lowered_once(
+            [&] {
+                detail::shape_builder b;
+                const detail::node_ref value = expr::lower(b, e);
+                const detail::node_ref i = expr::lower(b, index_);
+                if (expr::is_float_type(b.type_of(i))) expr::reject_float_index("scatter");
+                return b.finish_view_assignment(value, dtype_v<T>, i, true);
+            },
+            e, index_);
         detail::statement_recorder recorder(*detail::context_of(*target_->buffer()));
         expr::bind(recorder, e);
         expr::bind(recorder, index_);

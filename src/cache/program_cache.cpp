@@ -116,9 +116,16 @@ std::pair<backend::build_result, double> program_cache::build(const codegen::ker
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count()};
     } catch (const backend::build_failure& failure) {
         const std::string path = save_failed_source(text, device_.dialect().source_extension);
+        // A kernel calling the user's own device code most likely fails in it: say so, and whose.
+        const std::vector<std::string> functions = codegen::source_functions_in(text);
+        std::string whose;
+        for (const std::string& f : functions) whose += (whose.empty() ? "'" : ", '") + f + "'";
+        const std::string advice = functions.empty() ? "; please report it with the build log."
+                                                     : "; the kernel calls loom::function " + whose +
+                                                           " from source text: check its body against the build log.";
         throw build_error(std::string(failure.what()) + ".\nBuild log:\n" + failure.log +
                               "\nThe generated source is saved in " + (path.empty() ? "(could not be saved)" : path) +
-                              "; please report it with the build log.",
+                              advice,
                           failure.log, path);
     }
 }

@@ -3,11 +3,14 @@
 // explicit in the IR, and the device compiler does the register allocation.
 #include "codegen/emit_core.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_source.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
+#include "ir/source_function.hpp"
 #include "loom/error.hpp"
 
 namespace loom::codegen {
@@ -84,6 +87,12 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
         if (n.type == dtype::boolean) return "(" + a + " != 0)";
         return "(" + t + ")" + a;
     case opcode::select: return "(" + a + " ? " + b + " : " + c + ")";
+    case opcode::call: {
+        std::string call = ir::source_function_of(n.slot).emitted + "(";
+        for (unsigned i = 0; i < ir::max_call_arguments && n.arg[i] != ir::no_node; ++i)
+            call += (i ? ", " : "") + value(n.arg[i]);
+        return call + ")";
+    }
     // std::min/max/clamp semantics, NaN behaviour included: written out rather than
     // mapped to fmin/fmax, which treat NaN differently.
     case opcode::min: return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
@@ -144,10 +153,29 @@ bool uses_f64(const ir::kernel& k) {
     return false;
 }
 
+// In order of first call; the guard macro is the emitted name's, so that kernels concatenated
+// into one program (a batch compile) define each function once.
+std::string source_function_definitions(const ir::kernel& k, const dialect& d) {
+    std::string s;
+    std::vector<std::uint32_t> defined;
+    for (const ir::node& n : k.body) {
+        if (n.op != opcode::call || std::find(defined.begin(), defined.end(), n.slot) != defined.end()) continue;
+        defined.push_back(n.slot);
+        const ir::source_function& f = ir::source_function_of(n.slot);
+        const std::string guard = source_function_guard + f.emitted;
+        s += "#ifndef " + guard + "\n#define " + guard + "\n" + d.function_prefix + " " + type_name(d, f.result) + " " +
+             f.emitted + "(";
+        for (std::size_t p = 0; p < f.params.size(); ++p)
+            s += std::string(p ? ", " : "") + type_name(d, f.params[p]) + " " + f.param_names[p];
+        s += ") {\n" + f.body + "\n}\n#endif\n";
+    }
+    return s;
+}
+
 std::string emit_prologue(const ir::kernel& k, const dialect& d) {
     std::string s = d.prologue;
     if (uses_f64(k)) s += d.prologue_fp64;
-    return s;
+    return s + source_function_definitions(k, d);
 }
 
 std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable) {

@@ -18,8 +18,12 @@ namespace loom::codegen {
 std::string value_name(std::uint32_t n);
 
 bool uses_f64(const ir::kernel& k);
-// The prologue (pragmas) for this kernel in this dialect.
+// The text before a kernel: the dialect's prologue, the fp64 pragma when k uses double, and the
+// definitions of the source functions k calls (source_function_definitions).
 std::string emit_prologue(const ir::kernel& k, const dialect& d);
+// The definitions of the source functions (ir/source_function.hpp) k calls, each guarded by a
+// macro so that a second definition of one function in a program is skipped.
+std::string source_function_definitions(const ir::kernel& k, const dialect& d);
 // "T0 p0, T1 p1, ..., " : every parameter but packed scalars, each followed by ", ", then the
 // packed-scalar buffer when there is one, then the loop guard's parameter when the kernel is
 // guarded. `rebindable`: buffers are plain pointers (neither const nor restrict) of one type

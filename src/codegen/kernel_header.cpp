@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "ir/op_table.hpp"
+#include "ir/source_function.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -91,6 +92,7 @@ private:
             value(n.arg[0], true);
             out_ += "]";
             return;
+        case opcode::call: return call(ir::source_function_of(n.slot).name.c_str(), n, 0, ir::max_call_arguments);
         case opcode::cast:
             out_ += std::string("cast<") + name_of(n.type) + ">(";
             value(n.arg[0], true);

@@ -21,4 +21,16 @@ kernel_source name_kernel(std::string body, const dialect& d, std::string header
     return {name, std::move(body), std::move(header)};
 }
 
+std::vector<std::string> source_functions_in(const std::string& text) {
+    const std::string define = std::string("#define ") + source_function_guard;
+    const std::size_t hash_suffix = 9; // "_" and 8 hex digits
+    std::vector<std::string> names;
+    for (std::size_t at = text.find(define); at != std::string::npos; at = text.find(define, at + 1)) {
+        const std::size_t first = at + define.size(), end = text.find('\n', first);
+        const std::string emitted = text.substr(first, end == std::string::npos ? std::string::npos : end - first);
+        if (emitted.size() > hash_suffix) names.push_back(emitted.substr(0, emitted.size() - hash_suffix));
+    }
+    return names;
+}
+
 } // namespace loom::codegen

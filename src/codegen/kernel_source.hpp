@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/dialect.hpp"
 
@@ -27,6 +28,14 @@ struct kernel_source {
     // What the device compiler sees and LOOM_DUMP_SOURCE writes.
     std::string text() const { return header + body; }
 };
+
+// Each source function's definition in a kernel (emit_core.hpp) is guarded by this prefix and its
+// emitted name, name_<8 hex digits>.
+inline constexpr const char* source_function_guard = "LOOM_DEFINED_";
+
+// The user's names of the source functions (loom::function<R(A...)>) a kernel's text defines,
+// for the message of a build that failed.
+std::vector<std::string> source_functions_in(const std::string& text);
 
 // Names a kernel written with unnamed_kernel as its entry point in dialect d.
 kernel_source name_kernel(std::string body, const dialect& d, std::string header = {});

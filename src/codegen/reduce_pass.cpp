@@ -69,7 +69,8 @@ void stride_fold(source_builder& b, const pass_text& t) {
     b.open();
     b.declare(index, "i", d.global_id);
     b.declare_const(index, "loom_stride", d.global_size);
-    b.open_for("", "i + " + std::to_string(stride_batch - 1) + " * loom_stride < n", "i += " + batch + " * loom_stride");
+    b.open_for("", "i + " + std::to_string(stride_batch - 1) + " * loom_stride < n",
+               "i += " + batch + " * loom_stride");
     auto loaded = [](std::size_t k, unsigned l) { return "r" + std::to_string(k) + "_" + std::to_string(l); };
     for (std::size_t k = 0; k < count; ++k) {
         std::string names;
@@ -248,7 +249,8 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
     std::vector<const combine_op*> ops;
     for (const accumulator& a : pass.accumulators) ops.push_back(a.op);
     b.append(pass_prologue(in, ops, d));
-    if (pass.epilogue && uses_f64(*pass.epilogue)) b.append(d.prologue_fp64); // a repeated pragma is harmless
+    if (pass.epilogue && uses_f64(*pass.epilogue)) b.append(d.prologue_fp64);    // a repeated pragma is harmless
+    if (pass.epilogue) b.append(source_function_definitions(*pass.epilogue, d)); // each guarded against a repeat
     for (std::size_t k = 0; k < ops.size(); ++k) write_accumulator_combine(b, *ops[k], k);
     if (pass.epilogue) b.append(epilogue_function(*pass.epilogue, d));
 

@@ -27,6 +27,9 @@ struct node {
     }
 };
 
+// A call node (opcode::call) has one operand per argument, the first ones, up to all of them.
+constexpr unsigned max_call_arguments = sizeof(node::arg) / sizeof(node::arg[0]);
+
 // Operands of a load_neighbour node (each a node, or no_node when absent). A 1-D read has
 // offset_i; a 2-D read (a grid of rows grid_width long) adds offset_j and grid_width; a 3-D
 // read (planes of grid_height rows) adds offset_k and grid_height. Element i of a 3-D grid is

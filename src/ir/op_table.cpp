@@ -12,6 +12,7 @@ constexpr op_info table[] = {
     {"load_first", 0, op_class::leaf, nullptr},
     {"load_at", 0, op_class::leaf, nullptr},
     {"cast", 1, op_class::leaf, nullptr},
+    {"call", 0, op_class::leaf, nullptr}, // arity is the function's own (up to 6 arguments)
     {"negate", 1, op_class::unary_arith, "-"},
     {"unary_plus", 1, op_class::unary_arith, "+"},
     {"logical_not", 1, op_class::logical, "!"},

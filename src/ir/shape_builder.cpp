@@ -11,6 +11,7 @@
 #include "ir/lower_positions.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
+#include "ir/source_function.hpp"
 #include "ir/shape.hpp"
 #include "loom/error.hpp"
 
@@ -140,6 +141,19 @@ node_ref shape_builder::operand_slot(dtype type) {
 dtype shape_builder::type_of(node_ref n) const { return impl_->type(n); }
 
 node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to); }
+
+static_assert(max_source_function_arguments == ir::max_call_arguments, "a call's arguments are its node's operands");
+
+node_ref shape_builder::call(std::uint32_t function, const node_ref* args, unsigned count) {
+    const ir::source_function& f = ir::source_function_of(function);
+    if (count != f.params.size()) // the front end's static_assert makes this unreachable from loom::function
+        throw error("loom::function '" + f.name + "' takes " + std::to_string(f.params.size()) + " arguments, not " +
+                    std::to_string(count));
+    ir::node n{opcode::call, f.result};
+    n.slot = function;
+    for (unsigned a = 0; a < count; ++a) n.arg[a] = impl_->convert(args[a], f.params[a]);
+    return impl_->nodes.add(n);
+}
 
 namespace {
 

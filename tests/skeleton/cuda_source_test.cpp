@@ -190,3 +190,25 @@ TEST_CASE("the looped pass of a loop_while batch is valid CUDA C++; a rotation a
         emit_reduce_pass(stored, {{stored.root, &plus}}, 256, true, cuda, &epilogue, &short_rotation).text(),
         loom::error);
 }
+
+TEST_CASE("reduce and scan passes calling source functions are valid CUDA C++ (NVRTC, where built in)") {
+    using namespace loom::skeleton;
+    const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
+    loom::vector<float> xf;
+    const loom::function<float(float)> bump("bump", "if (a < 0.0f) return -a;\nreturn a + 1.0f;");
+    const loom::function<float(float, float)> larger("larger", "return a > b ? a : b;");
+    const input_kernel in = build_input(*loom::expr::input_shape(bump(xf) * 2.0f), {0}, loom::dtype::f32);
+    const combine_op pick = combine<float>([&](auto a, auto b) { return larger(a, b); }, 0.0f);
+    const std::vector<std::string> sources = {
+        emit_reduce_pass(in, {{in.root, &pick}}, 256, false, cuda).text(),
+        emit_scan_pass(in, pick, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text(),
+        emit_scan_pass(in, pick, scan_pass::scan_output, true, 0, 256, false, cuda).text(),
+    };
+    for (const std::string& source : sources) {
+        // Both definitions, before the kernel: the input's call and the operation's.
+        CHECK(source.find("#define LOOM_DEFINED_bump_") != std::string::npos);
+        CHECK(source.find("#define LOOM_DEFINED_larger_") != std::string::npos);
+        CHECK(source.find("#define LOOM_DEFINED_") < source.find("extern \"C\" __global__"));
+        compiles_with_nvrtc(source);
+    }
+}

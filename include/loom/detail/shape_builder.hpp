@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "loom/dtype.hpp"
 #include "loom/expr/opcode.hpp"
@@ -14,6 +15,14 @@ namespace loom::detail {
 struct shape; // defined in src/ir/shape.hpp
 
 using node_ref = std::uint32_t;
+
+// loom::function<R(A...)> from source text (loom/source_function.hpp): its id, the same for
+// every function of one name, signature, parameter names and body, valid for the whole program.
+// Throws loom::error for a name or parameter name that is not an identifier a kernel can use,
+// an empty body, or a count of parameters outside 1..max_source_function_arguments.
+inline constexpr unsigned max_source_function_arguments = 6; // ir::node's operands
+std::uint32_t source_function_id(const std::string& name, dtype result, const dtype* params,
+                                 const std::string* param_names, unsigned count, const std::string& body);
 
 // What a statement assigns to: a vector (one value per element), or a loom::scalar (one
 // value). In a scalar statement a device scalar is an ordinary element-0 load; elsewhere
@@ -58,6 +67,9 @@ public:
     node_ref apply(opcode op, node_ref a, node_ref b);
     node_ref apply(opcode op, node_ref a, node_ref b, node_ref c);
     node_ref cast(dtype to, node_ref a);
+    // A call of source function `function` (source_function_id): each argument converted to
+    // its parameter's type, as a C++ call converts them.
+    node_ref call(std::uint32_t function, const node_ref* args, unsigned count);
     dtype type_of(node_ref n) const;
 
     // An assignment `target = root` (converted to the target's type). The shape lives

@@ -3,6 +3,7 @@
 // in a terminal that refers to it, so building an expression never copies a vector.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include <boost/proto/core.hpp>
@@ -39,9 +40,8 @@ template <class T> struct scalar_ref;
 
 // Vectors and device scalars, which an expression holds by their buffer's claim: held_t<T>.
 template <class T> inline constexpr bool is_held_v = is_vector<T>::value || is_device_scalar<T>::value;
-template <class T>
-using held_t = std::conditional_t<is_vector<T>::value, vector_ref<typename T::value_type>,
-                                  scalar_ref<typename T::value_type>>;
+template <class T> using held_t =
+    std::conditional_t<is_vector<T>::value, vector_ref<typename T::value_type>, scalar_ref<typename T::value_type>>;
 
 // Children are held by value, a vector or device scalar as held_t (its buffer, shared and
 // counted as a vector's), so an expression kept in a variable stays valid when the vectors it
@@ -62,9 +62,9 @@ struct grammar
 
 struct domain : proto::domain<proto::generator<expression>, grammar> {
     template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
-    template <class T>
-    struct as_child<T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value &&
-                                        !is_held_v<std::remove_const_t<T>>>> : proto_base_domain::as_child<T> {};
+    template <class T> struct as_child<
+        T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value && !is_held_v<std::remove_const_t<T>>>>
+        : proto_base_domain::as_child<T> {};
     template <class T> struct as_child<T, std::enable_if_t<is_held_v<std::remove_const_t<T>>>> {
         using held = held_t<std::remove_const_t<T>>;
         using result_type = decltype(proto::make_expr<proto::tag::terminal, domain>(std::declval<held>()));
@@ -76,8 +76,7 @@ struct domain : proto::domain<proto::generator<expression>, grammar> {
 // pointer or an array. Rejected where the operator builds its node, not later at the statement.
 template <class T, class = void> struct is_range : std::false_type {};
 template <class T> struct is_range<T, std::void_t<decltype(std::declval<T&>().begin())>> : std::true_type {};
-template <class T>
-inline constexpr bool is_host_memory_v =
+template <class T> inline constexpr bool is_host_memory_v =
     !is_operand_object<T>::value && (is_range<T>::value || std::is_pointer_v<T> || std::is_array_v<T>);
 template <class E, class = void> struct is_host_memory_terminal : std::false_type {};
 template <class E>
@@ -94,8 +93,8 @@ template <class D> inline constexpr bool no_host_number = false;
 #define LOOM_NOT_A_HOST_NUMBER                                                                                         \
     template <class D = void> operator double() const {                                                                \
         static_assert(::loom::expr::no_host_number<D>,                                                                 \
-                      "loom: a loom::vector or Loom expression is not a host number: std::sin(x) and the other "     \
-                      "<cmath> functions do not take it (call loom::sin(x), or sin(x) unqualified), and its values "  \
+                      "loom: a loom::vector or Loom expression is not a host number: std::sin(x) and the other "       \
+                      "<cmath> functions do not take it (call loom::sin(x), or sin(x) unqualified), and its values "   \
                       "reach the host through loom::sum(...), x.to_host() or loom::copy");                             \
         return 0;                                                                                                      \
     }
@@ -115,6 +114,8 @@ template <class E> struct expression : proto::extends<E, expression<E>, domain> 
 struct index_tag {};                         // loom::index()
 template <opcode Op> struct function_tag {}; // loom::sin, loom::pow, loom::where, ...
 template <class T> struct cast_tag {};       // loom::cast<T>
+// A call of loom::function<R(A...)> from source text: the function's id (detail::source_function_id).
+template <class R, class... A> struct source_call { std::uint32_t id; };
 
 template <class E> inline constexpr bool is_expression_v =
     proto::is_expr<std::decay_t<E>>::value&& std::is_same_v<typename proto::domain_of<std::decay_t<E>>::type, domain>;

@@ -9,6 +9,7 @@
 #include "loom/detail/shape_builder.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/domain.hpp"
+#include "loom/expr/lowered_once.hpp"
 #include "loom/expr/value_type.hpp"
 
 namespace loom::expr {
@@ -47,6 +48,9 @@ template <class T> struct is_cast : std::false_type {};
 template <class T> struct is_cast<cast_tag<T>> : std::true_type { using type = T; };
 template <class T> struct is_function_name : is_cast<T> {};
 template <opcode Op> struct is_function_name<function_tag<Op>> : std::true_type {};
+template <class R, class... A> struct is_function_name<source_call<R, A...>> : std::true_type {};
+template <class T> struct is_source_call : std::false_type {};
+template <class R, class... A> struct is_source_call<source_call<R, A...>> : std::true_type {};
 template <class T> struct function_opcode;
 // A compile-time constant (std::integral_constant, std::true_type) where a scalar goes: a host
 // scalar of its value type.
@@ -114,6 +118,9 @@ detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_seq
     detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
     if constexpr (is_cast<fn>::value) {
         return b.cast(dtype_v<typename is_cast<fn>::type>, args[0]);
+    } else if constexpr (is_source_call<fn>::value) {
+        // Which function is a value: shapes with calls are cached per function (lowered_once.hpp).
+        return b.call(proto::value(proto::child_c<0>(e)).id, args, unsigned(sizeof...(I)));
     } else {
         constexpr opcode op = function_opcode<fn>::value;
         if constexpr (sizeof...(I) == 1)

@@ -15,6 +15,7 @@ enum class opcode : std::uint8_t {
     load_first,     // element 0 of a bound slot: a loom::scalar on the device, the same for every i
     load_at,        // element arg[0] of a bound vector slot (a gather or a view); with arg[1] (its length), 0 outside
     cast,           // conversion to the node's type
+    call, // a loom::function<R(A...)> from source text: slot is its id (ir/source_function.hpp), args its arguments
     // unary operators
     negate,
     unary_plus,

@@ -40,6 +40,7 @@ template <class A, class B> using math2_t =
 
 template <class Fn, class... A> struct call_value_type;
 template <class T, class A> struct call_value_type<cast_tag<T>, A> { using type = T; };
+template <class R, class... P, class... A> struct call_value_type<source_call<R, P...>, A...> { using type = R; };
 template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
     using type = std::conditional_t<Op == opcode::abs,
                                     std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>, math1_t<A>>;
