@@ -30,9 +30,12 @@ template <class T> class matrix;
 
 namespace expr {
 
-// A matrix is a device object like a vector: held by reference in expressions.
+// A matrix is a device object like a vector, and an expression holds it as it holds a vector:
+// by its buffer's claim, with its shape (matrix_ref, below).
 template <class T> struct is_device_object<loom::matrix<T>> : std::true_type {};
 template <class T> struct terminal_value_type<loom::matrix<T>> { using type = T; };
+template <class T> struct matrix_ref;
+template <class T> struct holder_of<loom::matrix<T>> { using type = matrix_ref<T>; };
 
 // ---- shapes: the rows and columns a 2-D statement's operands give ------------------------
 
@@ -176,6 +179,24 @@ template <class E> void collect_extents(const E& e, extent_check& c) {
         collect_children_extents(e, c, std::make_index_sequence<proto::arity_of<E>::value>{});
     }
 }
+
+// A matrix as an expression holds it: its buffer through the matrix's claim, rows and columns.
+// Valid after the matrix is destroyed (it reads the values the matrix last held); a matrix
+// assigned another shape or moved from later is not followed.
+template <class T> struct matrix_ref {
+    counted_buffer memory;
+    std::uint64_t rows, cols;
+
+    matrix_ref(counted_buffer m, std::uint64_t r, std::uint64_t c) : memory(std::move(m)), rows(r), cols(c) {}
+    static matrix_ref of(const loom::matrix<T>& m) { return {counted_buffer(m.claim()), m.rows(), m.cols()}; }
+
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
+    first_operand_t operand() const { return {memory.get() ? &memory.get() : nullptr, rows * cols}; }
+    bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
+    void extents(extent_check& c) const { c.matrix(rows, cols); }
+};
+template <class T> struct terminal_value_type<matrix_ref<T>> { using type = T; };
 
 // ---- positions and broadcasts ---------------------------------------------------------------
 
@@ -364,6 +385,7 @@ public:
     bool reads(const detail::buffer* b) const { return storage_.buffer().get() == b; }
     void extents(expr::extent_check& c) const { c.matrix(rows_, cols_); }
     const detail::buffer_ptr& buffer() const { return storage_.buffer(); }
+    const expr::shared_claim& claim() const { return storage_.claim(); } // how expressions hold it
 
     // Host to device (loom::copy): host.size() must be rows * cols.
     void upload(const std::vector<T>& host) {
