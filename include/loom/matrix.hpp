@@ -272,6 +272,47 @@ template <class T> auto as_column(const vector<T>& x) {
         expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
 }
 
+namespace expr {
+
+// A matrix read in place at other positions: element (i, j) reads source(first_row + i,
+// first_col + j), a block, or source(j, i) when Transposed. A read at other indices than the
+// element's own, as a broadcast: the fusion pass treats it as a gather. The window's bounds
+// were checked on the host; its origin and the source's width are kernel arguments, so another
+// block of the same shape type compiles nothing.
+template <class T, bool Transposed> struct matrix_window {
+    matrix_ref<T> source;
+    std::uint64_t first_row, first_col, rows, cols; // rows x cols: the window's own shape
+
+    static detail::node_ref lower(detail::shape_builder& b) {
+        const std::uint32_t slot = b.gather_source(dtype_v<T>);
+        const detail::node_ref r0 = b.operand_slot(dtype::u64), c0 = b.operand_slot(dtype::u64),
+                               width = b.operand_slot(dtype::u64);
+        const detail::node_ref row = b.apply(opcode::add, r0, b.position(Transposed ? 1 : 0));
+        const detail::node_ref col = b.apply(opcode::add, c0, b.position(Transposed ? 0 : 1));
+        return b.gather(slot, b.apply(opcode::add, b.apply(opcode::mul, row, width), col), false);
+    }
+    void bind(detail::statement_recorder& r) const {
+        r.vector_slot(source.memory.get());
+        r.scalar_slot(&first_row, sizeof first_row);
+        r.scalar_slot(&first_col, sizeof first_col);
+        r.scalar_slot(&source.cols, sizeof source.cols);
+    }
+    first_operand_t operand() const { return {source.memory.get() ? &source.memory.get() : nullptr, rows * cols}; }
+    bool reads(const detail::buffer* b) const { return source.reads(b); }
+    void extents(extent_check& c) const { c.matrix(rows, cols); }
+};
+template <class T, bool Transposed> struct terminal_value_type<matrix_window<T, Transposed>> { using type = T; };
+
+} // namespace expr
+
+// The transpose of A, read in place (no copy): element (i, j) is A(j, i), a cols x rows
+// operand of 2-D expressions. `B = loom::transpose(A);` and `A = loom::transpose(A)` (square:
+// computed into a temporary first, as any statement reading its target elsewhere) both work.
+template <class T> auto transpose(const matrix<T>& a) {
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+        expr::matrix_window<T, true>{expr::matrix_ref<T>::of(a), 0, 0, a.cols(), a.rows()});
+}
+
 // rows x cols elements on a device, row-major: element (i, j) is element i * cols + j of its
 // storage, a loom::vector of rows * cols elements.
 template <class T> class matrix {
@@ -372,6 +413,17 @@ public:
         if (j >= cols_)
             throw error("loom: column " + std::to_string(j) + " is out of range for a " + shape() + " matrix");
         return storage_.slice(j, rows_, std::ptrdiff_t(cols_));
+    }
+
+    // The rows x cols block from (first_row, first_col), read in place: an operand of 2-D
+    // expressions (C = A.block(0, 0, 8, 8) * 2.0f). A block reaching outside: loom::error.
+    auto block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) const {
+        if (first_row > rows_ || rows > rows_ - first_row || first_col > cols_ || cols > cols_ - first_col)
+            throw error("loom: a " + std::to_string(rows) + " x " + std::to_string(cols) + " block from (" +
+                        std::to_string(first_row) + ", " + std::to_string(first_col) + ") reaches outside a " +
+                        shape() + " matrix");
+        return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+            expr::matrix_window<T, false>{expr::matrix_ref<T>::of(*this), first_row, first_col, rows, cols});
     }
 
     // One element through the host (flushes and moves one element: slow, for a few elements).

@@ -79,7 +79,8 @@ TEST_CASE("Loom functions, stencil reads, gathers and broadcasts hold their vect
     std::vector<float> hm;
     loom::copy(m, hm);
     for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t j = 0; j < cols; ++j) CHECK(hm[i * cols + j] == 2.0f * hx[i * cols + std::min(j + 1, cols - 1)]);
+        for (std::size_t j = 0; j < cols; ++j)
+            CHECK(hm[i * cols + j] == 2.0f * hx[i * cols + std::min(j + 1, cols - 1)]);
 }
 
 TEST_CASE("a device scalar in a kept expression: its current value while it lives, its last one after") {
@@ -115,10 +116,10 @@ TEST_CASE("views, matrices and traced lambdas hold what they read too") {
         {
             loom::vector<float> x(c, hx), v(c, hv);
             loom::matrix<float> a(c, rows, cols, hx);
-            x = x * 2.0f; // pending when x dies: kept for the view and the traced result
-            auto view = x.slice(1, n / 2, 2) + 1.0f;                                   // odd elements of x
-            auto traced = loom::map([](auto p, auto q) { return p * q; }, x, x);       // a traced lambda's result
-            auto over_matrix = a * loom::as_row(v) - 1.0f;                              // a matrix and a broadcast
+            x = x * 2.0f;                            // pending when x dies: kept for the view and the traced result
+            auto view = x.slice(1, n / 2, 2) + 1.0f; // odd elements of x
+            auto traced = loom::map([](auto p, auto q) { return p * q; }, x, x); // a traced lambda's result
+            auto over_matrix = a * loom::as_row(v) - 1.0f;                       // a matrix and a broadcast
             assign_all = [&, view, traced, over_matrix] {
                 half = view;
                 y = traced;
