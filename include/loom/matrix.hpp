@@ -30,9 +30,12 @@ template <class T> class matrix;
 
 namespace expr {
 
-// A matrix is a device object like a vector: held by reference in expressions.
+// A matrix is a device object like a vector, and an expression holds it as it holds a vector:
+// by its buffer's claim, with its shape (matrix_ref, below).
 template <class T> struct is_device_object<loom::matrix<T>> : std::true_type {};
 template <class T> struct terminal_value_type<loom::matrix<T>> { using type = T; };
+template <class T> struct matrix_ref;
+template <class T> struct holder_of<loom::matrix<T>> { using type = matrix_ref<T>; };
 
 // ---- shapes: the rows and columns a 2-D statement's operands give ------------------------
 
@@ -177,6 +180,24 @@ template <class E> void collect_extents(const E& e, extent_check& c) {
     }
 }
 
+// A matrix as an expression holds it: its buffer through the matrix's claim, rows and columns.
+// Valid after the matrix is destroyed (it reads the values the matrix last held); a matrix
+// assigned another shape or moved from later is not followed.
+template <class T> struct matrix_ref {
+    counted_buffer memory;
+    std::uint64_t rows, cols;
+
+    matrix_ref(counted_buffer m, std::uint64_t r, std::uint64_t c) : memory(std::move(m)), rows(r), cols(c) {}
+    static matrix_ref of(const loom::matrix<T>& m) { return {counted_buffer(m.claim()), m.rows(), m.cols()}; }
+
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
+    first_operand_t operand() const { return {memory.get() ? &memory.get() : nullptr, rows * cols}; }
+    bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
+    void extents(extent_check& c) const { c.matrix(rows, cols); }
+};
+template <class T> struct terminal_value_type<matrix_ref<T>> { using type = T; };
+
 // ---- positions and broadcasts ---------------------------------------------------------------
 
 // loom::index<Axis>(): the element's row (0) or column (1).
@@ -249,6 +270,47 @@ template <class T> auto as_row(const vector<T>& x) {
 template <class T> auto as_column(const vector<T>& x) {
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
         expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
+}
+
+namespace expr {
+
+// A matrix read in place at other positions: element (i, j) reads source(first_row + i,
+// first_col + j), a block, or source(j, i) when Transposed. A read at other indices than the
+// element's own, as a broadcast: the fusion pass treats it as a gather. The window's bounds
+// were checked on the host; its origin and the source's width are kernel arguments, so another
+// block of the same shape type compiles nothing.
+template <class T, bool Transposed> struct matrix_window {
+    matrix_ref<T> source;
+    std::uint64_t first_row, first_col, rows, cols; // rows x cols: the window's own shape
+
+    static detail::node_ref lower(detail::shape_builder& b) {
+        const std::uint32_t slot = b.gather_source(dtype_v<T>);
+        const detail::node_ref r0 = b.operand_slot(dtype::u64), c0 = b.operand_slot(dtype::u64),
+                               width = b.operand_slot(dtype::u64);
+        const detail::node_ref row = b.apply(opcode::add, r0, b.position(Transposed ? 1 : 0));
+        const detail::node_ref col = b.apply(opcode::add, c0, b.position(Transposed ? 0 : 1));
+        return b.gather(slot, b.apply(opcode::add, b.apply(opcode::mul, row, width), col), false);
+    }
+    void bind(detail::statement_recorder& r) const {
+        r.vector_slot(source.memory.get());
+        r.scalar_slot(&first_row, sizeof first_row);
+        r.scalar_slot(&first_col, sizeof first_col);
+        r.scalar_slot(&source.cols, sizeof source.cols);
+    }
+    first_operand_t operand() const { return {source.memory.get() ? &source.memory.get() : nullptr, rows * cols}; }
+    bool reads(const detail::buffer* b) const { return source.reads(b); }
+    void extents(extent_check& c) const { c.matrix(rows, cols); }
+};
+template <class T, bool Transposed> struct terminal_value_type<matrix_window<T, Transposed>> { using type = T; };
+
+} // namespace expr
+
+// The transpose of A, read in place (no copy): element (i, j) is A(j, i), a cols x rows
+// operand of 2-D expressions. `B = loom::transpose(A);` and `A = loom::transpose(A)` (square:
+// computed into a temporary first, as any statement reading its target elsewhere) both work.
+template <class T> auto transpose(const matrix<T>& a) {
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+        expr::matrix_window<T, true>{expr::matrix_ref<T>::of(a), 0, 0, a.cols(), a.rows()});
 }
 
 // rows x cols elements on a device, row-major: element (i, j) is element i * cols + j of its
@@ -353,6 +415,17 @@ public:
         return storage_.slice(j, rows_, std::ptrdiff_t(cols_));
     }
 
+    // The rows x cols block from (first_row, first_col), read in place: an operand of 2-D
+    // expressions (C = A.block(0, 0, 8, 8) * 2.0f). A block reaching outside: loom::error.
+    auto block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) const {
+        if (first_row > rows_ || rows > rows_ - first_row || first_col > cols_ || cols > cols_ - first_col)
+            throw error("loom: a " + std::to_string(rows) + " x " + std::to_string(cols) + " block from (" +
+                        std::to_string(first_row) + ", " + std::to_string(first_col) + ") reaches outside a " +
+                        shape() + " matrix");
+        return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+            expr::matrix_window<T, false>{expr::matrix_ref<T>::of(*this), first_row, first_col, rows, cols});
+    }
+
     // One element through the host (flushes and moves one element: slow, for a few elements).
     typename vector<T>::element_proxy operator()(std::size_t i, std::size_t j) { return storage_[at(i, j)]; }
     T operator()(std::size_t i, std::size_t j) const { return storage_[at(i, j)]; }
@@ -364,6 +437,7 @@ public:
     bool reads(const detail::buffer* b) const { return storage_.buffer().get() == b; }
     void extents(expr::extent_check& c) const { c.matrix(rows_, cols_); }
     const detail::buffer_ptr& buffer() const { return storage_.buffer(); }
+    const expr::shared_claim& claim() const { return storage_.claim(); } // how expressions hold it
 
     // Host to device (loom::copy): host.size() must be rows * cols.
     void upload(const std::vector<T>& host) {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "loom/expr/operands.hpp"
+#include "loom/expr/vector_ref.hpp"
 #include "loom/vector.hpp"
 
 namespace loom {
@@ -57,8 +58,8 @@ public:
     using value_type = T;
 
     vector_view(vector<T>& source, std::int64_t start, std::uint64_t count, std::int64_t stride)
-        : source_(&source), start_(start), count_(count), stride_(stride) {
-        check();
+        : source_(source.claim()), start_(start), count_(count), stride_(stride) {
+        check(source.size());
     }
 
     std::uint64_t size() const { return count_; }
@@ -75,19 +76,19 @@ public:
         return b.gather(source, index(b), false); // bounds checked on the host
     }
     void bind(detail::statement_recorder& r) const {
-        r.vector_slot(source_->buffer());
+        r.vector_slot(source_.get());
         bind_index(r);
         r.view_extent(count_);
     }
-    expr::first_operand_t operand() const { return {&source_->buffer(), count_}; }
-    bool reads(const detail::buffer* b) const { return source_->buffer().get() == b; }
+    expr::first_operand_t operand() const { return {&source_.get(), count_}; }
+    bool reads(const detail::buffer* b) const { return source_.get().get() == b; }
 
 private:
     template <class E> vector_view& assign(const E& e) {
         if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value) {
-            if (expr::reads_buffer(e, source_->buffer().get())) {
+            if (expr::reads_buffer(e, source_.get().get())) {
                 // The value reads the vector this view writes: compute it whole first.
-                vector<T> value(context(detail::shared_context_of(*source_->buffer())), count_);
+                vector<T> value(context(detail::shared_context_of(*source_.get())), count_);
                 value = e;
                 return store(value);
             }
@@ -114,18 +115,18 @@ private:
                 return b.finish_view_assignment(value, dtype_v<T>, index(b), false);
             },
             e);
-        detail::statement_recorder recorder(*detail::context_of(*source_->buffer()));
+        detail::statement_recorder recorder(*detail::context_of(*source_.get()));
         expr::bind(recorder, e);
         bind_index(recorder);
-        recorder.vector_slot(source_->buffer());
-        recorder.commit_view_assignment(shape, source_->buffer(), count_);
+        recorder.vector_slot(source_.get());
+        recorder.commit_view_assignment(shape, source_.get(), count_);
         return *this;
     }
 
-    void check() const {
-        if (!source_->buffer())
+    void check(std::uint64_t source_size) const {
+        if (!source_.get())
             throw error("loom: a view of an empty loom::vector; construct the vector with a context and a size first");
-        const std::int64_t n = std::int64_t(source_->size());
+        const std::int64_t n = std::int64_t(source_size);
         if (count_ == 0) return;
         // The first and last element must lie in [0, n); computed without overflow.
         const bool fits =
@@ -138,7 +139,10 @@ private:
                         std::to_string(n) + " elements");
     }
 
-    vector<T>* source_;
+    // The vector's buffer, held as an expression holds a vector (expr/vector_ref.hpp): a view, and
+    // an expression over it, stay valid after the vector is destroyed. Like an expression, the
+    // view keeps the buffer it was made over: a vector resized or moved from later is not followed.
+    expr::counted_buffer source_;
     std::int64_t start_;
     std::uint64_t count_;
     std::int64_t stride_;

@@ -275,7 +275,8 @@ const shape* register_shape(shape s) {
 // Positions have a meaning only over a matrix's elements (loom/matrix.hpp).
 void reject_positions(const std::vector<ir::node>& nodes) {
     if (ir::uses_positions(nodes))
-        throw error("loom: loom::index<0>(), loom::index<1>(), loom::as_row and loom::as_column make a 2-D "
+        throw error("loom: loom::index<0>(), loom::index<1>(), loom::as_row, loom::as_column, loom::transpose and "
+                    "matrix blocks make a 2-D "
                     "expression: assign it to a loom::matrix, or reduce it along a dimension "
                     "(loom::sum(e, loom::axis<1>))");
 }

@@ -28,8 +28,8 @@ template <class T> struct is_device_scalar : std::false_type {};
 template <class T> struct is_device_scalar<loom::scalar<T>> : std::true_type {};
 // The objects that live on a device and start an expression: held by reference in it.
 template <class T> struct is_device_object : std::bool_constant<is_vector<T>::value || is_device_scalar<T>::value> {};
-// A view of a vector (loom/view.hpp): a few numbers and a pointer, held by value in an
-// expression, so an expression over a view may outlive the view object.
+// A view of a vector (loom/view.hpp): a few numbers and the vector's buffer, held by value in an
+// expression, so an expression over a view may outlive the view object and the vector.
 template <class T> struct is_view : std::false_type {};
 template <class T> struct is_view<loom::vector_view<T>> : std::true_type {};
 // What starts an expression through an operator: a device object or a view.
@@ -38,14 +38,19 @@ template <class T> struct is_operand_object : std::bool_constant<is_device_objec
 template <class T> struct vector_ref; // loom/expr/vector_ref.hpp
 template <class T> struct scalar_ref;
 
-// Vectors and device scalars, which an expression holds by their buffer's claim: held_t<T>.
-template <class T> inline constexpr bool is_held_v = is_vector<T>::value || is_device_scalar<T>::value;
-template <class T> using held_t =
-    std::conditional_t<is_vector<T>::value, vector_ref<typename T::value_type>, scalar_ref<typename T::value_type>>;
+// How an expression holds a device object: by its buffer's claim, as holder_of<T>::type
+// (held_t<T>). Vectors and device scalars here, matrices in loom/matrix.hpp.
+template <class T> struct holder_of {};
+template <class T> struct holder_of<loom::vector<T>> { using type = vector_ref<T>; };
+template <class T> struct holder_of<loom::scalar<T>> { using type = scalar_ref<T>; };
+template <class T, class = void> struct has_holder : std::false_type {};
+template <class T> struct has_holder<T, std::void_t<typename holder_of<T>::type>> : std::true_type {};
+template <class T> inline constexpr bool is_held_v = has_holder<T>::value;
+template <class T> using held_t = typename holder_of<T>::type;
 
-// Children are held by value, a vector or device scalar as held_t (its buffer, shared and
-// counted as a vector's), so an expression kept in a variable stays valid when the vectors it
-// names are destroyed; matrices by reference. A node is a few pointers and host scalars, so
+// Children are held by value, a vector, device scalar or matrix as held_t (its buffer, shared
+// and counted as a vector's), so an expression kept in a variable stays valid when the objects it
+// names are destroyed. A node is a few pointers and host scalars, so
 // copying is cheap, and an expression returned from a function never refers to a temporary
 // that has died.
 // Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
@@ -124,8 +129,7 @@ template <class E> inline constexpr bool is_expression_v =
 template <class A> inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
 
 // Children of a function node: host scalars and expression temporaries by value (they
-// are small and may be temporaries), vectors and device scalars as the operators hold them
-// (held_t), matrices by reference.
+// are small and may be temporaries), device objects as the operators hold them (held_t).
 template <class A> decltype(auto) as_child(A&& a) {
     if constexpr (is_held_v<std::decay_t<A>>)
         return held_t<std::decay_t<A>>::of(a);

@@ -17,15 +17,14 @@
 namespace loom {
 namespace expr {
 
-// A map operand as the traced lambda sees it: a vector or device scalar becomes a
-// terminal referring to it, a host scalar a terminal holding its value; an expression stays as it is.
+// A map operand as the traced lambda sees it: a device object becomes a terminal holding it as
+// any expression does (held_t: its buffer's claim, so the traced result may outlive it), a host
+// scalar a terminal holding its value; an expression stays as it is.
 template <class A> auto as_operand(const A& a) {
     if constexpr (is_expression_v<A>)
         return a;
-    else if constexpr (is_device_object<A>::value)
-        return proto::make_expr<proto::tag::terminal, domain>(boost::cref(a));
     else
-        return proto::make_expr<proto::tag::terminal, domain>(a);
+        return proto::make_expr<proto::tag::terminal, domain>(as_child(a));
 }
 
 // An argument of a traced reduction or scan operation: the N-th operand (0 = the

@@ -1,0 +1,91 @@
+// loom::transpose and matrix blocks: 2-D operands read in place, against host references at odd
+// shapes, fused and unfused; in-place transposes; reductions along an axis of a transpose; bad
+// blocks and shapes rejected with the extents in the message.
+#include "matrix_support.hpp"
+
+using namespace loom_test;
+using namespace loom_matrix_test;
+using doctest::Contains;
+
+TEST_CASE("transpose reads A(j, i), fused and unfused, at odd shapes") {
+    std::uint64_t stream = 500;
+    for (const extents& e : shapes()) {
+        CAPTURE(describe(e));
+        const std::vector<float> ha = random_matrix<float>(e, -4.0f, 4.0f, ++stream);
+        const std::vector<float> hv = random_values<float>(e.rows, -4.0f, 4.0f, ++stream);
+        std::vector<float> want(e.rows * e.cols);
+        for (std::size_t i = 0; i < e.cols; ++i)
+            for (std::size_t j = 0; j < e.rows; ++j) want[i * e.rows + j] = ha[j * e.cols + i] * 2.0f + hv[j];
+        std::vector<float> got[2];
+        for (int fuse : {1, 0}) {
+            loom::context& c = context_with(fuse);
+            loom::matrix<float> a(c, e.rows, e.cols, ha), t(c, e.cols, e.rows);
+            loom::vector<float> v(c, hv);
+            t = loom::transpose(a) * 2.0f + loom::as_row(v); // cols x rows; v along each row
+            got[fuse] = t.to_host();
+            check_elements("transpose(a) * 2 + as_row(v)", got[fuse], want, 0);
+        }
+        CHECK(got[0] == got[1]);
+    }
+}
+
+TEST_CASE("a square matrix transposed in place, and column sums through a transpose") {
+    const std::size_t n = 37;
+    const extents e{n, n};
+    const std::vector<float> ha = random_matrix<float>(e, -4.0f, 4.0f, 520);
+    for (int fuse : {1, 0}) {
+        CAPTURE(fuse);
+        loom::context& c = context_with(fuse);
+        loom::matrix<float> a(c, n, n, ha);
+        a = loom::transpose(a); // reads a elsewhere than each element: computed whole first
+        std::vector<float> want(n * n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) want[i * n + j] = ha[j * n + i];
+        check_elements("a = transpose(a)", a.to_host(), want, 0);
+
+        loom::vector<float> sums = loom::sum(loom::transpose(a), loom::axis<1>); // rows of a^T: columns of a
+        const std::vector<float> got = sums.to_host();
+        for (std::size_t j = 0; j < n; ++j) {
+            double col = 0;
+            for (std::size_t i = 0; i < n; ++i) col += want[i * n + j];
+            CHECK(got[j] == doctest::Approx(col).epsilon(1e-5));
+        }
+    }
+}
+
+TEST_CASE("blocks read A(r0 + i, c0 + j); another origin compiles nothing") {
+    const extents e{37, 53};
+    const std::vector<std::int32_t> ha = random_matrix<std::int32_t>(e, -50, 50, 530);
+    for (int fuse : {1, 0}) {
+        CAPTURE(fuse);
+        loom::context& c = context_with(fuse);
+        loom::matrix<std::int32_t> a(c, e.rows, e.cols, ha), b(c, 8, 5);
+        auto host_block = [&](std::size_t r0, std::size_t c0) {
+            std::vector<std::int32_t> want(8 * 5);
+            for (std::size_t i = 0; i < 8; ++i)
+                for (std::size_t j = 0; j < 5; ++j) want[i * 5 + j] = ha[(r0 + i) * e.cols + c0 + j] * 3 - 1;
+            return want;
+        };
+        b = a.block(2, 7, 8, 5) * 3 - 1;
+        check_elements("a.block(2, 7, 8, 5) * 3 - 1", b.to_host(), host_block(2, 7), 0);
+        const std::uint64_t compiled = c.statistics().kernels_compiled;
+        b = a.block(29, 48, 8, 5) * 3 - 1; // the last rows and columns
+        check_elements("a.block(29, 48, 8, 5) * 3 - 1", b.to_host(), host_block(29, 48), 0);
+        CHECK(c.statistics().kernels_compiled == compiled);
+        // A block of no rows is an empty operand, not an error.
+        loom::matrix<std::int32_t> none(c, 0, 5);
+        none = a.block(37, 0, 0, 5) + 1;
+        CHECK(none.to_host().empty());
+    }
+}
+
+TEST_CASE("blocks and transposes are checked: bounds and shapes name the extents") {
+    loom::context& c = context_with(1);
+    loom::matrix<float> a(c, 4, 6), b(c, 4, 6);
+    CHECK_THROWS_WITH_AS(a.block(1, 2, 4, 2), Contains("a 4 x 2 block from (1, 2) reaches outside a 4 x 6 matrix"),
+                         loom::error);
+    CHECK_THROWS_WITH_AS(a.block(0, 5, 1, 2), Contains("reaches outside a 4 x 6 matrix"), loom::error);
+    CHECK_THROWS_WITH_AS(b = loom::transpose(a), Contains("6 x 4"), loom::length_error); // a^T is 6 x 4
+    loom::vector<float> flat(c, 24);
+    CHECK_THROWS_WITH_AS(flat = loom::transpose(a) + 1.0f, Contains("loom::transpose"), loom::error);
+}
