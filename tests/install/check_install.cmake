@@ -28,13 +28,14 @@ if(rc)
   message(FATAL_ERROR "the consumer program failed (${rc})")
 endif()
 
-# The same program built with pkg-config alone (a static library lists its private libraries).
+# The same program built with pkg-config alone, without --static (a static library's own
+# dependencies are in Libs).
 file(GLOB pc_file ${WORK_DIR}/prefix/lib*/pkgconfig/loom.pc ${WORK_DIR}/prefix/lib/*/pkgconfig/loom.pc)
 if(NOT pc_file)
   message(FATAL_ERROR "no loom.pc installed under ${WORK_DIR}/prefix")
 endif()
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
-execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --cflags --libs --static loom
+execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} pkg-config --cflags --libs loom
                 OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "pkg-config --cflags --libs loom failed (${rc})")
