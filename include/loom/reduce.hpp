@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "loom/detail/operand_role.hpp"
+#include "loom/detail/scalar_bits.hpp"
 #include "loom/expr/operands.hpp"
 #include "loom/expr/trace.hpp"
 #include "loom/scalar.hpp"
@@ -39,9 +40,9 @@ struct traced_operation {
 // One operation of one call: the traced body, its identity and its captured values.
 struct skeleton_operation {
     const traced_operation* op = nullptr;
-    dtype type = dtype::f32;             // operand, identity and result type
-    std::uint64_t identity = 0;          // the identity's bytes
-    std::vector<std::uint64_t> captures; // operand_role::capture values' bytes, in slot order
+    dtype type = dtype::f32;           // operand, identity and result type
+    scalar_bits identity;              // the identity's bytes
+    std::vector<scalar_bits> captures; // operand_role::capture values' bytes, in slot order
 };
 
 // What the front end asks of the library; defined in src/skeleton/reduce.cpp.
@@ -69,33 +70,29 @@ namespace expr {
 
 // Slot roles and captured values of a traced operation tree, in slot order (the order
 // lower() numbers slots and bind() visits terminals).
-template <class E>
-void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role, std::vector<std::uint64_t>* captures);
+template <class E> void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role,
+                                                std::vector<detail::scalar_bits>* captures);
 
 template <class E, std::size_t... I> void collect_children(const E& e, std::vector<detail::operand_role>* role,
-                                                           std::vector<std::uint64_t>* captures,
+                                                           std::vector<detail::scalar_bits>* captures,
                                                            std::index_sequence<I...>) {
     (collect_operation_slots(proto::child_c<I>(e), role, captures), ...);
 }
 
 template <class E> void collect_operation_slots(const E& e, std::vector<detail::operand_role>* role,
-                                                std::vector<std::uint64_t>* captures) {
+                                                std::vector<detail::scalar_bits>* captures) {
     if constexpr (!proto::is_expr<E>::value) {
         if constexpr (is_device_object<E>::value) {
             if (role) role->push_back(detail::operand_role::device_object);
         } else if constexpr (is_operand_tag<E>::value) {
             if (role) role->push_back(E::index == 0 ? detail::operand_role::left : detail::operand_role::right);
-        } else if constexpr (std::is_arithmetic_v<E>) {
+        } else if constexpr (is_host_number_v<E>) {
             if (role) role->push_back(detail::operand_role::capture);
             if (captures) {
-                std::uint64_t bits = 0;
-                if constexpr (std::is_same_v<E, bool>) {
-                    const std::int32_t widened = e;
-                    std::memcpy(&bits, &widened, sizeof widened);
-                } else {
-                    std::memcpy(&bits, &e, sizeof e);
-                }
-                captures->push_back(bits);
+                if constexpr (std::is_same_v<E, bool>)
+                    captures->push_back(detail::scalar_bits::of(std::int32_t(e)));
+                else
+                    captures->push_back(detail::scalar_bits::of(e));
             }
         }
     } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
@@ -131,8 +128,7 @@ template <class T, class Op> detail::skeleton_operation operation(const Op& op, 
     detail::skeleton_operation s;
     s.op = &traced;
     s.type = dtype_v<A>;
-    const A id = A(identity);
-    std::memcpy(&s.identity, &id, sizeof id);
+    s.identity = detail::scalar_bits::of(A(identity));
     if (std::find(traced.role.begin(), traced.role.end(), detail::operand_role::capture) != traced.role.end())
         collect_operation_slots(tree, nullptr, &s.captures);
     return s;
@@ -213,6 +209,13 @@ struct max_operation {
     template <class A, class B> auto operator()(const A& a, const B& b) const { return loom::max(a, b); }
 };
 
+// count, any and all fold truth values, which a complex number does not have.
+template <class E> constexpr void check_truth_input() {
+    static_assert(!is_complex_v<expr::value_type_t<E>>,
+                  "loom::count, loom::any and loom::all: a complex value has no truth value; compare it with == or != "
+                  "first (loom::count(z != 0))");
+}
+
 template <class T> constexpr T min_identity() {
     if constexpr (std::numeric_limits<T>::has_infinity)
         return std::numeric_limits<T>::infinity();
@@ -266,13 +269,16 @@ template <class E> value_type_t<E> max(const E& e) {
 
 // The number of elements that are nonzero (true); NaN counts as nonzero, as in C++.
 template <class E> std::uint64_t count(const E& e) {
+    detail::check_truth_input<E>();
     return detail::reduce_value<std::uint64_t>(e, 0, detail::plus_operation{}, true, "loom::count");
 }
 // Whether any element / every element is nonzero. all() of an empty input is true.
 template <class E> bool any(const E& e) {
+    detail::check_truth_input<E>();
     return detail::reduce_value<std::int32_t>(e, 0, detail::max_operation{}, true, "loom::any") != 0;
 }
 template <class E> bool all(const E& e) {
+    detail::check_truth_input<E>();
     return detail::reduce_value<std::int32_t>(e, 1, detail::min_operation{}, true, "loom::all") != 0;
 }
 
@@ -300,12 +306,15 @@ template <class E> auto max(const E& e, on_device_t) {
     return detail::make_device_reduction<R>(e, detail::max_identity<R>(), detail::max_operation{}, false, "loom::max");
 }
 template <class E> auto count(const E& e, on_device_t) {
+    detail::check_truth_input<E>();
     return detail::make_device_reduction<std::uint64_t>(e, 0, detail::plus_operation{}, true, "loom::count");
 }
 template <class E> auto any(const E& e, on_device_t) {
+    detail::check_truth_input<E>();
     return detail::make_device_reduction<std::int32_t>(e, 0, detail::max_operation{}, true, "loom::any");
 }
 template <class E> auto all(const E& e, on_device_t) {
+    detail::check_truth_input<E>();
     return detail::make_device_reduction<std::int32_t>(e, 1, detail::min_operation{}, true, "loom::all");
 }
 

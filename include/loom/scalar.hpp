@@ -28,8 +28,10 @@ template <class R, class E, class Op> struct device_reduction;
 } // namespace detail
 
 template <class T> class scalar {
-    static_assert(is_element_type_v<T>, "loom::scalar<T>: T must be float, double or an integer type of 8 to 64 bits "
-                                        "(keep a condition in a loom::scalar<int>)");
+    static_assert(
+        is_element_type_v<T>,
+        "loom::scalar<T>: T must be float, double, std::complex<float or double> or an integer type of 8 to 64 bits "
+        "(keep a condition in a loom::scalar<int>)");
 
 public:
     using value_type = T;
@@ -76,7 +78,7 @@ public:
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> scalar& operator=(const E& e) {
         return assign(e);
     }
-    template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> scalar& operator=(S value) {
+    template <class S, std::enable_if_t<is_host_number_v<S>, int> = 0> scalar& operator=(S value) {
         return assign(value);
     }
     template <class R, class E, class Op> scalar& operator=(const detail::device_reduction<R, E, Op>& reduction) {

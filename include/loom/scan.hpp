@@ -17,7 +17,7 @@ struct scan_call {
     const shape* input = nullptr;
     const skeleton_operation* op = nullptr;
     bool exclusive = false;
-    std::uint64_t init = 0;        // exclusive: the first output's bytes
+    scalar_bits init;              // exclusive: the first output's bytes
     std::uint64_t view_length = 0; // the elements of the input's views, or 0
 };
 // Defined in src/skeleton/scan.cpp; the input's slots are the last ones recorded.
@@ -26,6 +26,9 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
 template <class E, class T, class Op>
 void scan_expression(const E& e, vector<T>& output, bool exclusive, T init, T identity, const Op& op) {
     static_assert(expr::is_operand_v<E>, "loom: the input of a scan must be a loom::vector or a Loom expression");
+    // The scan pass hands values between warp lanes with a shuffle, which takes no float2/double2.
+    static_assert(!is_complex_v<T>, "loom: scans of complex values are not supported; scan the real and imaginary "
+                                    "parts (loom::real, loom::imag) into two vectors");
     if (!output.buffer()) {
         if (expr::first_buffer(e) && length_of(**expr::first_buffer(e)) == 0) return;
         throw error("loom: scan into an empty loom::vector; construct the output with a context and a size first");
@@ -38,7 +41,7 @@ void scan_expression(const E& e, vector<T>& output, bool exclusive, T init, T id
     call.input = expr::input_shape(e);
     call.op = &s;
     call.exclusive = exclusive;
-    std::memcpy(&call.init, &init, sizeof init);
+    call.init = scalar_bits::of(init);
     statement_recorder recorder(ctx);
     expr::bind(recorder, e);
     call.view_length = recorder.view_length();

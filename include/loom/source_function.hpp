@@ -21,12 +21,13 @@
 namespace loom {
 
 template <class R, class... A> class function<R(A...)> {
-    template <class T> static constexpr bool device_type = is_element_type_v<T> || std::is_same_v<T, bool>;
+    // Real types: a complex value is a float2/double2 in kernels, without operators in CUDA.
+    template <class T> static constexpr bool device_type = std::is_arithmetic_v<T> && !std::is_same_v<T, long double>;
     static_assert(sizeof...(A) >= 1 && sizeof...(A) <= detail::max_source_function_arguments,
                   "loom::function<R(A...)>: a source function takes 1 to 6 parameters");
     static_assert(device_type<R> && (device_type<A> && ...),
-                  "loom::function<R(A...)>: the result and parameters must be arithmetic types a loom::vector can "
-                  "hold, or bool");
+                  "loom::function<R(A...)>: the result and parameters must be real arithmetic types (float, "
+                  "double, integers) or bool");
 
 public:
     static constexpr std::size_t arity = sizeof...(A);

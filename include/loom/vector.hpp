@@ -77,8 +77,10 @@ private:
 } // namespace detail
 
 template <class T> class vector {
-    static_assert(is_element_type_v<T>, "loom::vector<T>: T must be float, double or an integer type of 8 to 64 bits "
-                                        "(store comparison results in an integer vector)");
+    static_assert(
+        is_element_type_v<T>,
+        "loom::vector<T>: T must be float, double, std::complex<float or double> or an integer type of 8 to 64 bits "
+        "(store comparison results in an integer vector)");
 
 public:
     LOOM_NOT_A_HOST_NUMBER // std::sin(x), double d = x: a compile-time error with a message (expr/domain.hpp)
@@ -204,7 +206,7 @@ public:
     template <class U> vector& operator=(const vector_view<U>& view) { return assign(view); }
     // Every element takes the device scalar's value (no host round trip).
     template <class U> vector& operator=(const scalar<U>& s) { return assign(s); }
-    template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> vector& operator=(S value) {
+    template <class S, std::enable_if_t<is_host_number_v<S>, int> = 0> vector& operator=(S value) {
         return assign(value);
     }
 

@@ -100,7 +100,13 @@ std::string pass_prologue(const ir::kernel& input, const std::vector<const combi
     ir::kernel probe = input;
     for (const combine_op* op : ops) {
         probe.params.push_back({ir::param_kind::scalar, op->type, false});
-        for (const ir::node& n : op->shape->nodes) probe.body.push_back(n);
+        // Children renumbered to the probe's positions: the prologue reads operand types.
+        const std::uint32_t base = std::uint32_t(probe.body.size());
+        for (ir::node n : op->shape->nodes) {
+            for (std::uint32_t& a : n.arg)
+                if (a != ir::no_node) a += base;
+            probe.body.push_back(n);
+        }
     }
     return emit_prologue(probe, d);
 }

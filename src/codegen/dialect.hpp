@@ -42,9 +42,12 @@ struct dialect {
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).
     const char* local_id[2];
     const char* local_size[2];
-    const char* index_type;        // the type of i and n
-    const char* signed_index_type; // a 64-bit signed type, for stencil offsets
-    const char* type_names[11];    // per dtype, in dtype order
+    const char* index_type;              // the type of i and n
+    const char* signed_index_type;       // a 64-bit signed type, for stencil offsets
+    const char* type_names[dtype_count]; // per dtype, in dtype order (complex types as float2, double2)
+    // What builds a complex value from its two components, before "(re, im)": for complex<float>,
+    // then complex<double> (codegen/complex_helpers.hpp).
+    const char* complex_make[2];
     // The function that computes op for operands of type t (t is f32 or f64); nullptr
     // where the emitter core spells the op itself (min, max, clamp, integer abs).
     const char* (*math_name)(opcode op, dtype t);

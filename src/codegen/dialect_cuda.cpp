@@ -41,8 +41,10 @@ const dialect cuda = {
     nullptr,
     // On an H100 at 2^26 elements, the 5-point stencil in 64-bit coordinates ran at 4.26 times the
     // handwritten kernel's time; as its own kernel in int coordinates (ir::kernel::narrow_grid), 1.27.
-    "for (int loom_row = blockIdx.y * blockDim.y + threadIdx.y; loom_row < loom_h; loom_row += blockDim.y * gridDim.y)\n"
-    "for (int loom_col = blockIdx.x * blockDim.x + threadIdx.x; loom_col < loom_w; loom_col += blockDim.x * gridDim.x) {\n"
+    "for (int loom_row = blockIdx.y * blockDim.y + threadIdx.y; loom_row < loom_h; loom_row += blockDim.y * "
+    "gridDim.y)\n"
+    "for (int loom_col = blockIdx.x * blockDim.x + threadIdx.x; loom_col < loom_w; loom_col += blockDim.x * gridDim.x) "
+    "{\n"
     "    const unsigned long long i = (unsigned int)(loom_row * loom_w + loom_col);",
     // No interior test (map_kernel.cpp): it removes a gather per vector lane on CPU devices; on a
     // GPU its effect is unmeasured, so CUDA kernels keep the single body.
@@ -51,7 +53,8 @@ const dialect cuda = {
     "unsigned long long",
     "long long",
     {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
-     "unsigned long long", "float", "double"},
+     "unsigned long long", "float", "double", "float2", "double2"},
+    {"make_float2", "make_double2"}, // NVRTC declares the vector types and their make_ functions
     cuda_math_name,
     {"__shared__", "__syncthreads();",
      "__syncthreads();", // orders the block's global memory accesses as well

@@ -36,7 +36,9 @@ const dialect opencl = {
     {"get_local_size(0)", "get_local_size(1)"},
     "ulong",
     "long",
-    {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double"},
+    {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double", "float2",
+     "double2"},
+    {"(float2)", "(double2)"}, // a vector literal
     opencl_math_name,
     {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
      "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/complex_helpers.hpp"
 #include "codegen/kernel_source.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
@@ -63,6 +64,23 @@ bool at_least_one(const ir::kernel& k, std::uint32_t j) {
     return false;
 }
 
+// A typed zero: `(float)0`, and for a complex type both components zero.
+std::string zero(const dialect& d, dtype t) {
+    if (ir::is_complex(t)) {
+        const std::string r = "(" + std::string(type_name(d, ir::component_of(t))) + ")0";
+        return complex_value(d, t, r, r);
+    }
+    return "(" + std::string(type_name(d, t)) + ")0";
+}
+
+// A conversion to complex type t: of a complex value, component by component; of a real one,
+// with a zero imaginary part.
+std::string to_complex(const dialect& d, dtype t, dtype from, const std::string& a) {
+    const std::string r = "(" + std::string(type_name(d, ir::component_of(t))) + ")";
+    if (ir::is_complex(from)) return complex_value(d, t, r + a + ".x", r + a + ".y");
+    return complex_value(d, t, r + a, r + "0");
+}
+
 std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
@@ -70,12 +88,15 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
     const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
     const std::string p = "p" + std::to_string(n.slot);
+    const complex_call helper = complex_call_of(k.body, n);
+    if (helper.op != opcode::count_)
+        return complex_helper_name(helper) + "(" + a + (op.arity > 1 ? ", " + b : "") + ")";
     switch (n.op) {
     case opcode::load: return p + "[" + index + "]";
     case opcode::load_first: return p + "[0]";
     case opcode::load_at: // element a; with a length b, 0 at or past it
         if (n.arg[1] == ir::no_node) return p + "[" + a + "]";
-        return "(" + a + " < " + b + " ? " + p + "[" + a + "] : (" + t + ")0)";
+        return "(" + a + " < " + b + " ? " + p + "[" + a + "] : " + zero(d, n.type) + ")";
     case opcode::load_neighbour: throw error("loom: internal error: a neighbour read reached the printer unlowered");
     case opcode::scalar: return p;
     case opcode::index: {
@@ -85,6 +106,7 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
     case opcode::cast:
         // C's conversion to bool is "!= 0"; spelled out because OpenCL C has no bool cast rule for vectors.
         if (n.type == dtype::boolean) return "(" + a + " != 0)";
+        if (ir::is_complex(n.type)) return to_complex(d, n.type, k.body[n.arg[0]].type, a);
         return "(" + t + ")" + a;
     case opcode::select: return "(" + a + " ? " + b + " : " + c + ")";
     case opcode::call: {
@@ -93,6 +115,11 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
             call += (i ? ", " : "") + value(n.arg[i]);
         return call + ")";
     }
+    case opcode::real: return a + ".x";
+    case opcode::imag: return a + ".y";
+    case opcode::unary_plus:
+        if (ir::is_complex(n.type)) return a; // CUDA's float2 has no operators
+        break;
     // std::min/max/clamp semantics, NaN behaviour included: written out rather than
     // mapped to fmin/fmax, which treat NaN differently.
     case opcode::min: return "(" + b + " < " + a + " ? " + b + " : " + a + ")";
@@ -144,12 +171,12 @@ std::string value_name(std::uint32_t n) { return value(n); }
 
 bool uses_f64(const ir::kernel& k) {
     for (const ir::node& n : k.body) {
-        if (n.type == dtype::f64) return true;
+        if (ir::is_double_precision(n.type)) return true;
         if (k.double_grid_division && n.op == opcode::load_neighbour && n.arg[ir::grid_width] != ir::no_node)
             return true;
     }
     for (const ir::kernel_param& p : k.params)
-        if (p.type == dtype::f64) return true;
+        if (ir::is_double_precision(p.type)) return true;
     return false;
 }
 
@@ -175,7 +202,7 @@ std::string source_function_definitions(const ir::kernel& k, const dialect& d) {
 std::string emit_prologue(const ir::kernel& k, const dialect& d) {
     std::string s = d.prologue;
     if (uses_f64(k)) s += d.prologue_fp64;
-    return s + source_function_definitions(k, d);
+    return s + complex_helpers(k.body, d) + source_function_definitions(k, d);
 }
 
 std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable) {
@@ -202,7 +229,17 @@ void write_guard(source_builder& b, const ir::kernel& k) {
     std::size_t slot = 0;
     for (std::size_t p = 0; p < k.params.size(); ++p) {
         if (!k.params[p].packed) continue;
-        const std::string t = b.type(k.params[p].type);
+        const dtype type = k.params[p].type;
+        const std::string t = b.type(type);
+        if (ir::is_complex(type)) {
+            // Read by component: a double2 in two 8-byte slots is not 16-byte aligned.
+            const std::string part = "((" +
+                                     buffer_parameter(b.dialect(), b.type(ir::component_of(type)), false, false) +
+                                     ")(loom_scalars + " + std::to_string(slot) + "))";
+            b.declare_const(t, "p" + std::to_string(p), complex_value(b.dialect(), type, part + "[0]", part + "[1]"));
+            slot += size_of(type) / 8 + (size_of(type) % 8 ? 1 : 0);
+            continue;
+        }
         b.declare_const(t, "p" + std::to_string(p),
                         "*(" + buffer_parameter(b.dialect(), t, false, false) + ")(loom_scalars + " +
                             std::to_string(slot++) + ")");

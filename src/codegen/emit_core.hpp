@@ -18,8 +18,9 @@ namespace loom::codegen {
 std::string value_name(std::uint32_t n);
 
 bool uses_f64(const ir::kernel& k);
-// The text before a kernel: the dialect's prologue, the fp64 pragma when k uses double, and the
-// definitions of the source functions k calls (source_function_definitions).
+// The text before a kernel: the dialect's prologue, the fp64 pragma when k uses double, the
+// complex helpers k calls (complex_helpers.hpp) and the definitions of the source functions k
+// calls (source_function_definitions).
 std::string emit_prologue(const ir::kernel& k, const dialect& d);
 // The definitions of the source functions (ir/source_function.hpp) k calls, each guarded by a
 // macro so that a second definition of one function in a program is skipped.

@@ -7,12 +7,13 @@
 
 #include "ir/shape.hpp"
 #include "loom/detail/runtime.hpp"
+#include "loom/detail/scalar_bits.hpp"
 
 namespace loom::fusion {
 
 struct bound_slot {
     detail::buffer_ptr buffer; // a vector slot (keeps the buffer alive until the flush)
-    std::uint64_t bits = 0;    // a scalar slot: the value's bytes
+    detail::scalar_bits bits;  // a scalar slot: the value's bytes
 };
 
 struct pending_statement {

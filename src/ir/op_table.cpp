@@ -75,6 +75,11 @@ constexpr op_info table[] = {
     {"max", 2, op_class::min_max, nullptr},
     {"clamp", 3, op_class::min_max, nullptr},
     {"fma", 3, op_class::float_math, nullptr},
+    {"arg", 1, op_class::complex_part, nullptr},
+    {"conj", 1, op_class::complex_map, nullptr},
+    {"real", 1, op_class::complex_part, nullptr},
+    {"imag", 1, op_class::complex_part, nullptr},
+    {"polar", 2, op_class::complex_build, nullptr},
 };
 static_assert(sizeof table / sizeof table[0] == std::size_t(opcode::count_), "op table out of step with opcode");
 

@@ -19,6 +19,9 @@ enum class op_class : unsigned char {
     float_math,     // <cmath> functions: float stays float, integers and double give double
     abs,            // std::abs: integer promotion or the float type
     min_max,        // loom::min/max/clamp: common type by the usual arithmetic conversions
+    complex_part,   // real, imag, arg: the component type of the operand made complex
+    complex_map,    // conj: the operand made complex
+    complex_build,  // polar(r, theta): the complex type of the math_result of the operands
 };
 
 struct op_info {

@@ -35,7 +35,13 @@ dtype integer_promotion(dtype t) {
     }
 }
 
+bool is_complex(dtype t) { return t == dtype::c64 || t == dtype::c128; }
+bool is_double_precision(dtype t) { return t == dtype::f64 || t == dtype::c128; }
+dtype complex_of(dtype real) { return real == dtype::f32 ? dtype::c64 : dtype::c128; }
+dtype component_of(dtype t) { return t == dtype::c64 ? dtype::f32 : t == dtype::c128 ? dtype::f64 : t; }
+
 dtype usual_arithmetic(dtype a, dtype b) {
+    if (is_complex(a) || is_complex(b)) return complex_of(usual_arithmetic(component_of(a), component_of(b)));
     if (a == dtype::f64 || b == dtype::f64) return dtype::f64;
     if (a == dtype::f32 || b == dtype::f32) return dtype::f32;
     a = integer_promotion(a);

@@ -15,4 +15,12 @@ dtype usual_arithmetic(dtype a, dtype b); // the common type of a binary operato
 dtype math_result(dtype a);               // float stays float, otherwise double
 dtype math_result(dtype a, dtype b);      // float only if both are float
 
+// Complex types (docs/complex.md). A real operand meeting a complex one is made complex, and
+// the component type is the usual arithmetic conversion of the two component types: complex
+// <float> with double gives complex<double>, with an integer or float complex<float>.
+bool is_complex(dtype t);
+bool is_double_precision(dtype t); // double or complex<double>: needs the device's fp64
+dtype complex_of(dtype real);      // float -> complex<float>, double -> complex<double>
+dtype component_of(dtype t);       // complex<float> -> float, complex<double> -> double; a real type itself
+
 } // namespace loom::ir

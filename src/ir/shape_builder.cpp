@@ -18,8 +18,9 @@
 namespace loom {
 
 const char* name_of(dtype t) {
-    static const char* names[] = {"bool",   "int8",   "int16",  "int32", "int64", "uint8",
-                                  "uint16", "uint32", "uint64", "float", "double"};
+    static const char* names[] = {"bool",   "int8",   "int16", "int32",  "int64",          "uint8",          "uint16",
+                                  "uint32", "uint64", "float", "double", "complex<float>", "complex<double>"};
+    static_assert(sizeof names / sizeof names[0] == dtype_count, "a dtype without a name");
     return names[std::size_t(t)];
 }
 
@@ -56,7 +57,20 @@ struct shape_builder::impl {
         return nodes.add(n);
     }
     dtype type(node_ref n) const { return nodes[n].type; }
-    node_ref convert(node_ref n, dtype t) { return type(n) == t ? n : add(opcode::cast, t, n); }
+    node_ref convert(node_ref n, dtype t) {
+        if (type(n) == t) return n;
+        // std::complex has no conversion to a real type: the value would lose its imaginary part.
+        if (ir::is_complex(type(n)) && !ir::is_complex(t))
+            throw error(std::string("loom: a ") + name_of(type(n)) + " value cannot be converted to " + name_of(t) +
+                        ": take its part with loom::real(z) or loom::imag(z), or its magnitude with loom::abs(z)");
+        return add(opcode::cast, t, n);
+    }
+    // The operand made complex, for the functions std::complex defines on real numbers too
+    // (std::real(2.0f), std::conj(x)): an integer counts as double, as in <cmath>.
+    node_ref as_complex(node_ref n) {
+        const dtype t = type(n);
+        return convert(n, ir::is_complex(t) ? t : ir::complex_of(ir::math_result(t)));
+    }
 };
 
 shape_builder::shape_builder(statement_target target) : impl_(std::make_unique<impl>()) { impl_->target = target; }
@@ -163,6 +177,16 @@ namespace {
     throw error("loom: " + spelled + " is not defined for " + name_of(a) + " operands: " + why);
 }
 
+// The operations std::complex gives meaning to: arithmetic, == and !=, and these functions.
+constexpr const char* complex_operations = "complex numbers take + - * /, == and !=, and the functions abs, arg, "
+                                           "conj, real, imag, exp, log, sqrt and polar";
+
+void reject_complex(opcode op, dtype a, dtype b = dtype::boolean) {
+    if (ir::is_complex(a) || ir::is_complex(b)) reject(op, ir::is_complex(a) ? a : b, complex_operations);
+}
+
+bool defined_on_complex(opcode op) { return op == opcode::exp || op == opcode::log || op == opcode::sqrt; }
+
 } // namespace
 
 node_ref shape_builder::apply(opcode op, node_ref a) {
@@ -170,24 +194,38 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
     const dtype ta = m.type(a);
     switch (ir::info(op).cls) {
     case ir::op_class::unary_arith: {
+        if (ir::is_complex(ta)) return m.add(op, ta, a);
         const dtype t = ir::integer_promotion(ta);
         return m.add(op, t, m.convert(a, t));
     }
     case ir::op_class::unary_integral: {
-        if (ir::is_float(ta)) reject(op, ta, "use an integer vector");
+        if (ir::is_float(ta) || ir::is_complex(ta)) reject(op, ta, "use an integer vector");
         const dtype t = ir::integer_promotion(ta);
         return m.add(op, t, m.convert(a, t));
     }
-    case ir::op_class::logical: return m.add(op, dtype::boolean, m.convert(a, dtype::boolean));
+    case ir::op_class::logical: reject_complex(op, ta); return m.add(op, dtype::boolean, m.convert(a, dtype::boolean));
     case ir::op_class::float_math: {
+        if (ir::is_complex(ta)) {
+            if (!defined_on_complex(op)) reject(op, ta, complex_operations);
+            return m.add(op, ta, a);
+        }
         const dtype t = ir::math_result(ta);
         return m.add(op, t, m.convert(a, t));
     }
     case ir::op_class::abs: {
+        if (ir::is_complex(ta)) return m.add(op, ir::component_of(ta), a); // the magnitude
         if (ta == dtype::u32 || ta == dtype::u64)
             reject(op, ta, "std::abs of an unsigned type is ill-formed; the value is already its magnitude");
         const dtype t = ir::is_float(ta) ? ta : ir::integer_promotion(ta);
         return m.add(op, t, m.convert(a, t));
+    }
+    case ir::op_class::complex_part: {
+        const node_ref z = m.as_complex(a);
+        return m.add(op, ir::component_of(m.type(z)), z);
+    }
+    case ir::op_class::complex_map: {
+        const node_ref z = m.as_complex(a);
+        return m.add(op, m.type(z), z);
     }
     default: break;
     }
@@ -199,30 +237,41 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
     const dtype ta = m.type(a), tb = m.type(b);
     switch (ir::info(op).cls) {
     case ir::op_class::integral:
+        reject_complex(op, ta, tb);
         if (ir::is_float(ta) || ir::is_float(tb))
             reject(op, ir::is_float(ta) ? ta : tb,
                    op == opcode::mod ? "use integer operands, or loom::fmod for floating point"
                                      : "use integer operands");
         [[fallthrough]];
-    case ir::op_class::arithmetic:
-    case ir::op_class::min_max: {
+    case ir::op_class::min_max: reject_complex(op, ta, tb); [[fallthrough]];
+    case ir::op_class::arithmetic: {
         const dtype t = ir::usual_arithmetic(ta, tb);
         return m.add(op, t, m.convert(a, t), m.convert(b, t));
     }
     case ir::op_class::shift: {
+        reject_complex(op, ta, tb);
         if (ir::is_float(ta) || ir::is_float(tb)) reject(op, ir::is_float(ta) ? ta : tb, "use integer operands");
         const dtype t = ir::integer_promotion(ta);
         return m.add(op, t, m.convert(a, t), m.convert(b, ir::integer_promotion(tb)));
     }
     case ir::op_class::comparison: {
+        if (op != opcode::equal && op != opcode::not_equal)
+            reject_complex(op, ta, tb); // complex numbers are not ordered
         const dtype t = ir::usual_arithmetic(ta, tb);
         return m.add(op, dtype::boolean, m.convert(a, t), m.convert(b, t));
     }
     case ir::op_class::logical:
+        reject_complex(op, ta, tb);
         return m.add(op, dtype::boolean, m.convert(a, dtype::boolean), m.convert(b, dtype::boolean));
     case ir::op_class::float_math: {
+        reject_complex(op, ta, tb);
         const dtype t = ir::math_result(ta, tb);
         return m.add(op, t, m.convert(a, t), m.convert(b, t));
+    }
+    case ir::op_class::complex_build: {
+        reject_complex(op, ta, tb); // polar takes a real magnitude and phase
+        const dtype t = ir::math_result(ta, tb);
+        return m.add(op, ir::complex_of(t), m.convert(a, t), m.convert(b, t));
     }
     default: break;
     }
@@ -234,15 +283,20 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b, node_ref c) {
     const dtype ta = m.type(a), tb = m.type(b), tc = m.type(c);
     switch (ir::info(op).cls) {
     case ir::op_class::select: {
+        reject_complex(op, ta);
         // Like c ? a : b: equal types stay (bool too), otherwise the usual conversions.
         const dtype t = tb == tc ? tb : ir::usual_arithmetic(tb, tc);
         return m.add(op, t, m.convert(a, dtype::boolean), m.convert(b, t), m.convert(c, t));
     }
     case ir::op_class::min_max: {
+        reject_complex(op, ta, tb);
+        reject_complex(op, tc);
         const dtype t = ir::usual_arithmetic(ir::usual_arithmetic(ta, tb), tc);
         return m.add(op, t, m.convert(a, t), m.convert(b, t), m.convert(c, t));
     }
     case ir::op_class::float_math: {
+        reject_complex(op, ta, tb);
+        reject_complex(op, tc);
         const dtype t = ir::math_result(ir::math_result(ta, tb), tc);
         return m.add(op, t, m.convert(a, t), m.convert(b, t), m.convert(c, t));
     }
@@ -255,7 +309,7 @@ namespace {
 
 // Registers the shape and its contracted form (see shape::contracted), which gets the next id.
 const shape* register_shape(shape s) {
-    for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || n.type == dtype::f64;
+    for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || ir::is_double_precision(n.type);
     shape contracted = s;
     const bool has_contracted_form = ir::contract(contracted);
     shape_registry& r = registry();

@@ -34,9 +34,9 @@ std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& clas
 // the repeated erf() calls apart). Neighbour operands keep no class: changing an offset must
 // not change the plan. Only the first 32 distinct values get classes, which bounds the
 // search on the dispatch path.
-std::uint32_t flush_planner::scalar_class(const slot_info& slot, std::uint64_t bits) {
+std::uint32_t flush_planner::scalar_class(const slot_info& slot, const scalar_bits& bits) {
     if (slot.neighbour_operand) return fusion::no_buffer;
-    const std::pair<dtype, std::uint64_t> value{slot.type, bits};
+    const std::pair<dtype, scalar_bits> value{slot.type, bits};
     for (std::size_t c = 0; c < scalar_values_.size(); ++c)
         if (scalar_values_[c] == value) return std::uint32_t(c);
     if (scalar_values_.size() == 32) return fusion::no_buffer;

@@ -48,7 +48,7 @@ public:
 
 private:
     void assign_classes(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded);
-    std::uint32_t scalar_class(const slot_info& slot, std::uint64_t bits);
+    std::uint32_t scalar_class(const slot_info& slot, const scalar_bits& bits);
     std::unique_ptr<compiled_plan> make_plan(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded);
 
     backend::device& device_;
@@ -62,8 +62,8 @@ private:
     std::size_t live_words_ = 0; // where key_'s per-class liveness words begin
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
-    std::vector<std::uint32_t> slot_scalar_;                     // per queued slot: its scalar value class
-    std::vector<std::pair<dtype, std::uint64_t>> scalar_values_; // per scalar value class: its value
+    std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
+    std::vector<std::pair<dtype, scalar_bits>> scalar_values_; // per scalar value class: its value
 };
 
 } // namespace loom::detail

@@ -11,7 +11,7 @@
 namespace loom::detail {
 
 buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) {
-    if (type == dtype::f64 && !ctx->info().fp64)
+    if ((type == dtype::f64 || type == dtype::c128) && !ctx->info().fp64)
         throw error("loom: the device " + ctx->info().name +
                     " does not support double precision (no cl_khr_fp64); use float vectors, or pick a device "
                     "with fp64 through LOOM_DEVICE");
@@ -101,7 +101,7 @@ void statement_recorder::device_scalar_slot(const buffer_ptr& b) {
 
 void statement_recorder::scalar_slot(const void* value, unsigned bytes) {
     fusion::bound_slot slot;
-    std::memcpy(&slot.bits, value, bytes);
+    std::memcpy(slot.bits.word, value, bytes);
     ctx_.queue().slots.push_back(std::move(slot));
     ++recorded_;
 }
@@ -110,7 +110,7 @@ namespace {
 
 // The shape of `target = source` for two vectors of one type, built once per type.
 const shape* copy_shape(dtype t) {
-    static const shape* shapes[std::size_t(dtype::f64) + 1] = {};
+    static const shape* shapes[dtype_count] = {};
     static std::mutex& lock = *new std::mutex; // never destroyed: a static context records at exit
     std::lock_guard<std::mutex> guard(lock);
     const shape*& s = shapes[std::size_t(t)];

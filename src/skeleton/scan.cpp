@@ -20,8 +20,7 @@ struct scan_geometry {
     std::uint64_t groups = 0, chunk = 0, parts = 0;
 };
 
-scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
-                                std::uint64_t n) {
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n) {
     scan_geometry g;
     g.group = skeleton_group_size(info);
     g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
@@ -142,8 +141,8 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     // Arguments (codegen::emit_scan_pass): the pass's buffers, the guard right after the
     // input's parameters, then identity, initial value, captures, chunk size and count.
     const std::vector<dtype>& captures = plan.ops[0].captures;
-    const std::uint64_t init = call.exclusive ? call.init : sop.identity;
-    auto tail = [&](std::vector<backend::kernel_arg>& args, const std::uint64_t& init_bits,
+    const detail::scalar_bits init = call.exclusive ? call.init : sop.identity;
+    auto tail = [&](std::vector<backend::kernel_arg>& args, const detail::scalar_bits& init_bits,
                     const std::uint64_t& chunk_size, const std::uint64_t& count) {
         args.push_back({nullptr, &sop.identity, size_of(sop.type)});
         args.push_back({nullptr, &init_bits, size_of(sop.type)});

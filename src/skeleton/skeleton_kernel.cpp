@@ -3,10 +3,10 @@
 
 namespace loom::skeleton {
 
-std::uint32_t scalar_value_class(const detail::slot_info& slot, std::uint64_t bits,
-                                 std::vector<std::pair<dtype, std::uint64_t>>& seen) {
+std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
+                                 std::vector<std::pair<dtype, detail::scalar_bits>>& seen) {
     if (slot.neighbour_operand) return no_class;
-    const std::pair<dtype, std::uint64_t> value{slot.type, bits};
+    const std::pair<dtype, detail::scalar_bits> value{slot.type, bits};
     for (std::size_t c = 0; c < seen.size(); ++c)
         if (seen[c] == value) return scalar_class_base + std::uint32_t(c);
     if (seen.size() == 32) return no_class;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/kernel.hpp"
+#include "loom/detail/scalar_bits.hpp"
 #include "ir/shape.hpp"
 
 namespace loom::skeleton {
@@ -31,8 +32,8 @@ struct input_kernel {
 // `rsqrt(r2 + eps2)` written three times then computes one square root, not three). Values
 // are numbered by first appearance in `seen`; neighbour operands, and values past the 32nd,
 // get no_class (a parameter of their own), so that a new offset never changes a plan.
-std::uint32_t scalar_value_class(const detail::slot_info& slot, std::uint64_t bits,
-                                 std::vector<std::pair<dtype, std::uint64_t>>& seen);
+std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
+                                 std::vector<std::pair<dtype, detail::scalar_bits>>& seen);
 constexpr std::uint32_t scalar_class_base = 0x80000000u; // scalar classes start here
 
 // slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer), the

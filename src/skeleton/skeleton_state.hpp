@@ -110,9 +110,9 @@ struct skeleton_state final : detail::context_extension {
     plan_table<axis_key_head, skeleton_plan> axis_plans;
     plan_key<axis_key_head> axis_key;
     std::vector<backend::kernel_arg> args;
-    std::vector<const detail::buffer*> classes; // bind_input's
-    std::vector<std::pair<dtype, std::uint64_t>> scalar_values; // bind_input's scalar value classes
-    std::vector<std::uint32_t> slot_class;      // bind_input's result
+    std::vector<const detail::buffer*> classes;                       // bind_input's
+    std::vector<std::pair<dtype, detail::scalar_bits>> scalar_values; // bind_input's scalar value classes
+    std::vector<std::uint32_t> slot_class;                            // bind_input's result
 };
 
 // The skeleton state of this context (created on first use).

@@ -149,3 +149,28 @@ TEST_CASE("packed scalars leave the parameter list and are read from loom_scalar
     CHECK(contains(cu, "const unsigned long long *__restrict__ loom_scalars, unsigned long long n)"));
     CHECK(contains(cu, "const double p3 = *(const double *)(loom_scalars + 0);"));
 }
+
+TEST_CASE("complex values are float2/double2, their operations calls to helpers the prologue defines once") {
+    kernel_builder b;
+    const auto out = b.buffer(dtype::c128), z = b.buffer(dtype::c128), w = b.buffer(dtype::c64);
+    const auto s = b.scalar_param(dtype::c128), r = b.scalar_param(dtype::f32);
+    const auto widened = b.op(opcode::cast, dtype::c128, b.load(w));
+    const auto product = b.op(opcode::mul, dtype::c128, b.load(z), widened);
+    const auto real = b.op(opcode::cast, dtype::c128, b.op(opcode::cast, dtype::f64, b.scalar(r)));
+    b.store(out, b.op(opcode::add, dtype::c128, b.op(opcode::mul, dtype::c128, product, b.scalar(s)), real));
+    loom::ir::kernel k = b.kernel();
+    // Both scalars packed: the complex<double> takes two 8-byte slots and is read by component.
+    k.params[s].packed = true;
+    k.params[r].packed = true;
+    const std::string src = loom::codegen::emit(k, loom::codegen::opencl_dialect()).text();
+    CAPTURE(src);
+    CHECK(src.find("#pragma OPENCL EXTENSION cl_khr_fp64 : enable") != std::string::npos);
+    CHECK(src.find("static double2 loom_cmul(double2 a, double2 b)") != std::string::npos);
+    CHECK(src.find("static double2 loom_cmul(") == src.rfind("static double2 loom_cmul(")); // defined once
+    CHECK(src.find("loom_cadd(") != std::string::npos);
+    CHECK(src.find("loom_cmulf") == std::string::npos);          // no complex<float> helper is called
+    CHECK(src.find("(double2)((double)v") != std::string::npos); // widened and real values made complex
+    CHECK(src.find("const double2 p3 = (double2)(((__global const double *)(loom_scalars + 0))[0], "
+                   "((__global const double *)(loom_scalars + 0))[1]);") != std::string::npos);
+    CHECK(src.find("const float p4 = *(__global const float *)(loom_scalars + 2);") != std::string::npos);
+}

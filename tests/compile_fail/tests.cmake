@@ -4,7 +4,10 @@ set(loom_compile_fail_cases
     "float_remainder|need integer operands"
     "float_bitwise|need integer operands"
     "foreign_operand|an expression operand must be a loom::vector"
-    "std_math|call loom::sin\\(x\\)")
+    "std_math|call loom::sin\\(x\\)"
+    "complex_ordering|complex numbers are not ordered"
+    "complex_min|this function is not defined for complex operands"
+    "complex_to_real_cast|a complex value does not convert to a real type")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -158,4 +159,57 @@ TEST_CASE("the type predicates sort every dtype") {
         CHECK(is_unsigned_integer(dt<A>()) == (std::is_unsigned_v<A> && !std::is_same_v<A, bool>));
         CHECK(loom::size_of(dt<A>()) == sizeof(A));
     });
+}
+
+TEST_CASE("a real operand meeting a complex one is made complex, at the wider component type") {
+    using cf = std::complex<float>;
+    using cd = std::complex<double>;
+    // Same-precision mixes agree with std::complex's own operators.
+    CHECK(loom_type<cf, float>(opcode::mul) == dt<decltype(cf{} * float{})>());
+    CHECK(loom_type<cd, double>(opcode::div) == dt<decltype(cd{} / double{})>());
+    CHECK(loom_type<cf, cf>(opcode::add) == dtype::c64);
+    // Loom's rule where C++ has no operator: the usual conversion of the component types.
+    CHECK(loom_type<cf, double>(opcode::mul) == dtype::c128);
+    CHECK(loom_type<double, cf>(opcode::sub) == dtype::c128);
+    CHECK(loom_type<cf, cd>(opcode::add) == dtype::c128);
+    CHECK(loom_type<cf, std::int64_t>(opcode::add) == dtype::c64);
+    CHECK(loom_type<std::uint8_t, cd>(opcode::mul) == dtype::c128);
+    CHECK(loom_type<cf, cf>(opcode::equal) == dtype::boolean);
+    CHECK(loom_type<cf, double>(opcode::not_equal) == dtype::boolean);
+    CHECK(loom_type<cf>(opcode::negate) == dtype::c64);
+    // The complex functions: abs, arg, real, imag give the component type.
+    CHECK(loom_type<cf>(opcode::abs) == dtype::f32);
+    CHECK(loom_type<cd>(opcode::arg) == dtype::f64);
+    CHECK(loom_type<cf>(opcode::real) == dtype::f32);
+    CHECK(loom_type<cd>(opcode::imag) == dtype::f64);
+    CHECK(loom_type<cf>(opcode::exp) == dtype::c64);
+    CHECK(loom_type<cd>(opcode::sqrt) == dtype::c128);
+    CHECK(loom_type<cf>(opcode::conj) == dtype::c64);
+    // On real operands, as <complex>'s overloads for reals: float -> complex<float>, else complex<double>.
+    CHECK(loom_type<float>(opcode::conj) == dtype::c64);
+    CHECK(loom_type<std::int32_t>(opcode::conj) == dtype::c128);
+    CHECK(loom_type<float>(opcode::real) == dtype::f32);
+    CHECK(loom_type<float, float>(opcode::polar) == dtype::c64);
+    CHECK(loom_type<float, double>(opcode::polar) == dtype::c128);
+    CHECK(loom::size_of(dtype::c64) == sizeof(std::complex<float>));
+    CHECK(loom::size_of(dtype::c128) == sizeof(std::complex<double>));
+}
+
+TEST_CASE("ops std::complex does not define are rejected with loom::error naming the op") {
+    using cf = std::complex<float>;
+    CHECK_THROWS_WITH_AS((loom_type<cf, cf>(opcode::less)), doctest::Contains("operator <"), loom::error);
+    CHECK_THROWS_AS((loom_type<cf, float>(opcode::greater_equal)), loom::error);
+    CHECK_THROWS_WITH_AS((loom_type<cf, std::int32_t>(opcode::mod)), doctest::Contains("operator %"), loom::error);
+    CHECK_THROWS_AS((loom_type<cf, cf>(opcode::bit_and)), loom::error);
+    CHECK_THROWS_AS((loom_type<cf>(opcode::bit_not)), loom::error);
+    CHECK_THROWS_AS((loom_type<cf>(opcode::logical_not)), loom::error);
+    CHECK_THROWS_WITH_AS((loom_type<cf, cf>(opcode::min)), doctest::Contains("loom::min"), loom::error);
+    CHECK_THROWS_WITH_AS((loom_type<cf, float>(opcode::fmod)), doctest::Contains("loom::fmod"), loom::error);
+    CHECK_THROWS_WITH_AS((loom_type<cf>(opcode::sin)), doctest::Contains("loom::sin"), loom::error);
+    CHECK_THROWS_AS((loom_type<cf, float>(opcode::polar)), loom::error);
+    CHECK_THROWS_AS((loom_type<cf, float, float>(opcode::select)), loom::error);
+    // No conversion from complex to a real type.
+    loom::detail::shape_builder b;
+    CHECK_THROWS_WITH_AS(b.cast(dtype::f32, b.vector_slot(dtype::c64)),
+                         doctest::Contains("complex<float> value cannot be converted to float"), loom::error);
 }

@@ -3,6 +3,7 @@
 // where NVRTC is built in, compiled for sm_80 and sm_90.
 #include "support.hpp"
 
+#include <complex>
 #include <string>
 
 #include "codegen/dialect.hpp"
@@ -140,6 +141,34 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         CHECK((barrier_free || s.find("__syncthreads();") != std::string::npos));
         CHECK(s.find("__local") == std::string::npos);
         CHECK(s.find("get_local_id") == std::string::npos);
+        compiles_with_nvrtc(s);
+    }
+}
+
+TEST_CASE("complex reduce passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, where built in)") {
+    using namespace loom::skeleton;
+    const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
+    loom::vector<std::complex<float>> xf, yf;
+    loom::vector<std::complex<double>> zd;
+    loom::vector<double> rd;
+    // sum(x * conj(y)), and a product of complex<double> values made from reals and a complex scalar.
+    const input_kernel dot = build_input(*loom::expr::input_shape(xf * loom::conj(yf)), {0, 1}, loom::dtype::c64);
+    const input_kernel turns =
+        build_input(*loom::expr::input_shape(loom::polar(rd, rd) * std::complex<double>(0, 1) + zd), {0, 0, 1, 2},
+                    loom::dtype::c128);
+    const combine_op plus = combine<std::complex<float>>(loom::detail::plus_operation{}, std::complex<float>(0));
+    const combine_op times =
+        combine<std::complex<double>>(loom::detail::multiplies_operation{}, std::complex<double>(1));
+    const std::vector<std::string> sources = {
+        emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda).text(),
+        emit_reduce_pass(partials_input({loom::dtype::c64}), {{0, &plus}}, 256, false, cuda).text(),
+        emit_reduce_pass(turns, {{turns.root, &times}}, 256, false, cuda).text(),
+        emit_reduce_pass(partials_input({loom::dtype::c128}), {{0, &times}}, 256, true, cuda).text(),
+    };
+    for (const std::string& s : sources) {
+        CAPTURE(s);
+        CHECK((s.find("loom_cadd") != std::string::npos || s.find("loom_cmul") != std::string::npos));
+        CHECK(s.find("make_float2") + s.find("make_double2") != 2 * std::string::npos);
         compiles_with_nvrtc(s);
     }
 }

@@ -79,6 +79,13 @@ LOOM_BINARY_FUNCTION(fmin)
 LOOM_BINARY_FUNCTION(fmax)
 LOOM_BINARY_FUNCTION(min)
 LOOM_BINARY_FUNCTION(max)
+// Complex numbers (docs/complex.md); a real operand counts as complex with a zero imaginary part.
+LOOM_UNARY_FUNCTION(arg)
+LOOM_UNARY_FUNCTION(conj)
+LOOM_UNARY_FUNCTION(real)
+LOOM_UNARY_FUNCTION(imag)
+// std::polar(r, theta): r * (cos(theta) + i sin(theta)), from real operands.
+LOOM_BINARY_FUNCTION(polar)
 
 #undef LOOM_UNARY_FUNCTION
 #undef LOOM_BINARY_FUNCTION
@@ -98,9 +105,10 @@ template <class C, class A, class B, enable_if_loom_call<C, A, B> = 0> auto wher
     return expr::call<opcode::select>(std::forward<C>(cond), std::forward<A>(a), std::forward<B>(b));
 }
 
-// Conversion to T, as static_cast<T> does it.
+// Conversion to T, as static_cast<T> does it; a real value becomes a complex one with a zero
+// imaginary part, a complex one changes precision (a complex value has no cast to a real type).
 template <class T, class A, enable_if_loom_call<A> = 0> auto cast(A&& a) {
-    static_assert(std::is_arithmetic_v<T>, "loom::cast<T>: T must be an arithmetic type");
+    static_assert(is_host_number_v<T>, "loom::cast<T>: T must be an arithmetic or std::complex type");
     return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::cast_tag<T>{},
                                                                             expr::as_child(std::forward<A>(a)));
 }

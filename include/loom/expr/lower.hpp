@@ -3,6 +3,7 @@
 // the vectors and scalars in the same order lower() numbered the slots.
 #pragma once
 
+#include <tuple>
 #include <utility>
 
 #include "loom/detail/runtime.hpp"
@@ -82,8 +83,8 @@ template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, con
     else if constexpr (is_integral_constant<T>::value)
         return lower_terminal(b, T::value);
     else {
-        static_assert(std::is_arithmetic_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
-                                               "expression or an arithmetic host scalar");
+        static_assert(is_host_number_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
+                                           "expression or an arithmetic or std::complex host scalar");
         return b.scalar_slot(dtype_v<T>);
     }
 }
@@ -111,9 +112,54 @@ template <class Tag, class E> constexpr void check_integral_operands() {
     }
 }
 
+// Complex numbers take what std::complex defines (docs/complex.md): + - * /, == and !=, and abs,
+// arg, conj, real, imag, exp, log, sqrt. Anything else on a complex operand is rejected here, at
+// compile time; the IR's typing rules (src/ir/shape_builder.cpp) say the same at run time.
+template <class... A> inline constexpr bool any_complex_v = (is_complex_v<A> || ...);
+
+template <class Tag, class E> constexpr void check_complex_operator() {
+    constexpr bool defined = std::is_same_v<Tag, proto::tag::plus> || std::is_same_v<Tag, proto::tag::minus> ||
+                             std::is_same_v<Tag, proto::tag::multiplies> || std::is_same_v<Tag, proto::tag::divides> ||
+                             std::is_same_v<Tag, proto::tag::negate> || std::is_same_v<Tag, proto::tag::unary_plus> ||
+                             std::is_same_v<Tag, proto::tag::equal_to> || std::is_same_v<Tag, proto::tag::not_equal_to>;
+    if constexpr (!defined) {
+        using A = value_type_t<typename proto::result_of::child_c<E, 0>::type>;
+        if constexpr (proto::arity_of<E>::value == 1) {
+            static_assert(!is_complex_v<A>, "loom: ! and ~ are not defined for complex operands; complex numbers "
+                                            "take + - * /, == and !=");
+        } else {
+            using B = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
+            static_assert(!any_complex_v<A, B>,
+                          "loom: complex numbers are not ordered and are not integers: <, >, <=, >=, %, &, |, ^, "
+                          "<<, >>, && and || do not take them (compare loom::abs(z), or loom::real(z))");
+        }
+    }
+}
+
+template <opcode Op> inline constexpr bool defined_on_complex_v =
+    Op == opcode::abs || Op == opcode::arg || Op == opcode::conj || Op == opcode::real || Op == opcode::imag ||
+    Op == opcode::exp || Op == opcode::log || Op == opcode::sqrt;
+
+template <class Fn, class... A> constexpr void check_complex_call() {
+    if constexpr (is_cast<Fn>::value) {
+        static_assert(is_complex_v<typename is_cast<Fn>::type> || !any_complex_v<A...>,
+                      "loom::cast<T>: a complex value does not convert to a real type; take loom::real(z), "
+                      "loom::imag(z) or loom::abs(z)");
+    } else if constexpr (function_opcode<Fn>::value == opcode::select) {
+        static_assert(!any_complex_v<std::tuple_element_t<0, std::tuple<A...>>>,
+                      "loom::where: a complex condition has no truth value; compare it with == or !=");
+    } else if constexpr (!defined_on_complex_v<function_opcode<Fn>::value>) {
+        static_assert(!any_complex_v<A...>,
+                      "loom: this function is not defined for complex operands (complex numbers are not ordered: no "
+                      "min, max, clamp, fmin, fmax, fmod); complex operands take abs, arg, conj, real, imag, exp, "
+                      "log and sqrt, and polar(r, theta) makes one from real operands");
+    }
+}
+
 template <class E, std::size_t... I>
 detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_sequence<I...>) {
     using fn = std::decay_t<decltype(proto::value(proto::child_c<0>(e)))>;
+    check_complex_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
     // Children are lowered in order, so slots are numbered left to right (as bind() visits them).
     detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
     if constexpr (is_cast<fn>::value) {
@@ -146,6 +192,7 @@ template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e) 
                           "loom: this operator cannot be used in a device expression (assignment, comma, "
                           "subscript, increment and address-of are not element-wise operations)");
             constexpr opcode op = opcode_of<tag>::value;
+            check_complex_operator<tag, E>();
             check_integral_operands<tag, E>();
             if constexpr (proto::arity_of<E>::value == 1) {
                 return b.apply(op, lower(b, proto::child_c<0>(e)));

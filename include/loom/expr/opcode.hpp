@@ -82,6 +82,12 @@ enum class opcode : std::uint8_t {
     max,
     clamp,
     fma,
+    // complex numbers (docs/complex.md)
+    arg,   // std::arg: the phase angle
+    conj,  // std::conj: the complex conjugate
+    real,  // std::real: the real part
+    imag,  // std::imag: the imaginary part
+    polar, // std::polar(r, theta): a complex number from its magnitude and phase
     count_ // number of opcodes; keep last
 };
 

@@ -2,6 +2,7 @@
 // the operators' compile-time checks look at.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -33,20 +34,52 @@ template <class E, class = void> struct value_type_of;
 template <class E> using value_type_t = typename value_type_of<std::decay_t<E>>::type;
 
 template <class T> using promoted_t = decltype(+std::declval<T>());
-template <class A, class B> using arithmetic_t = decltype(std::declval<A>() + std::declval<B>());
-template <class A> using math1_t = std::conditional_t<std::is_same_v<A, float>, float, double>;
+
+// A complex type's component type; a real type itself.
+template <class T> struct component { using type = T; };
+template <class T> struct component<std::complex<T>> { using type = T; };
+template <class T> using component_t = typename component<T>::type;
+
+// C++'s usual arithmetic conversions, and Loom's rule where an operand is complex (which C++
+// leaves to std::complex's same-type operators): the result is complex, its component type
+// that of the two component types (docs/complex.md): complex<float> * double is complex<double>.
+template <class A, class B, class = void> struct arithmetic {
+    using type = decltype(std::declval<A>() + std::declval<B>());
+};
+template <class A, class B> struct arithmetic<A, B, std::enable_if_t<is_complex_v<A> || is_complex_v<B>>> {
+    using type = std::complex<decltype(std::declval<component_t<A>>() + std::declval<component_t<B>>())>;
+};
+template <class A, class B> using arithmetic_t = typename arithmetic<A, B>::type;
+template <class A> using math1_t =
+    std::conditional_t<is_complex_v<A>, A, std::conditional_t<std::is_same_v<A, float>, float, double>>;
 template <class A, class B> using math2_t =
     std::conditional_t<std::is_same_v<A, float> && std::is_same_v<B, float>, float, double>;
+// The complex type a real operand becomes in real(), imag(), arg() and conj(): float gives
+// complex<float>, integers and double complex<double>, as <complex>'s overloads for reals do.
+template <class A> using as_complex_t = std::conditional_t<is_complex_v<A>, A, std::complex<math1_t<A>>>;
 
 template <class Fn, class... A> struct call_value_type;
 template <class T, class A> struct call_value_type<cast_tag<T>, A> { using type = T; };
 template <class R, class... P, class... A> struct call_value_type<source_call<R, P...>, A...> { using type = R; };
 template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
-    using type = std::conditional_t<Op == opcode::abs,
-                                    std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>, math1_t<A>>;
+    static auto pick() {
+        if constexpr (Op == opcode::abs && is_complex_v<A>)
+            return static_cast<component_t<A>*>(nullptr); // the magnitude
+        else if constexpr (Op == opcode::abs)
+            return static_cast<std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>*>(nullptr);
+        else if constexpr (Op == opcode::real || Op == opcode::imag || Op == opcode::arg)
+            return static_cast<component_t<as_complex_t<A>>*>(nullptr);
+        else if constexpr (Op == opcode::conj)
+            return static_cast<as_complex_t<A>*>(nullptr);
+        else
+            return static_cast<math1_t<A>*>(nullptr);
+    }
+    using type = std::remove_pointer_t<decltype(pick())>;
 };
 template <opcode Op, class A, class B> struct call_value_type<function_tag<Op>, A, B> {
-    using type = std::conditional_t<Op == opcode::min || Op == opcode::max, arithmetic_t<A, B>, math2_t<A, B>>;
+    using type =
+        std::conditional_t<Op == opcode::min || Op == opcode::max, arithmetic_t<A, B>,
+                           std::conditional_t<Op == opcode::polar, std::complex<math2_t<A, B>>, math2_t<A, B>>>;
 };
 template <opcode Op, class A, class B, class C> struct call_value_type<function_tag<Op>, A, B, C> {
     using type = std::conditional_t<
