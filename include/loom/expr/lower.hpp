@@ -145,6 +145,9 @@ template <class Fn, class... A> constexpr void check_complex_call() {
         static_assert(is_complex_v<typename is_cast<Fn>::type> || !any_complex_v<A...>,
                       "loom::cast<T>: a complex value does not convert to a real type; take loom::real(z), "
                       "loom::imag(z) or loom::abs(z)");
+    } else if constexpr (is_source_call<Fn>::value) {
+        static_assert(!any_complex_v<A...>, "loom::function<R(A...)>: a source function takes real arguments; "
+                                            "pass loom::real(z) and loom::imag(z)");
     } else if constexpr (function_opcode<Fn>::value == opcode::select) {
         static_assert(!any_complex_v<std::tuple_element_t<0, std::tuple<A...>>>,
                       "loom::where: a complex condition has no truth value; compare it with == or !=");
