@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -241,14 +242,16 @@ template <class T, class E> matrix_statement matrix_statement_of(const E& e) {
     return s;
 }
 
-// The input of a reduction along an axis, lowered once per expression type.
-template <class E> const detail::shape* axis_input_shape(const E& e) {
+// The input of a reduction along an axis of the values of e... (one, or a tuple's), lowered in
+// order into one shape, once per list of expression types.
+template <class... E> const detail::shape* axis_input_shape(const E&... e) {
     return lowered_once(
         [&] {
             detail::shape_builder b;
-            return b.finish_axis_input(lower(b, e));
+            const detail::node_ref roots[] = {lower(b, e)...};
+            return b.finish_axis_input(roots, unsigned(sizeof...(E)));
         },
-        e);
+        e...);
 }
 
 } // namespace expr
@@ -547,9 +550,12 @@ struct axis_reduce_call {
     const shape* input = nullptr;
     unsigned axis = 1;
     std::uint64_t rows = 0, cols = 0;
-    const skeleton_operation* op = nullptr;
+    // Per value of the input (one, or each of a tuple's): its operation and its output buffer.
+    const skeleton_operation* ops = nullptr;
+    const buffer_ptr* outputs = nullptr;
+    std::size_t values = 1;
 };
-void run_axis_reduce(context_impl& ctx, const axis_reduce_call& call, const buffer_ptr& output);
+void run_axis_reduce(context_impl& ctx, const axis_reduce_call& call);
 
 // `target = value` for a buffer of R: every element the value (the fold of nothing).
 template <class R> void fill(context_impl& ctx, const buffer_ptr& target, R value) {
@@ -559,31 +565,54 @@ template <class R> void fill(context_impl& ctx, const buffer_ptr& target, R valu
     recorder.commit_assignment(s, target);
 }
 
+// The folds of the rows (Axis 1) or columns (Axis 0) of each of `inputs` with op, from its
+// identity, all in one kernel launched now (after the pending statements), each into new device
+// memory; returned as a tuple of expressions over them. The inputs are one 2-D expression
+// together: their extents must agree, and their equal terms are computed once per element.
+template <int Axis, class... E, class... R, class Op, std::size_t... K>
+auto reduce_each_along(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
+                       const char* what, std::index_sequence<K...>) {
+    static_assert((expr::is_operand_v<E> && ...),
+                  "loom: the input of a reduction must be a loom::matrix or a Loom expression");
+    static_assert(((!std::is_same_v<R, bool>)&&...),
+                  "loom: a reduction along an axis gives a vector, which holds no bool");
+    constexpr std::size_t count = sizeof...(E);
+    static_assert(count > 0, "loom: a reduction of a tuple along an axis needs at least one expression");
+    expr::extent_check c(what);
+    (expr::collect_extents(std::get<K>(inputs), c), ...);
+    c.finish();
+    const std::uint64_t rows = c.rows(), cols = c.cols();
+    const buffer_ptr* first = nullptr; // the context: the first input's that names a vector
+    ((first = first ? first : expr::first_buffer(std::get<K>(inputs))), ...);
+    if (!first)
+        throw error(std::string("loom: ") + what +
+                    " needs at least one loom::vector or loom::matrix (with a context) in its input");
+    context_impl& ctx = *context_of(**first);
+    const std::uint64_t size = Axis == 1 ? rows : cols;
+    std::tuple<expr::axis_result<R>...> results{
+        expr::axis_result<R>(expr::counted_buffer(new_buffer(shared_context_of(**first), size, dtype_v<R>)), size)...};
+    if (rows == 0 || cols == 0) {
+        if (size) (fill(ctx, std::get<K>(results).memory.get(), std::get<K>(identities)), ...);
+    } else {
+        const skeleton_operation ops[count] = {expr::operation<R>(op, std::get<K>(identities))...};
+        const buffer_ptr outputs[count] = {std::get<K>(results).memory.get()...};
+        const shape* input = expr::axis_input_shape(std::get<K>(inputs)...);
+        std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
+        run_pending(ctx);
+        statement_recorder recorder(ctx);
+        (expr::bind(recorder, std::get<K>(inputs)), ...); // in axis_input_shape's order
+        run_axis_reduce(ctx, {input, unsigned(Axis), rows, cols, ops, outputs, count});
+    }
+    return std::make_tuple(
+        expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(std::get<K>(results)))...);
+}
+
 // The fold of e's rows (Axis 1) or columns (Axis 0) with op, from identity, launched now (after
 // the pending statements) into new device memory; returned as an expression over it.
 template <int Axis, class R, class E, class Op>
 auto reduce_along(const E& e, R identity, const Op& op, const char* what) {
-    static_assert(expr::is_operand_v<E>, "loom: the input of a reduction must be a loom::matrix or a Loom expression");
-    static_assert(!std::is_same_v<R, bool>, "loom: a reduction along an axis gives a vector, which holds no bool");
-    expr::extent_check c(what);
-    expr::collect_extents(e, c);
-    c.finish();
-    const std::uint64_t rows = c.rows(), cols = c.cols();
-    context_impl& ctx = expr::context_of_expression(e, what);
-    const std::uint64_t size = Axis == 1 ? rows : cols;
-    expr::axis_result<R> result(
-        expr::counted_buffer(new_buffer(shared_context_of(**expr::first_buffer(e)), size, dtype_v<R>)), size);
-    if (rows == 0 || cols == 0) {
-        if (result.size) fill(ctx, result.memory.get(), identity);
-    } else {
-        const skeleton_operation s = expr::operation<R>(op, identity);
-        std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
-        run_pending(ctx);
-        statement_recorder recorder(ctx);
-        expr::bind(recorder, e);
-        run_axis_reduce(ctx, {expr::axis_input_shape(e), unsigned(Axis), rows, cols, &s}, result.memory.get());
-    }
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(result));
+    return std::get<0>(reduce_each_along<Axis>(std::tuple<const E&>(e), std::make_tuple(identity), op, what,
+                                               std::index_sequence<0>{}));
 }
 
 // min and max of bool values fold int32s: a vector holds no bool.
@@ -615,6 +644,33 @@ template <class E, int Axis> auto max(const E& e, axis_t<Axis>) {
     using R = detail::axis_value_t<E>;
     return detail::reduce_along<Axis>(e, detail::max_identity<R>(), detail::max_operation{}, "loom::max along an axis");
 }
+// Several reductions of one 2-D shape in one kernel: `loom::sum(std::make_tuple(e0, e1, ...),
+// loom::axis<1>)` gives a std::tuple of the sums of e0, e1, ... along the axis, as separate calls
+// would, in one pass that computes the terms the expressions share once per element (N-Body's
+// three force components: one distance and weight per pair, not three). Each result is a 1-D
+// expression, as one reduction's; assign them together with loom::tie or one at a time:
+//   loom::tie(ax, ay, az) = loom::sum(std::make_tuple(w * dx, w * dy, w * dz), loom::axis<1>);
+template <class... E, int Axis> auto sum(const std::tuple<E...>& e, axis_t<Axis>) {
+    return detail::reduce_each_along<Axis>(std::tuple<const E&...>(e), std::make_tuple(sum_type_t<E>(0)...),
+                                           detail::plus_operation{}, "loom::sum of a tuple along an axis",
+                                           std::index_sequence_for<E...>{});
+}
+template <class... E, int Axis> auto product(const std::tuple<E...>& e, axis_t<Axis>) {
+    return detail::reduce_each_along<Axis>(std::tuple<const E&...>(e), std::make_tuple(sum_type_t<E>(1)...),
+                                           detail::multiplies_operation{}, "loom::product of a tuple along an axis",
+                                           std::index_sequence_for<E...>{});
+}
+template <class... E, int Axis> auto min(const std::tuple<E...>& e, axis_t<Axis>) {
+    return detail::reduce_each_along<Axis>(
+        std::tuple<const E&...>(e), std::make_tuple(detail::min_identity<detail::axis_value_t<E>>()...),
+        detail::min_operation{}, "loom::min of a tuple along an axis", std::index_sequence_for<E...>{});
+}
+template <class... E, int Axis> auto max(const std::tuple<E...>& e, axis_t<Axis>) {
+    return detail::reduce_each_along<Axis>(
+        std::tuple<const E&...>(e), std::make_tuple(detail::max_identity<detail::axis_value_t<E>>()...),
+        detail::max_operation{}, "loom::max of a tuple along an axis", std::index_sequence_for<E...>{});
+}
+
 // A user operation, traced like loom::reduce's: associative and commutative, with `identity`
 // its identity; the result's type is the identity's.
 template <class E, class T, class Op, int Axis> auto reduce(const E& e, T identity, const Op& op, axis_t<Axis>) {

@@ -42,6 +42,7 @@ bool contract(detail::shape& s) {
     if (!changed) return false;
     s.nodes = out.nodes();
     s.root = remap[s.root];
+    for (std::uint32_t& r : s.more_roots) r = remap[r];
     if (s.store_index != no_node) s.store_index = remap[s.store_index];
     if (s.store_limit != no_node) s.store_limit = remap[s.store_limit];
     return true;

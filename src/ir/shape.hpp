@@ -30,6 +30,9 @@ struct shape {
     std::uint32_t id = 0;
     std::vector<ir::node> nodes; // topological; loads/scalars name slots
     std::uint32_t root = ir::no_node;
+    // An axis reduction of several values at once (loom::sum of a std::tuple along an axis):
+    // the values after root's, in order. Empty for every other shape.
+    std::vector<std::uint32_t> more_roots;
     bool has_target = false; // an assignment; the root is already converted to target_type
     dtype target_type = dtype::f32;
     std::vector<slot_info> slots;

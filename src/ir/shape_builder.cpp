@@ -370,9 +370,12 @@ const shape* shape_builder::finish_expression(node_ref root) {
     return finish_axis_input(root);
 }
 
-const shape* shape_builder::finish_axis_input(node_ref root) {
+const shape* shape_builder::finish_axis_input(node_ref root) { return finish_axis_input(&root, 1); }
+
+const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned count) {
     shape s;
-    s.root = root;
+    s.root = roots[0];
+    s.more_roots.assign(roots + 1, roots + count);
     s.nodes = impl_->nodes.nodes();
     s.slots = impl_->slots;
     return register_shape(std::move(s));

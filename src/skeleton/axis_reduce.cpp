@@ -49,19 +49,24 @@ namespace {
 std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const detail::axis_reduce_call& call,
                                               const std::vector<std::uint32_t>& slot_class, const axis_geometry& geo,
                                               bool guarded) {
-    const detail::skeleton_operation& sop = *call.op;
     auto plan = std::make_unique<skeleton_plan>();
-    plan->input = build_input(*call.input, slot_class, sop.type);
+    std::vector<dtype> types;
+    for (std::size_t k = 0; k < call.values; ++k) types.push_back(call.ops[k].type);
+    plan->input = build_input(*call.input, slot_class, types);
     plan->input.kernel.guarded = guarded;
-    combine_op op;
-    op.shape = sop.op->body;
-    op.role = sop.op->role;
-    op.type = sop.type;
-    op.captures = capture_types(op);
-    plan->ops.push_back(std::move(op));
+    plan->ops.reserve(call.values); // the accumulators point into it
     codegen::axis_pass_kernel pass;
+    for (std::size_t k = 0; k < call.values; ++k) {
+        const detail::skeleton_operation& sop = call.ops[k];
+        combine_op op;
+        op.shape = sop.op->body;
+        op.role = sop.op->role;
+        op.type = sop.type;
+        op.captures = capture_types(op);
+        plan->ops.push_back(std::move(op));
+        pass.accumulators.push_back({k == 0 ? plan->input.root : plan->input.more_roots[k - 1], &plan->ops[k]});
+    }
     pass.input = &plan->input.kernel;
-    pass.accumulators = {{plan->input.root, &plan->ops[0]}};
     pass.axis = call.axis;
     pass.form = geo.form;
     pass.group = geo.group;
@@ -69,7 +74,8 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
     plan->group = geo.group;
     plan->chunked = geo.form == codegen::axis_form::lanes;
     plan->sources.push_back(codegen::emit_axis_pass(pass, ctx.device().dialect()));
-    plan->summaries.push_back("reduction along axis " + std::to_string(call.axis) + " (input shape " +
+    plan->summaries.push_back("reduction" + std::string(call.values > 1 ? " of " + std::to_string(call.values) + " values" : "") +
+                              " along axis " + std::to_string(call.axis) + " (input shape " +
                               std::to_string(call.input->id) + ")");
     return plan;
 }
@@ -79,18 +85,23 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
 
 namespace loom::detail {
 
-void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const buffer_ptr& output) {
+void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written) {
     using namespace skeleton;
     axis_reduce_call call = written;
     call.input = ctx.statement_form(written.input);
     const shape& s = *call.input;
-    const skeleton_operation& sop = *call.op;
     std::vector<fusion::bound_slot>& queued = ctx.queue().slots;
     const fusion::bound_slot* slots = queued.data() + (queued.size() - s.slots.size());
     const std::vector<std::uint32_t>& slot_class = number_slot_classes(ctx, s, slots, "a reduction along an axis");
-    if (output->ctx != &ctx || output->type != sop.type || output->length != (call.axis == 1 ? call.rows : call.cols))
-        throw error("loom: internal error: an axis reduction's output does not match it");
-    if (output->length == 0) return;
+    const std::uint64_t length = call.axis == 1 ? call.rows : call.cols;
+    if (call.values != 1 + s.more_roots.size())
+        throw error("loom: internal error: an axis reduction has another number of operations than values");
+    for (std::size_t k = 0; k < call.values; ++k) {
+        const buffer_ptr& output = call.outputs[k];
+        if (output->ctx != &ctx || output->type != call.ops[k].type || output->length != length)
+            throw error("loom: internal error: an axis reduction's output does not match it");
+    }
+    if (length == 0) return;
 
     const axis_geometry geo = axis_geometry_for(ctx.info(), ctx.settings().form, call.axis, call.rows, call.cols);
     const bool guarded = ctx.guard() != nullptr;
@@ -103,9 +114,13 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const b
     key.head.group = geo.group;
     key.head.lanes = geo.lanes;
     key.head.guarded = guarded ? 1 : 0;
-    key.head.op_shape = sop.op->body->id;
-    key.head.op_type = std::uint32_t(sop.type);
+    key.head.op_shape = call.ops[0].op->body->id;
+    key.head.op_type = std::uint32_t(call.ops[0].type);
     key.bindings.assign(slot_class.begin(), slot_class.end());
+    for (std::size_t k = 1; k < call.values; ++k) { // the shape fixes where the slot classes end
+        key.bindings.push_back(call.ops[k].op->body->id);
+        key.bindings.push_back(std::uint32_t(call.ops[k].type));
+    }
     auto it = state.axis_plans.find(key);
     if (it == state.axis_plans.end())
         it = state.axis_plans.emplace(key, make_axis_plan(ctx, call, slot_class, geo, guarded)).first;
@@ -117,18 +132,23 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const b
         buffer* b = slots[k].buffer.get();
         if (b && !b->memory) b->memory = dev.allocate(b->bytes());
     }
-    if (!output->memory) output->memory = dev.allocate(output->bytes());
+    for (std::size_t k = 0; k < call.values; ++k)
+        if (!call.outputs[k]->memory) call.outputs[k]->memory = dev.allocate(call.outputs[k]->bytes());
 
-    // Arguments (codegen::emit_axis_pass): the input's, the guard, the output, the identity, the
-    // captures, rows and cols.
+    // Arguments (codegen::emit_axis_pass): the input's, the guard, the outputs, the identities,
+    // the captures of each operation, rows and cols.
     std::vector<backend::kernel_arg>& args = state.args;
     args.clear();
     input_arguments(plan, {slots, slot_class, 0}, args);
     if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
-    args.push_back({output->memory.get(), nullptr, 0});
-    args.push_back({nullptr, &sop.identity, size_of(sop.type)});
-    const std::vector<dtype>& captures = plan.ops[0].captures;
-    for (std::size_t j = 0; j < captures.size(); ++j) args.push_back({nullptr, &sop.captures[j], size_of(captures[j])});
+    for (std::size_t k = 0; k < call.values; ++k) args.push_back({call.outputs[k]->memory.get(), nullptr, 0});
+    for (std::size_t k = 0; k < call.values; ++k)
+        args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
+    for (std::size_t k = 0; k < call.values; ++k) {
+        const std::vector<dtype>& captures = plan.ops[k].captures;
+        for (std::size_t j = 0; j < captures.size(); ++j)
+            args.push_back({nullptr, &call.ops[k].captures[j], size_of(captures[j])});
+    }
     args.push_back({nullptr, &call.rows, sizeof call.rows});
     args.push_back({nullptr, &call.cols, sizeof call.cols});
 
@@ -140,7 +160,8 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written, const b
     ctx.execute(kernel, args.data(), args.size(), {geo.items, geo.group}, label);
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch,
-                       "reduce along axis " + std::to_string(call.axis) + " of " + std::to_string(call.rows) + " x " +
+                       std::string(call.values > 1 ? "reduce " + std::to_string(call.values) + " values" : "reduce") +
+                           " along axis " + std::to_string(call.axis) + " of " + std::to_string(call.rows) + " x " +
                            std::to_string(call.cols) + ": " +
                            (geo.form == codegen::axis_form::lanes ? "lanes form, " : "groups form, ") +
                            std::to_string(geo.items) + " work-items in groups of " + std::to_string(geo.group));

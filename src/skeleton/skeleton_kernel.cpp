@@ -1,6 +1,8 @@
 // Input bodies for the multi-pass skeletons; see skeleton_kernel.hpp.
 #include "skeleton/skeleton_kernel.hpp"
 
+#include "loom/error.hpp"
+
 namespace loom::skeleton {
 
 std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
@@ -15,6 +17,13 @@ std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_b
 }
 
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type) {
+    return build_input(s, slot_class, std::vector<dtype>{value_type});
+}
+
+input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class,
+                         const std::vector<dtype>& value_types) {
+    if (value_types.size() != 1 + s.more_roots.size())
+        throw error("loom: internal error: a reduction's input has another number of values than its operations");
     input_kernel in;
     ir::node_list body;
     std::vector<std::uint32_t> param_of_class, param_of_value;
@@ -56,13 +65,18 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
         }
         remap[i] = body.add(n);
     }
-    std::uint32_t root = remap[s.root];
-    if (body[root].type != value_type) {
-        ir::node cast{opcode::cast, value_type};
-        cast.arg[0] = root;
-        root = body.add(cast);
-    }
-    in.root = root;
+    // Each value converted to its operation's type.
+    auto value = [&](std::uint32_t node, dtype type) {
+        std::uint32_t v = remap[node];
+        if (body[v].type != type) {
+            ir::node cast{opcode::cast, type};
+            cast.arg[0] = v;
+            v = body.add(cast);
+        }
+        return v;
+    };
+    in.root = value(s.root, value_types[0]);
+    for (std::size_t k = 0; k < s.more_roots.size(); ++k) in.more_roots.push_back(value(s.more_roots[k], value_types[k + 1]));
     in.kernel.body = body.nodes();
     return in;
 }

@@ -24,6 +24,7 @@ constexpr std::uint32_t no_class = 0xFFFFFFFFu;
 struct input_kernel {
     ir::kernel kernel;
     std::uint32_t root = ir::no_node;
+    std::vector<std::uint32_t> more_roots; // the values after root's (shape::more_roots), converted
     std::vector<std::uint32_t> param_slot;
 };
 
@@ -39,6 +40,9 @@ constexpr std::uint32_t scalar_class_base = 0x80000000u; // scalar classes start
 // slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer), the
 // scalar_value_class of a scalar slot (no_class, or no entry past the end: its own parameter).
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type);
+// The same for a shape of several values (shape::more_roots): value k converted to value_types[k].
+input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class,
+                         const std::vector<dtype>& value_types);
 
 // The body of a kernel that loads element i of each of `buffers` (the partials of an
 // earlier pass); roots are the loads, in order.

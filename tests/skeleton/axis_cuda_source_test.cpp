@@ -104,6 +104,43 @@ TEST_CASE("axis reduction passes are valid CUDA C++ in both forms and along both
     CHECK(compiled == 20);
 }
 
+TEST_CASE("an axis pass of several values (a tuple's) is valid CUDA C++ in both forms and along both axes") {
+    using namespace loom::skeleton;
+    const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
+    loom::vector<float> p, m;
+    const auto dx = loom::as_row(p) - loom::as_column(p);
+    const auto w = loom::as_row(m) * loom::rsqrt(dx * dx + 1e-3f);
+    const loom::detail::shape* s = loom::expr::axis_input_shape(w * dx, w, loom::cast<double>(dx));
+    REQUIRE(s->more_roots.size() == 2);
+    const input_kernel in = build_input(*s, classes_of(*s), {loom::dtype::f32, loom::dtype::f32, loom::dtype::f64});
+    REQUIRE(in.more_roots.size() == 2);
+    const combine_op plus_f = combine<float>(loom::detail::plus_operation{}, 0.0f);
+    const combine_op max_f = combine<float>(loom::detail::max_operation{}, 0.0f);
+    const combine_op plus_d = combine<double>(loom::detail::plus_operation{}, 0.0);
+    for (auto form : {loom::codegen::axis_form::lanes, loom::codegen::axis_form::groups})
+        for (unsigned axis : {0u, 1u}) {
+            loom::codegen::axis_pass_kernel pass;
+            pass.input = &in.kernel;
+            pass.accumulators.push_back({in.root, &plus_f});
+            pass.accumulators.push_back({in.more_roots[0], &max_f});
+            pass.accumulators.push_back({in.more_roots[1], &plus_d});
+            pass.axis = axis;
+            pass.form = form;
+            pass.group = 128;
+            pass.lanes = 16;
+            const std::string text = loom::codegen::emit_axis_pass(pass, cuda).text();
+            CAPTURE(text);
+            for (const char* out : {"out0", "out1", "out2"}) CHECK(text.find(out) != std::string::npos);
+            CHECK(text.find("rsqrt") != std::string::npos);
+#ifdef LOOM_HAVE_CUDA
+            for (int cc : {80, 90}) {
+                CAPTURE(cc);
+                CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(text, cc));
+            }
+#endif
+        }
+}
+
 TEST_CASE("axis reduction geometry: lanes on CPU devices, a group per row or an item per column on GPUs") {
     loom::backend::device_info cpu, gpu;
     cpu.compute_units = 4;

@@ -87,6 +87,9 @@ public:
     const shape* finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns);
     // The input of an axis reduction (loom::sum(e, loom::axis<1>)): positions stay positions.
     const shape* finish_axis_input(node_ref root);
+    // The input of a reduction of `count` values at once along an axis (count >= 1), each
+    // folded by an operation of its own (loom::sum of a std::tuple of expressions).
+    const shape* finish_axis_input(const node_ref* roots, unsigned count);
 
 private:
     struct impl;
