@@ -1,10 +1,12 @@
 // N-Body accelerations, all pairs (float, softening eps^2, positions x, y, z and masses as four
 // vectors): a_i = sum_j m_j (p_j - p_i) / (|p_j - p_i|^2 + eps^2)^(3/2). Loom as
-// examples/nbody.cpp writes it (three reductions along the rows of an N x N virtual matrix)
+// examples/nbody.cpp writes it (one reduction of three values along the rows of an N x N virtual matrix)
 // against handwritten OpenCL kernels tuned over shapes and geometry: a body per work-item with
 // the j loop in registers, over the four vectors and over positions packed as float4 (x, y, z,
 // m; packed once before timing, the layout such a kernel chooses); tiles of a work-group's size
-// in local memory; eight bodies per work-item as the lanes of a float8. The figure is
+// in local memory; eight or sixteen bodies per work-item as the lanes of a float8 or float16;
+// a body per work-item with the other bodies sixteen at a time in float16 lanes (the shape of
+// Loom's CPU axis pass). The figure is
 // interactions per second (N^2 per evaluation of all three components). Boost.Compute has no
 // all-pairs or nested-loop form in its front end: not measured. Every variant and every shape
 // is checked against a double host reference first.
@@ -14,6 +16,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness.hpp"
@@ -121,7 +124,7 @@ struct loom_instance {
     std::string error;
     loom::context* ctx = nullptr;
     std::unique_ptr<loom::vector<float>> px, py, pz, m, ax, ay, az;
-    // examples/nbody.cpp's accelerations: each component one reduction along the rows.
+    // examples/nbody.cpp's accelerations: the three components in one reduction along the rows.
     void once() {
         const loom::vector<float>&x = *px, &y = *py, &z = *pz;
         const auto dx = loom::as_row(x) - loom::as_column(x);
@@ -129,9 +132,7 @@ struct loom_instance {
         const auto dz = loom::as_row(z) - loom::as_column(z);
         const auto inv_r = loom::rsqrt(dx * dx + dy * dy + dz * dz + eps2);
         const auto weight = loom::as_row(*m) * (inv_r * inv_r * inv_r);
-        *ax = loom::sum(weight * dx, loom::axis<1>);
-        *ay = loom::sum(weight * dy, loom::axis<1>);
-        *az = loom::sum(weight * dz, loom::axis<1>);
+        loom::tie(*ax, *ay, *az) = loom::sum(std::make_tuple(weight * dx, weight * dy, weight * dz), loom::axis<1>);
         ctx->finish();
     }
 };
@@ -264,6 +265,45 @@ __kernel void bodies8(__global const float* restrict px, __global const float* r
     vstore8(sy, 0, ay + i);
     vstore8(sz, 0, az + i);
 }
+
+// The same with sixteen bodies per work-item in a float16 (n a multiple of 16): a whole
+// AVX-512 register.
+__kernel void bodies16(__global const float* restrict px, __global const float* restrict py,
+                       __global const float* restrict pz, __global const float* restrict m,
+                       __global const float4* restrict packed, __global float* restrict ax,
+                       __global float* restrict ay, __global float* restrict az, uint n, float eps2) {
+    const uint i = get_global_id(0) * 16;
+    if (i >= n) return;
+    const float16 xi = vload16(0, px + i), yi = vload16(0, py + i), zi = vload16(0, pz + i);
+    float16 sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    for (uint j = 0; j < n; ++j) INTERACT(float16, px[j], py[j], pz[j], m[j])
+    vstore16(sx, 0, ax + i);
+    vstore16(sy, 0, ay + i);
+    vstore16(sz, 0, az + i);
+}
+
+// A body per work-item, the other bodies sixteen at a time as the lanes of a float16 (contiguous
+// loads; n a multiple of 16), the lanes summed at the end.
+float lane_sum(float16 s) {
+    const float8 h8 = s.lo + s.hi;
+    const float4 h4 = h8.lo + h8.hi;
+    const float2 h2 = h4.lo + h4.hi;
+    return h2.x + h2.y;
+}
+__kernel void pairs16(__global const float* restrict px, __global const float* restrict py,
+                      __global const float* restrict pz, __global const float* restrict m,
+                      __global const float4* restrict packed, __global float* restrict ax,
+                      __global float* restrict ay, __global float* restrict az, uint n, float eps2) {
+    const uint i = get_global_id(0);
+    if (i >= n) return;
+    const float xi = px[i], yi = py[i], zi = pz[i];
+    float16 sx = 0.0f, sy = 0.0f, sz = 0.0f;
+    for (uint j = 0; j < n; j += 16)
+        INTERACT(float16, vload16(0, px + j), vload16(0, py + j), vload16(0, pz + j), vload16(0, m + j))
+    ax[i] = lane_sum(sx);
+    ay[i] = lane_sum(sy);
+    az[i] = lane_sum(sz);
+}
 )";
 
 struct opencl_instance {
@@ -298,9 +338,17 @@ std::vector<bench::ocl::named_launch> nbody_launches(opencl_instance& p, std::si
         k.setArg(10, cl::Local(g * 4 * sizeof(float)));
         out.push_back(items_in_groups(k, "tiled", n, g));
     }
+    const std::size_t few[] = {0, 1, 16, 64};
     const cl::Kernel lanes = bound("bodies8");
-    for (std::size_t g : {std::size_t(0), std::size_t(1), std::size_t(16), std::size_t(64)})
+    for (std::size_t g : few)
         if (g <= n / 8) out.push_back(items_in_groups(lanes, "bodies8", n / 8, g));
+    if (n % 16 == 0) {
+        const cl::Kernel lanes16 = bound("bodies16"), pairs16 = bound("pairs16");
+        for (std::size_t g : few) {
+            if (g <= n / 16) out.push_back(items_in_groups(lanes16, "bodies16", n / 16, g));
+            if (g <= n) out.push_back(items_in_groups(pairs16, "pairs16", n, g));
+        }
+    }
     return out;
 }
 

@@ -59,6 +59,15 @@ void declare_accumulators(source_builder& b, const axis_text& t, const std::func
     for (std::size_t k = 0; k < t.count(); ++k) b.declare(t.type(b, k), name(k), "id" + std::to_string(k));
 }
 
+// Every accumulator's lanes, one accumulator's lanes together: the device compiler (LLVM's SLP
+// vectorizer) bundles neighbouring declarations into vector registers, and a bundle of one
+// value's lanes is isomorphic (a tuple's values interleaved lane by lane made PoCL's N-Body
+// pass of three values 8x slower than three passes of one).
+void declare_lane_accumulators(source_builder& b, const axis_text& t) {
+    for (std::size_t k = 0; k < t.count(); ++k)
+        for (unsigned l = 0; l < t.pass.lanes; ++l) b.declare(t.type(b, k), lane(k, l), "id" + std::to_string(k));
+}
+
 // This work-item's share [<first>, <last>) of `total` things, a contiguous band of them.
 void declare_band(source_builder& b, const std::string& total, const std::string& first, const std::string& last) {
     const dialect& d = b.dialect();
@@ -89,7 +98,7 @@ void lanes_rows(source_builder& b, const axis_text& t) {
     declare_band(b, "rows", "loom_r0", "loom_r1");
     b.open_for(u + " loom_r = loom_r0", "loom_r < loom_r1", "++loom_r");
     b.declare_const(u, "loom_base", "loom_r * cols");
-    for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
+    declare_lane_accumulators(b, t);
     b.declare(u, "loom_c0", "0");
     b.open_for("", "loom_c0 + " + step + " <= cols", "loom_c0 += " + step);
     fold_lane_columns(b, t);
@@ -117,7 +126,7 @@ void lanes_columns(source_builder& b, const axis_text& t) {
     b.open_for(u + " loom_b = loom_b0", "loom_b < loom_b1", "++loom_b");
     b.declare_const(u, "loom_c0", "loom_b * " + width);
     b.open("if (loom_c0 + " + width + " <= cols)");
-    for (unsigned l = 0; l < t.pass.lanes; ++l) declare_accumulators(b, t, [&](std::size_t k) { return lane(k, l); });
+    declare_lane_accumulators(b, t);
     b.open_for(u + " loom_r = 0", "loom_r < rows", "++loom_r");
     b.declare_const(u, "loom_base", "loom_r * cols");
     fold_lane_columns(b, t);
