@@ -6,6 +6,7 @@
 //   std::vector<float> out = y.to_host();
 #pragma once
 
+#include "loom/array3.hpp"
 #include "loom/context.hpp"
 #include "loom/devices.hpp"
 #include "loom/error.hpp"

@@ -201,7 +201,8 @@ template <class T> struct terminal_value_type<matrix_ref<T>> { using type = T; }
 
 // ---- positions and broadcasts ---------------------------------------------------------------
 
-// loom::index<Axis>(): the element's row (0) or column (1).
+// loom::index<Axis>(): the element's row (0) or column (1); in a 3-D expression its position
+// along axis 0, 1 or 2 (loom/array3.hpp).
 template <unsigned Axis> struct position {
     static detail::node_ref lower(detail::shape_builder& b) { return b.position(Axis); }
     void bind(detail::statement_recorder&) const {}
@@ -235,12 +236,14 @@ struct matrix_statement {
     const detail::shape* shape = nullptr;
     bool takes_columns = false;
 };
-template <class T, class E> matrix_statement matrix_statement_of(const E& e) {
+// The same for an array of `rank` axes (3: loom::array3, which binds its last two extents).
+template <class T, class E> matrix_statement array_statement_of(const E& e, unsigned rank) {
     detail::shape_builder b;
     matrix_statement s;
-    s.shape = b.finish_matrix_assignment(lower(b, e), dtype_v<T>, s.takes_columns);
+    s.shape = b.finish_array_assignment(lower(b, e), dtype_v<T>, rank, s.takes_columns);
     return s;
 }
+template <class T, class E> matrix_statement matrix_statement_of(const E& e) { return array_statement_of<T>(e, 2); }
 
 // The input of a reduction along an axis of the values of e... (one, or a tuple's), lowered in
 // order into one shape, once per list of expression types.
@@ -256,9 +259,11 @@ template <class... E> const detail::shape* axis_input_shape(const E&... e) {
 
 } // namespace expr
 
-// The element's row (D = 0) or column (D = 1) in a 2-D expression, a std::uint64_t.
+// The element's row (D = 0) or column (D = 1) in a 2-D expression, or its position along axis
+// D = 0, 1 or 2 of a 3-D one (a loom::array3 statement), a std::uint64_t.
 template <int D> auto index() {
-    static_assert(D == 0 || D == 1, "loom::index<D>(): D is 0 (the row) or 1 (the column)");
+    static_assert(D >= 0 && D <= 2,
+                  "loom::index<D>(): D is 0 (the row) or 1 (the column), or 2 (the third axis of a 3-D array)");
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::position<unsigned(D)>{});
 }
 

@@ -294,6 +294,7 @@ public:
 
 private:
     template <class U> friend class matrix; // loom::reshape and loom::flatten (loom/matrix.hpp)
+    template <class U> friend class array3; // and of 3-D arrays (loom/array3.hpp)
     // A second vector naming this one's buffer (no copy): statements through either are
     // ordered by the buffer they share, as fusion orders any two accesses to one buffer.
     vector share() const {

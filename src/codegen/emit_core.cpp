@@ -50,6 +50,7 @@ const char* index_spelling(ir::index_value v) {
     case ir::index_value::one: return "1";
     case ir::index_value::row: return "loom_r"; // declared by an axis reduction's pass only
     case ir::index_value::column: return "loom_c";
+    case ir::index_value::axis2: break; // lowered to arithmetic on the element before any kernel holds it
     }
     return nullptr;
 }

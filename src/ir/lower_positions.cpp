@@ -4,25 +4,36 @@
 namespace loom::ir {
 namespace {
 
-bool is_position(const node& n) {
-    return n.op == opcode::index &&
-           (index_value(n.slot) == index_value::row || index_value(n.slot) == index_value::column);
+// The axis a position names (0, 1 or 2), or 3 for any other node.
+unsigned position_axis(const node& n) {
+    if (n.op != opcode::index) return 3;
+    switch (index_value(n.slot)) {
+    case index_value::row: return 0;
+    case index_value::column: return 1;
+    case index_value::axis2: return 2;
+    default: return 3;
+    }
 }
 
 } // namespace
 
-bool uses_positions(const std::vector<node>& nodes) {
-    for (const node& n : nodes)
-        if (is_position(n)) return true;
+bool uses_positions(const std::vector<node>& nodes, unsigned from_axis) {
+    for (const node& n : nodes) {
+        const unsigned a = position_axis(n);
+        if (a < 3 && a >= from_axis) return true;
+    }
     return false;
 }
 
-bool lower_positions(detail::shape& s) {
+bool lower_positions(detail::shape& s, unsigned rank) {
     if (!uses_positions(s.nodes)) return false;
-    const std::uint32_t columns_slot = std::uint32_t(s.slots.size());
-    detail::slot_info columns{detail::slot_kind::scalar, dtype::u64};
-    columns.neighbour_operand = true;
-    s.slots.push_back(columns);
+    // One u64 slot per extent after the first, outermost first (a matrix: its columns).
+    const std::uint32_t first_extent_slot = std::uint32_t(s.slots.size());
+    for (unsigned d = 1; d < rank; ++d) {
+        detail::slot_info extent{detail::slot_kind::scalar, dtype::u64};
+        extent.neighbour_operand = true;
+        s.slots.push_back(extent);
+    }
 
     node_list body;
     auto add = [&](opcode op, std::uint32_t a = no_node, std::uint32_t b = no_node) {
@@ -31,29 +42,44 @@ bool lower_positions(detail::shape& s) {
         n.arg[1] = b;
         return body.add(n);
     };
-    // Made on first use, each once, so that a statement with only a row divides and nothing more.
-    std::uint32_t cols = no_node, row = no_node, column = no_node;
-    auto row_node = [&] {
-        if (row != no_node) return row;
+    // The element's index divided by the extents from the innermost out: quotient[d] is the
+    // element's index over axes 0..d; the position along axis d is quotient[d] less
+    // quotient[d - 1] * extent[d] (axis 0: quotient[0] itself). Made on first use, each once,
+    // so that a matrix statement with only a row divides once and nothing more.
+    std::uint32_t quotient[3] = {no_node, no_node, no_node}, position[3] = {no_node, no_node, no_node};
+    auto extent = [&](unsigned d) {
         node c{opcode::scalar, dtype::u64};
-        c.slot = columns_slot;
-        cols = body.add(c);
-        row = add(opcode::div, add(opcode::index), cols);
-        return row;
+        c.slot = first_extent_slot + d - 1;
+        return body.add(c);
+    };
+    auto quotient_of = [&](unsigned d) {
+        for (unsigned k = rank; k-- > d;)
+            if (quotient[k] == no_node) {
+                if (k + 1 == rank) {
+                    quotient[k] = add(opcode::index);
+                } else {
+                    const std::uint32_t e = extent(k + 1);
+                    quotient[k] = add(opcode::div, quotient[k + 1], e);
+                }
+            }
+        return quotient[d];
+    };
+    auto position_of = [&](unsigned d) {
+        if (position[d] == no_node) {
+            if (d == 0) {
+                position[d] = quotient_of(0);
+            } else {
+                const std::uint32_t outer = quotient_of(d - 1), e = extent(d);
+                position[d] = add(opcode::sub, quotient_of(d), add(opcode::mul, outer, e));
+            }
+        }
+        return position[d];
     };
     std::vector<std::uint32_t> remap(s.nodes.size(), no_node);
     for (std::uint32_t j = 0; j < s.nodes.size(); ++j) {
         node n = s.nodes[j];
-        if (is_position(n)) {
-            if (index_value(n.slot) == index_value::row) {
-                remap[j] = row_node();
-            } else {
-                if (column == no_node) {
-                    const std::uint32_t r = row_node();
-                    column = add(opcode::sub, add(opcode::index), add(opcode::mul, r, cols));
-                }
-                remap[j] = column;
-            }
+        if (const unsigned a = position_axis(n); a < 3) {
+            remap[j] = position_of(a);
             continue;
         }
         for (std::uint32_t& a : n.arg)

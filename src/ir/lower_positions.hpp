@@ -1,7 +1,7 @@
 // A matrix statement's row and column positions (ir::index_value::row and ::column, from
 // loom::index<0>(), index<1>() and broadcasts) as arithmetic on the element index, for kernels
 // that walk a matrix's elements as a vector: row = i / cols, column = i - row * cols, with
-// cols a scalar slot the lowering adds last. An axis reduction keeps its positions instead:
+// cols a scalar slot the lowering adds last (a 3-D array's likewise, from its last two extents). An axis reduction keeps its positions instead:
 // its pass has the row and column as loop counters, with no division.
 #pragma once
 
@@ -9,12 +9,13 @@
 
 namespace loom::ir {
 
-// Whether the nodes name a row or column position.
-bool uses_positions(const std::vector<node>& nodes);
+// Whether the nodes name a position along axis `from_axis` or a later one (0: any position).
+bool uses_positions(const std::vector<node>& nodes, unsigned from_axis = 0);
 
-// Rewrites s's positions as above; the column count is a new last slot, a u64 scalar kept
-// apart from equal scalars (slot_info::neighbour_operand), so that a new matrix width never
-// changes a plan. Returns false, changing nothing, when s has no positions.
-bool lower_positions(detail::shape& s);
+// Rewrites s's positions as above for an array of `rank` axes (2: a matrix, 3: a 3-D array);
+// the extents after the first (a matrix's column count; a 3-D array's second and third) are new
+// last slots, u64 scalars kept apart from equal scalars (slot_info::neighbour_operand), so that
+// new extents never change a plan. Returns false, changing nothing, when s has no positions.
+bool lower_positions(detail::shape& s, unsigned rank = 2);
 
 } // namespace loom::ir

@@ -60,6 +60,10 @@ enum class index_value : std::uint32_t {
     // as its loop counters (codegen/axis_pass.hpp).
     row,
     column,
+    // The element's position along the third axis of a 3-D expression (loom::index<2>(); row
+    // and column are then its first two axes), u64. Only element-wise statements over a 3-D
+    // array hold it, lowered to arithmetic on `element` like the others.
+    axis2,
     // A grid kernel's row width, loom_w (i64): every 2-D and 3-D read's width there, since a grid
     // kernel is launched only where all its reads' widths are one value (ir::kernel::grid_width_param).
     grid_width,

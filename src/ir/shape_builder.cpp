@@ -106,7 +106,9 @@ node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); 
 
 node_ref shape_builder::position(unsigned axis) {
     ir::node n{opcode::index, dtype::u64};
-    n.slot = std::uint32_t(axis == 0 ? ir::index_value::row : ir::index_value::column);
+    n.slot = std::uint32_t(axis == 0   ? ir::index_value::row
+                           : axis == 1 ? ir::index_value::column
+                                       : ir::index_value::axis2);
     return impl_->nodes.add(n);
 }
 
@@ -373,6 +375,9 @@ const shape* shape_builder::finish_expression(node_ref root) {
 const shape* shape_builder::finish_axis_input(node_ref root) { return finish_axis_input(&root, 1); }
 
 const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned count) {
+    if (ir::uses_positions(impl_->nodes.nodes(), 2))
+        throw error("loom: loom::index<2>() names the third axis of a 3-D array, and a reduction along an axis "
+                    "folds a 2-D expression (rows and columns: loom::index<0>() and index<1>())");
     shape s;
     s.root = roots[0];
     s.more_roots.assign(roots + 1, roots + count);
@@ -382,13 +387,20 @@ const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned co
 }
 
 const shape* shape_builder::finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns) {
+    return finish_array_assignment(root, target, 2, takes_columns);
+}
+
+const shape* shape_builder::finish_array_assignment(node_ref root, dtype target, unsigned rank, bool& takes_extents) {
+    if (ir::uses_positions(impl_->nodes.nodes(), rank))
+        throw error("loom: loom::index<2>() names the third axis of a 3-D array (loom::array3), and this statement "
+                    "assigns a matrix, which has two");
     shape s;
     s.root = impl_->convert(root, target);
     s.has_target = true;
     s.target_type = target;
     s.nodes = impl_->nodes.nodes();
     s.slots = impl_->slots;
-    takes_columns = ir::lower_positions(s);
+    takes_extents = ir::lower_positions(s, rank);
     return register_shape(std::move(s));
 }
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "ir/lower_positions.hpp"
@@ -100,5 +101,57 @@ TEST_CASE("an_axis_reduction_input_keeps_its_positions_and_other_statements_refu
         shape_builder b;
         const auto p = b.position(0);
         CHECK_THROWS_AS(b.finish_view_assignment(p, dtype::u64, b.index(), false), loom::error);
+    }
+}
+
+TEST_CASE("lower_positions_of_a_3d_array_divides_by_its_last_two_extents_and_2d_statements_refuse_axis_2") {
+    // i * 1000000 + j * 1000 + k over a d0 x d1 x d2 array: the element index e gives
+    // i = e / (d1 d2), j = (e / d2) % d1, k = e % d2.
+    shape_builder b;
+    const auto m = b.scalar_slot(dtype::u64), t = b.scalar_slot(dtype::u64);
+    const auto e = b.apply(opcode::add,
+                           b.apply(opcode::add, b.apply(opcode::mul, b.position(0), m), b.apply(opcode::mul, b.position(1), t)),
+                           b.position(2));
+    bool takes_extents = false;
+    const loom::detail::shape* s = b.finish_array_assignment(e, dtype::u64, 3, takes_extents);
+    CHECK(takes_extents);
+    CHECK_FALSE(has_positions(*s));
+    REQUIRE(s->slots.size() == 4); // m, t, then the second and third extents
+    for (std::size_t k : {2u, 3u}) {
+        CHECK(s->slots[k].type == dtype::u64);
+        CHECK(s->slots[k].neighbour_operand);
+    }
+    // Evaluates the lowered root with m = 1000000, t = 1000 and the extents d1, d2.
+    std::function<std::uint64_t(std::uint32_t, std::uint64_t, std::uint64_t, std::uint64_t)> value =
+        [&](std::uint32_t node, std::uint64_t i, std::uint64_t d1, std::uint64_t d2) -> std::uint64_t {
+        const loom::ir::node& n = s->nodes[node];
+        auto arg = [&](int k) { return value(n.arg[k], i, d1, d2); };
+        switch (n.op) {
+        case opcode::index: return i;
+        case opcode::scalar: return n.slot == 0 ? 1000000u : n.slot == 1 ? 1000u : n.slot == 2 ? d1 : d2;
+        case opcode::div: return arg(1) ? arg(0) / arg(1) : 0;
+        case opcode::mul: return arg(0) * arg(1);
+        case opcode::sub: return arg(0) - arg(1);
+        case opcode::add: return arg(0) + arg(1);
+        default: FAIL("unexpected node in lowered position arithmetic"); return 0;
+        }
+    };
+    for (std::uint64_t d1 : {1u, 5u})
+        for (std::uint64_t d2 : {1u, 7u})
+            for (std::uint64_t i = 0; i < 3 * d1 * d2; ++i) {
+                CAPTURE(d1);
+                CAPTURE(d2);
+                CAPTURE(i);
+                CHECK(value(s->root, i, d1, d2) == i / (d1 * d2) * 1000000u + i / d2 % d1 * 1000u + i % d2);
+            }
+    {
+        shape_builder c;
+        bool columns = false;
+        CHECK_THROWS_WITH_AS(c.finish_matrix_assignment(c.position(2), dtype::u64, columns),
+                             doctest::Contains("loom::index<2>()"), loom::error);
+    }
+    {
+        shape_builder c;
+        CHECK_THROWS_WITH_AS(c.finish_axis_input(c.position(2)), doctest::Contains("loom::index<2>()"), loom::error);
     }
 }

@@ -54,9 +54,10 @@ public:
     // [0, length) reads 0. Unchecked reads are for views whose indices were checked on the host.
     std::uint32_t gather_source(dtype element);
     node_ref gather(std::uint32_t source, node_ref index, bool checked);
-    // The element's row (axis 0) or column (axis 1) in a 2-D expression: loom::index<0>(),
-    // index<1>() and the broadcasts of loom/matrix.hpp read them. Only a matrix assignment or an
-    // axis reduction's input may hold them (the other finish_ calls throw loom::error).
+    // The element's row (axis 0) or column (axis 1) in a 2-D expression, or its position along
+    // axis 0, 1 or 2 of a 3-D one: loom::index<D>() and the broadcasts of loom/matrix.hpp read
+    // them. Only a matrix or 3-D array assignment or an axis reduction's input (axes 0 and 1)
+    // may hold them (the other finish_ calls throw loom::error).
     node_ref position(unsigned axis);
     // A scalar slot that stays apart from equal scalars (an offset or view bound that may
     // change between runs without changing the plan).
@@ -85,6 +86,9 @@ public:
     // index and one more scalar slot, the column count (a u64), added last when the shape has
     // positions; `takes_columns` says whether it did (then bind the column count last).
     const shape* finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns);
+    // The same over a 3-D array's elements (rank 3): the two scalar slots added last are its
+    // second and third extents (u64), in that order. Rank 2 is finish_matrix_assignment.
+    const shape* finish_array_assignment(node_ref root, dtype target, unsigned rank, bool& takes_extents);
     // The input of an axis reduction (loom::sum(e, loom::axis<1>)): positions stay positions.
     const shape* finish_axis_input(node_ref root);
     // The input of a reduction of `count` values at once along an axis (count >= 1), each

@@ -1,0 +1,358 @@
+// 3-D arrays: loom::array3<T>, d0 x d1 x d2 elements in row-major order on a device (element
+// (i, j, k) at (i * d1 + j) * d2 + k), and element-wise 3-D expressions over them.
+//
+//   loom::array3<float> u(ctx, nz, ny, nx, host), v(ctx, nz, ny, nx);
+//   v = u * 2.0f + 1.0f;                                                 // fused like vectors
+//   v = loom::cast<float>(loom::index<0>() * 100 + loom::index<1>() * 10 + loom::index<2>());
+//   auto g = loom::grid(u);                                              // the 7-point stencil
+//   v = u + 0.1f * (loom::at(g, -1, 0, 0) + loom::at(g, 1, 0, 0) + ... - 6.0f * u);
+//
+// An array3 statement is a vector statement of d0 * d1 * d2 elements: it fuses with the vector
+// statements around it, and loom::index<D>() costs 64-bit divisions by the last two extents
+// per element there. docs/matrices.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "loom/matrix.hpp"
+#include "loom/stencil.hpp"
+
+namespace loom {
+
+template <class T> class array3;
+
+namespace expr {
+
+template <class T> struct is_device_object<loom::array3<T>> : std::true_type {};
+template <class T> struct terminal_value_type<loom::array3<T>> { using type = T; };
+template <class T> struct array3_ref;
+template <class T> struct holder_of<loom::array3<T>> { using type = array3_ref<T>; };
+
+// The extents a 3-D statement's operands give: a 3-D array all three, any other 1-D operand (a
+// vector, a view, a stencil read) its length, which must be their product. 2-D operands have no
+// place in it. A disagreement is a loom::length_error naming both shapes; the messages are
+// written only when one is thrown.
+class extent_check3 {
+public:
+    using shape3 = std::array<std::uint64_t, 3>;
+
+    explicit extent_check3(const char* statement) : statement_(statement) {}
+
+    void target(const shape3& d) { array(d, true); }
+    void array(const shape3& d, bool is_target = false) {
+        if (!known_) {
+            extents_ = d;
+            known_ = true;
+            first_is_target_ = is_target;
+        } else if (extents_ != d) {
+            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " +
+                               (first_is_target_ ? "the target, a " : "a ") + describe(extents_) + " array and " +
+                               (is_target ? "the target, a " : "a ") + describe(d) +
+                               " array differ; element-wise 3-D expressions need equal shapes");
+        }
+    }
+    // A 1-D operand of n elements (the interface of extent_check, which vector_ref's extents()
+    // takes as a template).
+    enum class operand { vector, view, other };
+    void elements(std::uint64_t n, operand kind) {
+        elements(n, kind == operand::vector ? "a vector" : kind == operand::view ? "a view" : "an operand");
+    }
+    void elements(std::uint64_t n, const char* what) {
+        if (!flat_what_) {
+            flat_ = n;
+            flat_what_ = what;
+        } else if (flat_ != n) {
+            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + flat_what_ + " of " +
+                               std::to_string(flat_) + " elements and " + what + " of " + std::to_string(n));
+        }
+    }
+    [[noreturn]] void two_dimensional() const {
+        throw error(std::string("loom: ") + statement_ +
+                    " is 3-D, and its expression holds a 2-D operand (a loom::matrix, loom::as_row, "
+                    "loom::as_column, a transpose or a block); use a loom::array3, or a vector of its elements");
+    }
+
+    // Throws unless the extents are known and every 1-D operand has their product of elements.
+    void finish() const {
+        if (!known_)
+            throw error(std::string("loom: ") + statement_ +
+                        " needs the extents of its expression, and it names none: add a loom::array3");
+        const std::uint64_t n = extents_[0] * extents_[1] * extents_[2];
+        if (flat_what_ && flat_ != n)
+            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + flat_what_ + " of " +
+                               std::to_string(flat_) + " elements in an expression over a " + describe(extents_) +
+                               " array (" + std::to_string(n) + " elements)");
+    }
+    const shape3& extents() const { return extents_; }
+
+    static std::string describe(const shape3& d) {
+        return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+    }
+
+private:
+    const char* statement_;
+    shape3 extents_{};
+    bool known_ = false, first_is_target_ = false;
+    std::uint64_t flat_ = 0;
+    const char* flat_what_ = nullptr;
+};
+
+// A terminal kind with 3-D extents offers `void extents3(extent_check3&) const`; one whose
+// extents() takes any check (a vector's: its length) serves 3-D statements as well.
+template <class T, class = void> struct has_extents3 : std::false_type {};
+template <class T>
+struct has_extents3<T, std::void_t<decltype(std::declval<const T&>().extents3(std::declval<extent_check3&>()))>>
+    : std::true_type {};
+template <class T, class = void> struct has_flat_extents : std::false_type {};
+template <class T>
+struct has_flat_extents<T, std::void_t<decltype(std::declval<const T&>().extents(std::declval<extent_check3&>()))>>
+    : std::true_type {};
+
+template <class E> void collect_extents3(const E& e, extent_check3& c);
+
+template <class E, std::size_t... I>
+void collect_children_extents3(const E& e, extent_check3& c, std::index_sequence<I...>) {
+    (collect_extents3(proto::child_c<I>(e), c), ...);
+}
+
+template <class E> void collect_extents3(const E& e, extent_check3& c) {
+    if constexpr (!proto::is_expr<E>::value) {
+        if constexpr (has_extents3<E>::value) {
+            e.extents3(c);
+        } else if constexpr (has_flat_extents<E>::value) {
+            e.extents(c);
+        } else if constexpr (has_extents<E>::value) {
+            c.two_dimensional();
+        } else if constexpr (is_vector<E>::value) {
+            c.elements(e.size(), "a vector");
+        } else if constexpr (is_view<E>::value) {
+            c.elements(e.size(), "a view");
+        } else if constexpr (has_operand<E>::value) { // a gather or stencil read: its statement length
+            const first_operand_t o = e.operand();
+            if (o.buffer) c.elements(o.length, "an operand");
+        }
+    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
+        collect_extents3(proto::value(e), c);
+    } else {
+        collect_children_extents3(e, c, std::make_index_sequence<proto::arity_of<E>::value>{});
+    }
+}
+
+// A 3-D array as an expression holds it: its buffer through the array's claim, and its extents.
+// In a 2-D statement it is an error that says so.
+template <class T> struct array3_ref {
+    counted_buffer memory;
+    extent_check3::shape3 shape;
+
+    static array3_ref of(const loom::array3<T>& a) {
+        return {counted_buffer(a.claim()), {a.extent(0), a.extent(1), a.extent(2)}};
+    }
+
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
+    first_operand_t operand() const {
+        return {memory.get() ? &memory.get() : nullptr, shape[0] * shape[1] * shape[2]};
+    }
+    bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
+    void extents3(extent_check3& c) const { c.array(shape); }
+    [[noreturn]] void extents(extent_check&) const {
+        throw error("loom: a loom::array3 (" + extent_check3::describe(shape) +
+                    ") in a 2-D expression; a matrix statement or a reduction along an axis takes 2-D operands "
+                    "(loom::reshape the array's elements into a matrix)");
+    }
+};
+template <class T> struct terminal_value_type<array3_ref<T>> { using type = T; };
+
+} // namespace expr
+
+// d0 x d1 x d2 elements on a device, row-major: element (i, j, k) is element (i * d1 + j) * d2 + k
+// of its storage, a loom::vector of d0 * d1 * d2 elements. For a field on a grid, d0 is the
+// slowest axis (z), d2 the fastest (x): loom::grid(a) reads it as nx = d2, ny = d1, nz = d0.
+template <class T> class array3 {
+    static_assert(is_element_type_v<T>, "loom::array3<T>: T must be an element type (see loom::vector)");
+
+public:
+    using value_type = T;
+    using shape_type = std::array<std::size_t, 3>;
+
+    // An empty array with no device; assign another array to give it one.
+    array3() = default;
+
+    // d0 x d1 x d2 elements, zero-initialised (the fill is a statement, fused into what follows).
+    array3(const context& ctx, std::size_t d0, std::size_t d1, std::size_t d2) : array3(ctx, d0, d1, d2, T(0)) {}
+    array3(const context& ctx, std::size_t d0, std::size_t d1, std::size_t d2, T value)
+        : storage_(ctx, elements({d0, d1, d2}), value), extents_{d0, d1, d2} {}
+    // Row-major host data: element (i, j, k) is host[(i * d1 + j) * d2 + k].
+    array3(const context& ctx, std::size_t d0, std::size_t d1, std::size_t d2, const std::vector<T>& host)
+        : storage_(ctx, checked_host({d0, d1, d2}, host.size()), host.data()), extents_{d0, d1, d2} {}
+    template <class P, std::enable_if_t<std::is_same_v<P, const T*> || std::is_same_v<P, T*>, int> = 0>
+    array3(const context& ctx, std::size_t d0, std::size_t d1, std::size_t d2, P host)
+        : storage_(ctx, elements({d0, d1, d2}), host), extents_{d0, d1, d2} {}
+
+    // The value of a 3-D expression: its context and extents from its arrays.
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> array3(const E& e) {
+        expr::extent_check3 c("a loom::array3 built from an expression");
+        expr::collect_extents3(e, c);
+        c.finish();
+        const expr::first_operand_t first = expr::first_operand(e);
+        if (!first.buffer)
+            throw error("loom: a loom::array3 built from an expression takes its context from the expression's "
+                        "arrays and vectors, and these are empty (no context)");
+        const expr::extent_check3::shape3& d = c.extents();
+        storage_ = vector<T>(context(detail::shared_context_of(**first.buffer)), d[0] * d[1] * d[2]);
+        extents_ = {d[0], d[1], d[2]};
+        assign(e);
+    }
+
+    // A device copy (a statement, so it fuses); a move is cheap.
+    array3(const array3& other) = default;
+    array3(array3&& other) noexcept : storage_(std::move(other.storage_)), extents_(other.extents_) {
+        other.extents_ = {0, 0, 0};
+    }
+    // Takes the other's shape, as std::vector takes its length.
+    array3& operator=(const array3& other) {
+        if (this != &other) {
+            storage_ = other.storage_;
+            extents_ = other.extents_;
+        }
+        return *this;
+    }
+    array3& operator=(array3&& other) noexcept {
+        if (this != &other) {
+            storage_ = std::move(other.storage_);
+            extents_ = other.extents_;
+            other.extents_ = {0, 0, 0};
+        }
+        return *this;
+    }
+
+    // A = 3-D expression; A = another array of another type (same shape); A = host scalar or
+    // loom::scalar (every element). The shapes are checked now (loom::length_error).
+    template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> array3& operator=(const E& e) {
+        return assign(e);
+    }
+    template <class U> array3& operator=(const array3<U>& other) { return assign(other); }
+    template <class U> array3& operator=(const scalar<U>& s) { return assign(s); }
+    template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> array3& operator=(S value) {
+        return assign(value);
+    }
+
+    // A += e, A -= e, ...: the statement A = A op e.
+    LOOM_COMPOUND_ASSIGNMENTS(array3)
+
+    // The extent along axis d (0, 1 or 2); all three.
+    std::size_t extent(unsigned d) const { return extents_.at(d); }
+    const shape_type& extents() const { return extents_; }
+    std::size_t size() const { return storage_.size(); } // d0 * d1 * d2
+    bool empty() const { return storage_.empty(); }
+
+    std::vector<T> to_host() const { return storage_.to_host(); }
+    // The elements as a vector of d0 * d1 * d2 (the same device memory, no copy), for 1-D
+    // operations: loom::sum(A.elements()).
+    const vector<T>& elements() const { return storage_; }
+
+    // One element through the host (flushes and moves one element: slow, for a few elements).
+    typename vector<T>::element_proxy operator()(std::size_t i, std::size_t j, std::size_t k) {
+        return storage_[at(i, j, k)];
+    }
+    T operator()(std::size_t i, std::size_t j, std::size_t k) const { return storage_[at(i, j, k)]; }
+
+    // ---- as an expression terminal (see expr/lower.hpp) ----
+    static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
+    void bind(detail::statement_recorder& r) const { r.vector_slot(storage_.buffer()); }
+    expr::first_operand_t operand() const { return {storage_.buffer() ? &storage_.buffer() : nullptr, size()}; }
+    bool reads(const detail::buffer* b) const { return storage_.buffer().get() == b; }
+    void extents3(expr::extent_check3& c) const { c.array({extents_[0], extents_[1], extents_[2]}); }
+    [[noreturn]] void extents(expr::extent_check& c) const { expr::array3_ref<T>::of(*this).extents(c); }
+    const detail::buffer_ptr& buffer() const { return storage_.buffer(); }
+    const expr::shared_claim& claim() const { return storage_.claim(); } // how expressions hold it
+
+    // Host to device (loom::copy): host.size() must be d0 * d1 * d2.
+    void upload(const std::vector<T>& host) {
+        checked_host(extents_, host.size());
+        copy(host, storage_);
+    }
+
+    // loom::reshape, loom::flatten: an array over a vector's buffer and back, no copy.
+    static array3 over(const vector<T>& elements, const shape_type& d) {
+        if (elements.size() != array3::elements(d))
+            throw length_error("loom::reshape: a vector of " + std::to_string(elements.size()) + " elements is not a " +
+                               describe(d) + " array (" + std::to_string(d[0] * d[1] * d[2]) +
+                               " elements); the element counts must match");
+        array3 a;
+        a.storage_ = elements.share();
+        a.extents_ = d;
+        return a;
+    }
+    vector<T> shared_elements() const { return storage_.share(); }
+
+private:
+    static std::string describe(const shape_type& d) {
+        return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
+    }
+    static std::size_t elements(const shape_type& d) {
+        const std::size_t plane = d[1] * d[2];
+        if ((d[1] != 0 && d[2] > ~std::size_t(0) / d[1]) || (plane != 0 && d[0] > ~std::size_t(0) / plane))
+            throw error("loom: a loom::array3 of " + describe(d) + " elements does not fit in memory's index range");
+        return d[0] * plane;
+    }
+    static std::size_t checked_host(const shape_type& d, std::size_t n) {
+        if (n != elements(d))
+            throw length_error("loom: a " + describe(d) + " loom::array3 takes " + std::to_string(elements(d)) +
+                               " elements, and the host vector has " + std::to_string(n));
+        return n;
+    }
+    std::size_t at(std::size_t i, std::size_t j, std::size_t k) const {
+        if (i >= extents_[0] || j >= extents_[1] || k >= extents_[2])
+            throw error("loom: element (" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) +
+                        ") is out of range for a " + describe(extents_) + " loom::array3");
+        return (i * extents_[1] + j) * extents_[2] + k;
+    }
+
+    template <class E> array3& assign(const E& e) {
+        if (!storage_.buffer())
+            throw error("loom: assignment to an empty loom::array3; construct it with a context and three extents "
+                        "first");
+        expr::extent_check3 c("a loom::array3 assignment");
+        c.target({extents_[0], extents_[1], extents_[2]});
+        expr::collect_extents3(e, c);
+        c.finish();
+        // Lowered once per (expression type, element type): later statements reuse the shape.
+        const expr::matrix_statement& statement =
+            expr::lowered_once([&] { return expr::array_statement_of<T>(e, 3); }, e);
+        detail::statement_recorder recorder(*detail::context_of(*storage_.buffer()));
+        expr::bind(recorder, e);
+        if (statement.takes_columns) { // the second and third extents (ir/lower_positions.hpp)
+            const std::uint64_t d1 = extents_[1], d2 = extents_[2];
+            recorder.scalar_slot(&d1, sizeof d1);
+            recorder.scalar_slot(&d2, sizeof d2);
+        }
+        recorder.commit_assignment(statement.shape, storage_.buffer());
+        return *this;
+    }
+
+    vector<T> storage_;
+    shape_type extents_{0, 0, 0};
+};
+
+// x's elements as a d0 x d1 x d2 array (row-major), without a copy: the two name one device
+// buffer. d0 * d1 * d2 must be x.size() (loom::length_error otherwise).
+template <class T> array3<T> reshape(const vector<T>& x, std::size_t d0, std::size_t d1, std::size_t d2) {
+    return array3<T>::over(x, {d0, d1, d2});
+}
+// A 3-D array's elements, row-major, as a vector over the same device buffer (no copy).
+template <class T> vector<T> flatten(const array3<T>& a) { return a.shared_elements(); }
+
+// Device to host, row-major; host to device (host.size() must be d0 * d1 * d2).
+template <class T> void copy(const array3<T>& a, std::vector<T>& host) { copy(a.elements(), host); }
+template <class T> void copy(const std::vector<T>& host, array3<T>& a) { a.upload(host); }
+
+// The array as a 3-D grid for stencil reads: loom::at(g, di, dj, dk) reads element
+// (i + dk, j + dj, k + di), x = k the fastest axis (loom/stencil.hpp).
+template <class T> auto grid(const array3<T>& a) { return grid(a.elements(), a.extent(2), a.extent(1), a.extent(0)); }
+
+} // namespace loom
