@@ -1,15 +1,16 @@
 // 8x8 block DCT of an n x n float image (dct8x8/<variant>/<n>): the orthonormal 2-D DCT-II of
 // every 8x8 block, F = C X C^T. Loom as examples/dct8x8.cpp writes it (a row pass of eight
 // statements through stride-8 views, a column pass as one matrix statement over index<0>() and
-// index<1>() with gathers), and the same transform with both passes as gathers
-// (`loom_gathers`), against handwritten OpenCL kernels tuned over shapes and geometry: a
-// work-item per pixel (two kernels), a work-item per block row and per block column with float8
-// loads (two kernels), a work-item per 8x8 block with both passes in registers (float8 loads,
-// at every group size, and a band of blocks per work-item), a work-group of 64 per block and one
-// of 8 per block with the separable passes through local memory. The coefficients are a
-// __constant table. The figure is pixels per second; bytes: the image read once and F written
-// once. Boost.Compute has no block transform: not measured. Every variant and every shape is
-// checked against a double host reference first.
+// index<1>() with gathers), the same transform with both passes as gathers (`loom_gathers`),
+// and with the column pass's row found by a multiply and a shift (`loom_rowmagic`), against
+// handwritten OpenCL kernels tuned over shapes and geometry: a work-item per pixel (two
+// kernels), a work-item per block row and per block column with float8 loads (two kernels), a
+// work-item per 8x8 block with both passes in registers (float8 loads, at every group size, and
+// a band of blocks per work-item), a work-group of 64 per block and one of 8 per block with the
+// separable passes through local memory. The coefficients are a __constant table. The figure
+// is pixels per second; bytes: the image read once and F written once. Boost.Compute has no
+// block transform: not measured. Every variant and every shape is checked against a double
+// host reference first.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -138,19 +139,34 @@ void gathers_transform(loom::matrix<float>& x, loom::matrix<float>& t, loom::mat
         column_term(6) + column_term(7);
 }
 
+// The example's column pass as a 1-D statement whose row, n / w, is a multiply and a shift
+// (n * ceil(2^40 / w)) >> 40, exact while n < 2^40 / w (every size here): what the 64-bit
+// division per element that a matrix statement computes costs.
+void column_pass_magic(const loom::vector<float>& in, loom::vector<float>& out, const loom::vector<float>& c,
+                       std::uint64_t width) {
+    const auto n = loom::index();
+    const std::uint64_t seven = 7, magic = ((std::uint64_t(1) << 40) + width - 1) / width;
+    const auto u = ((n * magic) >> 40) & seven; // the row's place in its band
+    auto term = [&](int k) { return loom::gather(c, u * 8 + k) * loom::gather(in, n - u * width + k * width); };
+    out = term(0) + term(1) + term(2) + term(3) + term(4) + term(5) + term(6) + term(7);
+}
+
 struct loom_instance {
     std::string error;
     loom::context* ctx = nullptr;
-    bool gathers = false;
+    bool gathers = false, magic = false;
     std::unique_ptr<loom::matrix<float>> x, t, f;
-    std::unique_ptr<loom::vector<float>> x_flat, t_flat, c;
+    std::unique_ptr<loom::vector<float>> x_flat, t_flat, f_flat, c;
     std::vector<loom::vector<float>> weight; // weight[k][i] = C[i % 8][k]
     void once() {
         if (gathers)
             gathers_transform(*x, *t, *f, *c);
         else {
             row_pass(*x_flat, *t_flat, dct_matrix());
-            column_pass(*t, *f, weight);
+            if (magic)
+                column_pass_magic(*t_flat, *f_flat, *c, t->cols());
+            else
+                column_pass(*t, *f, weight);
         }
         ctx->finish();
     }
@@ -162,12 +178,14 @@ loom_instance& loom_prepared(const std::string& variant, std::size_t n) {
         try {
             p->ctx = &bench::loom_context(true, variant == "loom_contract");
             p->gathers = variant == "loom_gathers";
+            p->magic = variant == "loom_rowmagic";
             loom::context& ctx = *p->ctx;
             p->x = std::make_unique<loom::matrix<float>>(ctx, n, n, host_image(n * n));
             p->t = std::make_unique<loom::matrix<float>>(ctx, n, n);
             p->f = std::make_unique<loom::matrix<float>>(ctx, n, n);
             p->x_flat = std::make_unique<loom::vector<float>>(loom::flatten(*p->x));
             p->t_flat = std::make_unique<loom::vector<float>>(loom::flatten(*p->t));
+            p->f_flat = std::make_unique<loom::vector<float>>(loom::flatten(*p->f));
             std::vector<float> c(64);
             for (int k = 0; k < 64; ++k) c[std::size_t(k)] = float(dct_matrix()[std::size_t(k)]);
             p->c = std::make_unique<loom::vector<float>>(ctx, c);
@@ -452,7 +470,7 @@ void register_all() {
     for (std::int64_t side : {512, 1024, 2048, 4096})
         if (double(side) * double(side) <= std::ldexp(1.0, bench::max_log2())) n.push_back(side);
     if (n.empty()) return;
-    for (const char* variant : {"loom_expr", "loom_contract", "loom_gathers"}) {
+    for (const char* variant : {"loom_expr", "loom_contract", "loom_gathers", "loom_rowmagic"}) {
         const std::string v = variant;
         bench::add(
             "dct8x8/" + v, [v](benchmark::State& s) { run_loom(s, v); }, n);
