@@ -88,15 +88,17 @@ std::string check(const std::vector<float>& got, std::size_t n) {
         }
     if (bad == 0) return {};
     char text[200];
-    std::snprintf(text, sizeof text, "wrong result: pixel (%zu, %zu) is %.9g, the host reference says %.9g (%zu of %zu differ)",
-                  first / n, first % n, double(got[first]), want[first], bad, got.size());
+    std::snprintf(text, sizeof text,
+                  "wrong result: pixel (%zu, %zu) is %.9g, the host reference says %.9g (%zu of %zu differ)", first / n,
+                  first % n, double(got[first]), want[first], bad, got.size());
     return text;
 }
 
 std::string key(const std::string& variant, std::size_t n) { return "dct8x8/" + variant + "/" + std::to_string(n); }
 
 void set_counters(benchmark::State& state, std::size_t n) {
-    state.counters["pixels/s"] = benchmark::Counter(double(n) * double(n), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["pixels/s"] =
+        benchmark::Counter(double(n) * double(n), benchmark::Counter::kIsIterationInvariantRate);
     bench::set_bytes(state, 8.0 * double(n) * double(n)); // the image read once, F written once
 }
 
@@ -111,7 +113,8 @@ void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficie
     }
 }
 
-void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out, const std::vector<loom::vector<float>>& weight) {
+void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out,
+                 const std::vector<loom::vector<float>>& weight) {
     const auto i = loom::index<0>();
     const auto j = loom::index<1>();
     const std::uint64_t band_mask = ~std::uint64_t(7), width = in.cols();
@@ -386,13 +389,15 @@ std::vector<dct_launch> dct_launches(opencl_instance& p, std::size_t n) {
     const cl::Kernel rows = bound("pixel_rows", p.x, p.t), columns = bound("pixel_columns", p.t, p.f);
     for (std::size_t g : candidate_groups(columns))
         if (g <= pixels)
-            out.push_back({{items_in_groups(rows, "pixel_rows", pixels, g), items_in_groups(columns, "pixel_columns", pixels, g)},
-                           "pixel:" + group_name(g)});
+            out.push_back(
+                {{items_in_groups(rows, "pixel_rows", pixels, g), items_in_groups(columns, "pixel_columns", pixels, g)},
+                 "pixel:" + group_name(g)});
     const cl::Kernel row8 = bound("row8", p.x, p.t), column8 = bound("column8", p.t, p.f);
     for (std::size_t g : candidate_groups(column8))
         if (g <= blocks)
-            out.push_back({{items_in_groups(row8, "row8", pixels / 8, g), items_in_groups(column8, "column8", blocks, g)},
-                           "row8_column8:" + group_name(g)});
+            out.push_back(
+                {{items_in_groups(row8, "row8", pixels / 8, g), items_in_groups(column8, "column8", blocks, g)},
+                 "row8_column8:" + group_name(g)});
     // One-pass shapes.
     std::vector<named_launch> single;
     add_group_sizes(single, bound("block", p.x, p.f), "block", blocks);

@@ -54,7 +54,8 @@ void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficie
 // for every row i), the input read by a gather. Its row comes from one division per element
 // (docs/matrices.md, Costs): no view describes "row 8b + k of every band", and the transposes
 // that would turn this into a second row pass read across rows and cost more at these sizes.
-void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out, const std::vector<loom::vector<float>>& weight) {
+void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out,
+                 const std::vector<loom::vector<float>>& weight) {
     const auto i = loom::index<0>();
     const auto j = loom::index<1>();
     const std::uint64_t band_mask = ~std::uint64_t(7), width = in.cols();
@@ -99,7 +100,8 @@ int main(int argc, char** argv) {
     const std::size_t rows = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 2048;
     const std::size_t cols = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2048;
     if (rows == 0 || cols == 0 || rows % 8 != 0 || cols % 8 != 0) {
-        std::fprintf(stderr, "dct8x8: the height and width must be positive multiples of 8 (got %zu x %zu)\n", rows, cols);
+        std::fprintf(stderr, "dct8x8: the height and width must be positive multiples of 8 (got %zu x %zu)\n", rows,
+                     cols);
         return 2;
     }
     // Pixels in [0, 255]: a smooth gradient with noise, so that both low and high frequencies occur.
@@ -110,7 +112,8 @@ int main(int argc, char** argv) {
         for (std::size_t j = 0; j < cols; ++j) {
             state = state * 1664525u + 1013904223u;
             const double noise = double(state >> 8) / double(1u << 24) * 64.0;
-            pixels[i * cols + j] = float(std::floor(96.0 * (i + j) / double(rows + cols) + noise + 32.0 * ((i / 8 + j / 8) % 2)));
+            pixels[i * cols + j] =
+                float(std::floor(96.0 * (i + j) / double(rows + cols) + noise + 32.0 * ((i / 8 + j / 8) % 2)));
         }
 
     const coefficients c = dct_matrix(), ct = transposed(c);
