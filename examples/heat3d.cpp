@@ -1,5 +1,5 @@
-// 3-D heat equation in a box: the bottom face (z = 0) held hot, the other faces cold,
-// explicit time steps with the 7-point stencil and ping-pong buffers, all steps inside one
+// 3-D heat equation in a box (a loom::array3): the bottom face (z = 0) held hot, the other faces
+// cold, explicit time steps with the 7-point stencil and ping-pong buffers, all steps inside one
 // loom::loop (no host round trip). The final field is checked against the same scheme run
 // on the host; then the step is timed, as the bytes it must move per second.
 //   heat3d [nx] [ny] [nz] [steps]      (default 128 x 96 x 64, 200 steps)
@@ -28,10 +28,11 @@ int main(int argc, char** argv) {
                 if (i == 0 || j == 0 || k == 0 || i + 1 == nx || j + 1 == ny || k + 1 == nz) hmask[e] = 0.0f;
                 if (k == 0) h0[e] = 100.0f;
             }
-    loom::vector<float> u(ctx, h0), next(ctx, n), mask(ctx, hmask);
+    // The field as nz planes of ny rows of nx cells (element (k, j, i), x fastest).
+    loom::array3<float> u(ctx, nz, ny, nx, h0), next(ctx, nz, ny, nx), mask(ctx, nz, ny, nx, hmask);
 
     auto step = [&] {
-        const auto g = loom::grid(u, nx, ny, nz);
+        const auto g = loom::grid(u); // at(g, di, dj, dk): di along x, dj along y, dk along z
         next = u + alpha * mask *
                        (loom::at(g, -1, 0, 0) + loom::at(g, 1, 0, 0) + loom::at(g, 0, -1, 0) + loom::at(g, 0, 1, 0) +
                         loom::at(g, 0, 0, -1) + loom::at(g, 0, 0, 1) - 6.0f * u);

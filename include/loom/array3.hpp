@@ -230,6 +230,15 @@ public:
         return *this;
     }
 
+    // Exchanges the two arrays' memory, no copy (ping-pong buffers; inside loom::loop too, as
+    // vectors swap). The extents must be equal: a loop replays the exchange of memory only.
+    void swap(array3& other) {
+        if (extents_ != other.extents_)
+            throw error("loom: swap of a " + describe(extents_) + " and a " + describe(other.extents_) +
+                        " loom::array3; arrays that swap need equal extents (assign one to the other to reshape)");
+        storage_.swap(other.storage_);
+    }
+
     // A = 3-D expression; A = another array of another type (same shape); A = host scalar or
     // loom::scalar (every element). The shapes are checked now (loom::length_error).
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> array3& operator=(const E& e) {
@@ -338,6 +347,9 @@ private:
     vector<T> storage_;
     shape_type extents_{0, 0, 0};
 };
+
+// loom::swap(a, b) of two arrays of equal extents: their memory exchanged (see array3::swap).
+template <class T> void swap(array3<T>& a, array3<T>& b) { a.swap(b); }
 
 // x's elements as a d0 x d1 x d2 array (row-major), without a copy: the two name one device
 // buffer. d0 * d1 * d2 must be x.size() (loom::length_error otherwise).

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "loom/reduce.hpp"
+#include "loom/stencil.hpp"
 #include "loom/vector.hpp"
 
 namespace loom {
@@ -526,6 +527,10 @@ template <class T> matrix<T> reshape(const matrix<T>& m, std::size_t rows, std::
 }
 // A matrix's elements, row-major, as a vector over the same device buffer (no copy).
 template <class T> vector<T> flatten(const matrix<T>& m) { return m.shared_elements(); }
+
+// The matrix as a 2-D grid for stencil reads in matrix statements: loom::at(g, di, dj) reads
+// element (i + dj, j + di), di along a row and dj down a column (loom/stencil.hpp).
+template <class T> auto grid(const matrix<T>& m) { return grid(m.elements(), m.cols(), m.rows()); }
 
 // Device to host, row-major.
 template <class T> void copy(const matrix<T>& m, std::vector<T>& host) { copy(m.elements(), host); }

@@ -70,7 +70,8 @@ private:
             case loom::ir::index_value::zero: r.i = 0; break;
             case loom::ir::index_value::one: r.i = 1; break;
             case loom::ir::index_value::row: // a matrix's positions: never in a lowered neighbour read
-            case loom::ir::index_value::column: FAIL("a matrix position in a stencil kernel"); break;
+            case loom::ir::index_value::column:
+            case loom::ir::index_value::axis2: FAIL("a matrix or 3-D array position in a stencil kernel"); break;
             }
             return r;
         case opcode::cast: {

@@ -4,8 +4,8 @@
 // the extents. NVRTC compiles every kernel the suite makes (nvrtc_all_kernels.cpp).
 #include "matrix_support.hpp"
 
+#include <algorithm>
 #include <array>
-#include <tuple>
 
 using namespace loom_test;
 using namespace loom_matrix_test;
@@ -118,6 +118,12 @@ TEST_CASE("array3 from an expression, reshape and flatten share memory, transfer
     loom::array3<int> E(c, 2, 3, 4);
     loom::copy(want, E);
     CHECK(loom::sum(E.elements()) == loom::sum(B.elements()));
+    loom::array3<int> F(c, 2, 3, 4, 7);
+    loom::swap(E, F); // memory exchanged
+    CHECK(E.to_host() == std::vector<int>(24, 7));
+    CHECK(F.to_host() == want);
+    loom::array3<int> G(c, 4, 3, 2);
+    CHECK_THROWS_WITH_AS(loom::swap(E, G), doctest::Contains("equal extents"), loom::error);
     loom::array3<int> empty(c, 0, 3, 4);
     empty = 1;
     CHECK(empty.to_host().empty());

@@ -3,6 +3,8 @@
 // matrix statements fuse as vector statements do; shape errors name both shapes.
 #include "matrix_support.hpp"
 
+#include <algorithm>
+
 using namespace loom_test;
 using namespace loom_matrix_test;
 using doctest::Contains;
@@ -256,4 +258,36 @@ TEST_CASE("matrix_shape_errors_name_both_shapes_and_leave_the_target_unchanged")
     CHECK_THROWS_AS(C = A * loom::as_row(none), loom::error);
     CHECK_THROWS_AS(loom::matrix<float>(empty * 2.0f), loom::error);
     CHECK_THROWS_AS(loom::sum(empty, loom::axis<1>), loom::error);
+}
+
+TEST_CASE("the 5-point stencil of a matrix through loom::grid equals the host's, fused and unfused") {
+    for (const extents& e : shapes()) {
+        CAPTURE(describe(e));
+        const std::size_t R = e.rows, C = e.cols;
+        const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 1400);
+        std::vector<float> got[2];
+        for (int fuse : {1, 0}) {
+            loom::context& c = context_with(fuse);
+            loom::matrix<float> A(c, R, C, ha), B(c, R, C);
+            const auto g = loom::grid(A);
+            // di along a row (the column index), dj down a column (the row index); clamped.
+            B = loom::at(g, 1, 0) + 2.0f * loom::at(g, -1, 0) + 3.0f * loom::at(g, 0, 1) + 4.0f * loom::at(g, 0, -1) +
+                loom::cast<float>(loom::index<0>());
+            got[fuse] = B.to_host();
+        }
+        CHECK(got[0] == got[1]);
+        auto at = [&](long i, long j) {
+            i = std::clamp(i, 0L, long(R) - 1);
+            j = std::clamp(j, 0L, long(C) - 1);
+            return ha[std::size_t(i) * C + std::size_t(j)];
+        };
+        std::size_t wrong = 0;
+        for (long i = 0; i < long(R); ++i)
+            for (long j = 0; j < long(C); ++j) {
+                const float want =
+                    at(i, j + 1) + 2.0f * at(i, j - 1) + 3.0f * at(i + 1, j) + 4.0f * at(i - 1, j) + float(i);
+                wrong += std::fabs(got[1][std::size_t(i) * C + std::size_t(j)] - want) > 1e-5f;
+            }
+        CHECK(wrong == 0);
+    }
 }
