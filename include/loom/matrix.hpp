@@ -292,6 +292,9 @@ template <class T, bool Transposed> struct matrix_window {
     matrix_ref<T> source;
     std::uint64_t first_row, first_col, rows, cols; // rows x cols: the window's own shape
 
+    // How an expression holds a writable block (loom::matrix_block): as its window.
+    template <class Block> static matrix_window of(const Block& b) { return b.window(); }
+
     static detail::node_ref lower(detail::shape_builder& b) {
         const std::uint32_t slot = b.gather_source(dtype_v<T>);
         const detail::node_ref r0 = b.operand_slot(dtype::u64), c0 = b.operand_slot(dtype::u64),
@@ -321,6 +324,89 @@ template <class T> auto transpose(const matrix<T>& a) {
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
         expr::matrix_window<T, true>{expr::matrix_ref<T>::of(a), 0, 0, a.cols(), a.rows()});
 }
+
+// A rows x cols block of a matrix, from (first_row, first_col) (loom::matrix::block): read in
+// place as an operand of 2-D expressions, and assigned to, a statement over the block's elements
+// that writes them and leaves the rest of the matrix as it was. Its positions (index<0>(),
+// index<1>()) are the block's own.
+template <class T> class matrix_block {
+public:
+    using value_type = T;
+
+    explicit matrix_block(expr::matrix_window<T, false> w) : window_(std::move(w)) {}
+    matrix_block(const matrix_block&) = default;
+
+    std::size_t rows() const { return window_.rows; }
+    std::size_t cols() const { return window_.cols; }
+
+    // block = 2-D expression (of rows() x cols()), matrix, block, host scalar or loom::scalar.
+    template <class E> matrix_block& operator=(const E& e) { return assign(e); }
+    matrix_block& operator=(const matrix_block& other) { return assign(other); }
+    LOOM_COMPOUND_ASSIGNMENTS(matrix_block)
+
+    // ---- as an expression terminal: its window (expressions hold it so) ----
+    const expr::matrix_window<T, false>& window() const { return window_; }
+    static detail::node_ref lower(detail::shape_builder& b) { return expr::matrix_window<T, false>::lower(b); }
+    void bind(detail::statement_recorder& r) const { window_.bind(r); }
+    expr::first_operand_t operand() const { return window_.operand(); }
+    bool reads(const detail::buffer* b) const { return window_.reads(b); }
+    void extents(expr::extent_check& c) const { window_.extents(c); }
+
+private:
+    template <class E> matrix_block& assign(const E& e) {
+        const detail::buffer_ptr& target = window_.source.memory.get();
+        expr::extent_check c("a matrix block assignment");
+        c.target(window_.rows, window_.cols);
+        expr::collect_extents(e, c);
+        c.finish();
+        if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value) {
+            if (expr::reads_buffer(e, target.get())) {
+                // The value reads the matrix this block writes: compute it whole first.
+                matrix<T> value(context(detail::shared_context_of(*target)), window_.rows, window_.cols);
+                value = e;
+                return store(value);
+            }
+        }
+        return store(e);
+    }
+
+    // Element (i, j) of the block is element (first_row + i) * width + first_col + j of the matrix.
+    static detail::node_ref index(detail::shape_builder& b) {
+        const detail::node_ref r0 = b.operand_slot(dtype::u64), c0 = b.operand_slot(dtype::u64),
+                               width = b.operand_slot(dtype::u64);
+        const detail::node_ref row = b.apply(opcode::add, r0, b.position(0));
+        return b.apply(opcode::add, b.apply(opcode::mul, row, width), b.apply(opcode::add, c0, b.position(1)));
+    }
+
+    template <class E> matrix_block& store(const E& e) {
+        if (window_.rows == 0 || window_.cols == 0) return *this;
+        const detail::shape* const shape = expr::lowered_once(
+            [&] {
+                detail::shape_builder b;
+                const detail::node_ref value = expr::lower(b, e);
+                return b.finish_block_assignment(value, dtype_v<T>, index(b));
+            },
+            e);
+        const detail::buffer_ptr& target = window_.source.memory.get();
+        detail::statement_recorder recorder(*detail::context_of(*target));
+        expr::bind(recorder, e);
+        recorder.scalar_slot(&window_.first_row, sizeof window_.first_row);
+        recorder.scalar_slot(&window_.first_col, sizeof window_.first_col);
+        recorder.scalar_slot(&window_.source.cols, sizeof window_.source.cols);
+        recorder.vector_slot(target);
+        recorder.scalar_slot(&window_.cols, sizeof window_.cols); // the block's width, for its positions
+        recorder.commit_view_assignment(shape, target, window_.rows * window_.cols);
+        return *this;
+    }
+
+    expr::matrix_window<T, false> window_;
+};
+
+namespace expr {
+template <class T> struct is_device_object<loom::matrix_block<T>> : std::true_type {};
+template <class T> struct terminal_value_type<loom::matrix_block<T>> { using type = T; };
+template <class T> struct holder_of<loom::matrix_block<T>> { using type = matrix_window<T, false>; };
+} // namespace expr
 
 // rows x cols elements on a device, row-major: element (i, j) is element i * cols + j of its
 // storage, a loom::vector of rows * cols elements.
@@ -362,6 +448,11 @@ public:
         assign(e);
     }
 
+    // The value of a block (its shape).
+    template <class U>
+    matrix(const matrix_block<U>& b)
+        : matrix(expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(b.window())) {}
+
     // A device copy: a statement, so it fuses.
     matrix(const matrix& other) = default;
     matrix(matrix&& other) noexcept : storage_(std::move(other.storage_)), rows_(other.rows_), cols_(other.cols_) {
@@ -393,6 +484,7 @@ public:
         return assign(e);
     }
     template <class U> matrix& operator=(const matrix<U>& other) { return assign(other); }
+    template <class U> matrix& operator=(const matrix_block<U>& b) { return assign(b); }
     template <class U> matrix& operator=(const scalar<U>& s) { return assign(s); }
     template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> matrix& operator=(S value) {
         return assign(value);
@@ -425,14 +517,14 @@ public:
     }
 
     // The rows x cols block from (first_row, first_col), read in place: an operand of 2-D
-    // expressions (C = A.block(0, 0, 8, 8) * 2.0f). A block reaching outside: loom::error.
+    // expressions (C = A.block(0, 0, 8, 8) * 2.0f), and of a non-const matrix also a target
+    // (A.block(0, 0, 8, 8) = B * 2.0f; loom::matrix_block). A block reaching outside: loom::error.
     auto block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) const {
-        if (first_row > rows_ || rows > rows_ - first_row || first_col > cols_ || cols > cols_ - first_col)
-            throw error("loom: a " + std::to_string(rows) + " x " + std::to_string(cols) + " block from (" +
-                        std::to_string(first_row) + ", " + std::to_string(first_col) + ") reaches outside a " +
-                        shape() + " matrix");
         return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
-            expr::matrix_window<T, false>{expr::matrix_ref<T>::of(*this), first_row, first_col, rows, cols});
+            window(first_row, first_col, rows, cols));
+    }
+    matrix_block<T> block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) {
+        return matrix_block<T>(window(first_row, first_col, rows, cols));
     }
 
     // One element through the host (flushes and moves one element: slow, for a few elements).
@@ -470,6 +562,15 @@ public:
 
 private:
     std::string shape() const { return std::to_string(rows_) + " x " + std::to_string(cols_); }
+
+    expr::matrix_window<T, false> window(std::size_t first_row, std::size_t first_col, std::size_t rows,
+                                         std::size_t cols) const {
+        if (first_row > rows_ || rows > rows_ - first_row || first_col > cols_ || cols > cols_ - first_col)
+            throw error("loom: a " + std::to_string(rows) + " x " + std::to_string(cols) + " block from (" +
+                        std::to_string(first_row) + ", " + std::to_string(first_col) + ") reaches outside a " +
+                        shape() + " matrix");
+        return {expr::matrix_ref<T>::of(*this), first_row, first_col, rows, cols};
+    }
 
     static std::size_t elements(std::size_t rows, std::size_t cols) {
         if (rows != 0 && cols > ~std::size_t(0) / rows)

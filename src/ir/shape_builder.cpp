@@ -351,8 +351,18 @@ const shape* shape_builder::finish_assignment(node_ref root, dtype target) {
 }
 
 const shape* shape_builder::finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked) {
+    reject_positions(impl_->nodes.nodes());
+    return register_shape(view_assignment(root, target, index, checked));
+}
+
+const shape* shape_builder::finish_block_assignment(node_ref root, dtype target, node_ref index) {
+    shape s = view_assignment(root, target, index, false);
+    ir::lower_positions(s, 2);
+    return register_shape(std::move(s));
+}
+
+shape shape_builder::view_assignment(node_ref root, dtype target, node_ref index, bool checked) {
     impl& m = *impl_;
-    reject_positions(m.nodes.nodes());
     shape s;
     s.root = m.convert(root, target);
     s.store_index = m.convert(index, dtype::u64);
@@ -364,7 +374,7 @@ const shape* shape_builder::finish_view_assignment(node_ref root, dtype target, 
     m.slots.push_back({slot_kind::vector, target, true, false, false, true});
     s.nodes = m.nodes.nodes();
     s.slots = m.slots;
-    return register_shape(std::move(s));
+    return s;
 }
 
 const shape* shape_builder::finish_expression(node_ref root) {

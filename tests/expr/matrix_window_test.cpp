@@ -90,3 +90,54 @@ TEST_CASE("blocks and transposes are checked: bounds and shapes name the extents
     loom::vector<float> flat(c, 24);
     CHECK_THROWS_WITH_AS(flat = loom::transpose(a) + 1.0f, Contains("loom::transpose"), loom::error);
 }
+
+TEST_CASE("a block is a target: it writes its elements only, with the block's own positions, fused and unfused") {
+    const extents e{37, 53};
+    const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 540), hb = random_matrix<float>(
+                                                                                 extents{8, 5}, -1.0f, 1.0f, 541);
+    std::vector<float> results[2];
+    for (int fuse : {1, 0}) {
+        CAPTURE(fuse);
+        loom::context& c = context_with(fuse);
+        loom::matrix<float> a(c, e.rows, e.cols, ha), b(c, 8, 5, hb);
+        a.to_host(); // the fills flushed: the two block statements below share one plan
+        a.block(2, 7, 8, 5) = b * 2.0f + loom::cast<float>(loom::index<0>() * 10 + loom::index<1>());
+        c.finish();
+        const std::uint64_t compiled = c.statistics().kernels_compiled;
+        a.block(29, 48, 8, 5) = b * 2.0f + loom::cast<float>(loom::index<0>() * 10 + loom::index<1>());
+        c.finish();
+        CHECK(c.statistics().kernels_compiled == compiled); // another origin compiles nothing
+        a.block(0, 0, 3, 4) = 7.0f;                         // a host scalar
+        a.block(10, 20, 8, 5) += a.block(2, 7, 8, 5);       // reads the matrix it writes
+        results[fuse] = a.to_host();
+    }
+    CHECK(results[0] == results[1]);
+    std::vector<float> want = ha;
+    auto put = [&](std::size_t r0, std::size_t c0) {
+        for (std::size_t i = 0; i < 8; ++i)
+            for (std::size_t j = 0; j < 5; ++j)
+                want[(r0 + i) * e.cols + c0 + j] = hb[i * 5 + j] * 2.0f + float(i * 10 + j);
+    };
+    put(2, 7);
+    put(29, 48);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) want[i * e.cols + j] = 7.0f;
+    for (std::size_t i = 0; i < 8; ++i)
+        for (std::size_t j = 0; j < 5; ++j) want[(10 + i) * e.cols + 20 + j] += want[(2 + i) * e.cols + 7 + j];
+    check_elements("a after four block statements", results[1], want, 0);
+}
+
+TEST_CASE("a block target checks its value's shape and leaves the matrix as it was on an error") {
+    loom::context& c = context_with(1);
+    loom::matrix<float> a(c, 4, 6, 1.0f), b(c, 3, 3, 2.0f);
+    CHECK_THROWS_WITH_AS(a.block(0, 0, 2, 2) = b, Contains("2 x 2"), loom::length_error);
+    CHECK_THROWS_WITH_AS(a.block(0, 0, 2, 2) = b, Contains("3 x 3"), loom::length_error);
+    CHECK_THROWS_WITH_AS(a.block(3, 0, 2, 2) = 1.0f, Contains("reaches outside a 4 x 6 matrix"), loom::error);
+    CHECK(a.to_host() == std::vector<float>(24, 1.0f));
+    const loom::matrix<float> copy = a.block(1, 1, 2, 3); // the value of a block, as a matrix
+    CHECK(copy.rows() == 2);
+    CHECK(copy.cols() == 3);
+    CHECK(copy.to_host() == std::vector<float>(6, 1.0f));
+    a.block(0, 0, 0, 6) = 5.0f; // an empty block writes nothing
+    CHECK(a.to_host() == std::vector<float>(24, 1.0f));
+}

@@ -80,6 +80,11 @@ public:
     // `checked`: a scalar slot follows with the target's length, and an index outside
     // [0, length) stores nothing. Adds the target's own slot last (bind it last).
     const shape* finish_view_assignment(node_ref root, dtype target, node_ref index, bool checked);
+    // An assignment to a matrix block (loom::matrix::block): as a view assignment, unchecked,
+    // over the block's rows x cols elements, whose positions (in the value and in `index`) are
+    // lowered as a matrix statement's: the block's column count is one more slot, after the
+    // target's (bind it last).
+    const shape* finish_block_assignment(node_ref root, dtype target, node_ref index);
     // An expression without a target (a reduction's input, say).
     const shape* finish_expression(node_ref root);
     // `target = root` over a matrix's elements: positions become arithmetic on the element
@@ -96,6 +101,8 @@ public:
     const shape* finish_axis_input(const node_ref* roots, unsigned count);
 
 private:
+    shape view_assignment(node_ref root, dtype target, node_ref index, bool checked);
+
     struct impl;
     std::unique_ptr<impl> impl_;
 };
