@@ -250,37 +250,26 @@ __kernel void tiled(__global const float* restrict px, __global const float* res
     }
 }
 
-// Eight bodies per work-item as the lanes of a float8 (n a multiple of 8), each other body
-// read once as scalars and broadcast to the eight.
-__kernel void bodies8(__global const float* restrict px, __global const float* restrict py,
-                      __global const float* restrict pz, __global const float* restrict m,
-                      __global const float4* restrict packed, __global float* restrict ax,
-                      __global float* restrict ay, __global float* restrict az, uint n, float eps2) {
-    const uint i = get_global_id(0) * 8;
-    if (i >= n) return;
-    const float8 xi = vload8(0, px + i), yi = vload8(0, py + i), zi = vload8(0, pz + i);
-    float8 sx = 0.0f, sy = 0.0f, sz = 0.0f;
-    for (uint j = 0; j < n; ++j) INTERACT(float8, px[j], py[j], pz[j], m[j])
-    vstore8(sx, 0, ax + i);
-    vstore8(sy, 0, ay + i);
-    vstore8(sz, 0, az + i);
-}
-
-// The same with sixteen bodies per work-item in a float16 (n a multiple of 16): a whole
-// AVX-512 register.
-__kernel void bodies16(__global const float* restrict px, __global const float* restrict py,
-                       __global const float* restrict pz, __global const float* restrict m,
-                       __global const float4* restrict packed, __global float* restrict ax,
-                       __global float* restrict ay, __global float* restrict az, uint n, float eps2) {
-    const uint i = get_global_id(0) * 16;
-    if (i >= n) return;
-    const float16 xi = vload16(0, px + i), yi = vload16(0, py + i), zi = vload16(0, pz + i);
-    float16 sx = 0.0f, sy = 0.0f, sz = 0.0f;
-    for (uint j = 0; j < n; ++j) INTERACT(float16, px[j], py[j], pz[j], m[j])
-    vstore16(sx, 0, ax + i);
-    vstore16(sy, 0, ay + i);
-    vstore16(sz, 0, az + i);
-}
+// N bodies per work-item as the lanes of a floatN (n a multiple of N), each other body read once
+// as scalars and broadcast to the N: bodies8 (float8) and bodies16 (float16, a whole AVX-512
+// register).
+#define BODIES(N)                                                                                      \
+    __kernel void bodies##N(__global const float* restrict px, __global const float* restrict py,      \
+                            __global const float* restrict pz, __global const float* restrict m,       \
+                            __global const float4* restrict packed, __global float* restrict ax,       \
+                            __global float* restrict ay, __global float* restrict az, uint n,          \
+                            float eps2) {                                                              \
+        const uint i = get_global_id(0) * N;                                                           \
+        if (i >= n) return;                                                                            \
+        const float##N xi = vload##N(0, px + i), yi = vload##N(0, py + i), zi = vload##N(0, pz + i);   \
+        float##N sx = 0.0f, sy = 0.0f, sz = 0.0f;                                                      \
+        for (uint j = 0; j < n; ++j) INTERACT(float##N, px[j], py[j], pz[j], m[j])                     \
+        vstore##N(sx, 0, ax + i);                                                                      \
+        vstore##N(sy, 0, ay + i);                                                                      \
+        vstore##N(sz, 0, az + i);                                                                      \
+    }
+BODIES(8)
+BODIES(16)
 
 // A body per work-item, the other bodies sixteen at a time as the lanes of a float16 (contiguous
 // loads; n a multiple of 16), the lanes summed at the end.

@@ -57,13 +57,7 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
     plan->ops.reserve(call.values); // the accumulators point into it
     codegen::axis_pass_kernel pass;
     for (std::size_t k = 0; k < call.values; ++k) {
-        const detail::skeleton_operation& sop = call.ops[k];
-        combine_op op;
-        op.shape = sop.op->body;
-        op.role = sop.op->role;
-        op.type = sop.type;
-        op.captures = capture_types(op);
-        plan->ops.push_back(std::move(op));
+        plan->ops.push_back(combine_of(call.ops[k]));
         pass.accumulators.push_back({k == 0 ? plan->input.root : plan->input.more_roots[k - 1], &plan->ops[k]});
     }
     pass.input = &plan->input.kernel;

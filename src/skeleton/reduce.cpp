@@ -93,14 +93,7 @@ std::unique_ptr<reduce_plan> make_reduce_plan(detail::context_impl& ctx, const d
         plan->input.root = std::uint32_t(k.body.size());
         k.body.push_back(cast);
     }
-    for (std::size_t k = 0; k < call.op_count; ++k) {
-        combine_op op;
-        op.shape = call.ops[k].op->body;
-        op.role = call.ops[k].op->role;
-        op.type = call.ops[k].type;
-        op.captures = capture_types(op);
-        plan->ops.push_back(std::move(op));
-    }
+    for (std::size_t k = 0; k < call.op_count; ++k) plan->ops.push_back(combine_of(call.ops[k]));
     const codegen::dialect& d = ctx.device().dialect();
     std::vector<accumulator> pass1, pass2;
     std::vector<dtype> partial_types;

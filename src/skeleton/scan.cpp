@@ -61,12 +61,7 @@ std::unique_ptr<skeleton_plan> make_scan_plan(detail::context_impl& ctx, const d
     auto plan = std::make_unique<skeleton_plan>();
     plan->input = build_input(*call.input, in.slot_class, sop.type);
     plan->input.kernel.guarded = guarded;
-    combine_op op;
-    op.shape = sop.op->body;
-    op.role = sop.op->role;
-    op.type = sop.type;
-    op.captures = capture_types(op);
-    plan->ops.push_back(std::move(op));
+    plan->ops.push_back(combine_of(sop));
     std::uint32_t out_param = no_class;
     for (std::size_t p = 0; p < plan->input.kernel.params.size(); ++p)
         if (plan->input.kernel.params[p].kind == ir::param_kind::buffer &&

@@ -2,6 +2,7 @@
 #include "skeleton/skeleton_kernel.hpp"
 
 #include "loom/error.hpp"
+#include "loom/reduce.hpp"
 
 namespace loom::skeleton {
 
@@ -79,6 +80,15 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
     for (std::size_t k = 0; k < s.more_roots.size(); ++k) in.more_roots.push_back(value(s.more_roots[k], value_types[k + 1]));
     in.kernel.body = body.nodes();
     return in;
+}
+
+combine_op combine_of(const detail::skeleton_operation& s) {
+    combine_op op;
+    op.shape = s.op->body;
+    op.role = s.op->role;
+    op.type = s.type;
+    op.captures = capture_types(op);
+    return op;
 }
 
 input_kernel partials_input(const std::vector<dtype>& buffers) {

@@ -14,6 +14,10 @@
 #include "loom/detail/scalar_bits.hpp"
 #include "ir/shape.hpp"
 
+namespace loom::detail {
+struct skeleton_operation; // loom/reduce.hpp
+} // namespace loom::detail
+
 namespace loom::skeleton {
 
 constexpr std::uint32_t no_class = 0xFFFFFFFFu;
@@ -53,5 +57,9 @@ using codegen::capture_types;
 using codegen::combine_call;
 using codegen::combine_op;
 using codegen::commutative;
+
+// A front end's operation (loom/reduce.hpp) as the pass emitters take it: its traced body,
+// operand roles, type and capture types.
+combine_op combine_of(const detail::skeleton_operation& op);
 
 } // namespace loom::skeleton

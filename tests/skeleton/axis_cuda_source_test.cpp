@@ -17,13 +17,7 @@
 namespace {
 
 template <class T, class Op> loom::skeleton::combine_op combine(const Op& op, T identity) {
-    const loom::detail::skeleton_operation s = loom::expr::operation<T>(op, identity);
-    loom::skeleton::combine_op c;
-    c.shape = s.op->body;
-    c.role = s.op->role;
-    c.type = s.type;
-    c.captures = loom::skeleton::capture_types(c);
-    return c;
+    return loom::skeleton::combine_of(loom::expr::operation<T>(op, identity));
 }
 
 // Every slot of a shape its own class (vectors) or a scalar.
