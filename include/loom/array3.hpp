@@ -166,6 +166,26 @@ template <class T> struct array3_ref {
     }
 };
 template <class T> struct terminal_value_type<array3_ref<T>> { using type = T; };
+template <class T> struct terminal_is_3d<array3_ref<T>> : std::true_type {};
+template <class T> struct terminal_is_3d<loom::array3<T>> : std::true_type {};
+
+// The input of a reduction along axis 0 or 2 of 3-D expressions, lowered once per list of
+// expression types, and whether it binds an extent after its slots.
+struct axis3_input {
+    const detail::shape* shape = nullptr;
+    bool takes_extent = false;
+};
+template <unsigned Folded, class... E> const axis3_input& axis3_input_of(const E&... e) {
+    return lowered_once(
+        [&] {
+            detail::shape_builder b;
+            const detail::node_ref roots[] = {lower(b, e)...};
+            axis3_input in;
+            in.shape = b.finish_axis_input3(roots, unsigned(sizeof...(E)), Folded, in.takes_extent);
+            return in;
+        },
+        e...);
+}
 
 } // namespace expr
 
@@ -350,6 +370,52 @@ private:
 
 // loom::swap(a, b) of two arrays of equal extents: their memory exchanged (see array3::swap).
 template <class T> void swap(array3<T>& a, array3<T>& b) { a.swap(b); }
+
+namespace detail {
+
+// Along axis 2 (a value per (i, j): a d0 x d1 matrix) or axis 0 (per (j, k): d1 x d2) of 3-D
+// expressions, in one 2-D axis pass: axis 2 folds the columns of the elements seen as a
+// (d0 d1) x d2 matrix, axis 0 the rows of d0 x (d1 d2). Each result is a 2-D operand over new
+// device memory, as a matrix.
+template <int Axis, class... E, class... R, class Op, std::size_t... K>
+auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
+                        const char* what, std::index_sequence<K...>) {
+    static_assert(Axis != 1, "loom: a reduction of a 3-D expression folds axis 0 or axis 2 (loom::axis<0>, "
+                             "loom::axis<2>); for axis 1, reduce each plane i, a matrix reshaped from its elements");
+    constexpr std::size_t count = sizeof...(E);
+    expr::extent_check3 c(what);
+    (expr::collect_extents3(std::get<K>(inputs), c), ...);
+    c.finish();
+    const expr::extent_check3::shape3 d = c.extents();
+    const std::uint64_t rows = Axis == 2 ? d[0] * d[1] : d[0], cols = Axis == 2 ? d[2] : d[1] * d[2];
+    const std::uint64_t out_rows = Axis == 2 ? d[0] : d[1], out_cols = Axis == 2 ? d[1] : d[2];
+    const buffer_ptr* first = nullptr;
+    ((first = first ? first : expr::first_buffer(std::get<K>(inputs))), ...);
+    if (!first)
+        throw error(std::string("loom: ") + what + " needs at least one loom::array3 or vector (with a context)");
+    context_impl& ctx = *context_of(**first);
+    const std::uint64_t size = out_rows * out_cols;
+    std::tuple<expr::matrix_ref<R>...> results{expr::matrix_ref<R>(
+        expr::counted_buffer(new_buffer(shared_context_of(**first), size, dtype_v<R>)), out_rows, out_cols)...};
+    if (rows == 0 || cols == 0) {
+        if (size) (fill(ctx, std::get<K>(results).memory.get(), std::get<K>(identities)), ...);
+    } else {
+        const skeleton_operation ops[count] = {expr::operation<R>(op, std::get<K>(identities))...};
+        const buffer_ptr outputs[count] = {std::get<K>(results).memory.get()...};
+        const expr::axis3_input& input = expr::axis3_input_of<unsigned(Axis)>(std::get<K>(inputs)...);
+        std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
+        run_pending(ctx);
+        statement_recorder recorder(ctx);
+        (expr::bind(recorder, std::get<K>(inputs)), ...); // in axis3_input_of's order
+        const std::uint64_t extent = Axis == 2 ? d[1] : d[2]; // the axis the pass's split counter holds
+        if (input.takes_extent) recorder.scalar_slot(&extent, sizeof extent);
+        run_axis_reduce(ctx, {input.shape, Axis == 2 ? 1u : 0u, rows, cols, ops, outputs, count});
+    }
+    return std::make_tuple(
+        expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(std::get<K>(results)))...);
+}
+
+} // namespace detail
 
 // x's elements as a d0 x d1 x d2 array (row-major), without a copy: the two name one device
 // buffer. d0 * d1 * d2 must be x.size() (loom::length_error otherwise).

@@ -210,6 +210,21 @@ template <unsigned Axis> struct position {
 };
 template <unsigned Axis> struct terminal_value_type<position<Axis>> { using type = std::uint64_t; };
 
+// Whether an expression type is 3-D: it holds loom::index<2>() or a 3-D array (loom/array3.hpp
+// marks its terminals). A reduction along an axis of one runs as loom/array3.hpp says.
+template <class V> struct terminal_is_3d : std::false_type {};
+template <> struct terminal_is_3d<position<2>> : std::true_type {};
+template <class E, class = void> struct is_3d : terminal_is_3d<std::decay_t<E>> {};
+template <class E, class I> struct children_3d;
+template <class E, std::size_t... I> struct children_3d<E, std::index_sequence<I...>>
+    : std::disjunction<is_3d<std::decay_t<typename proto::result_of::child_c<E, I>::type>>...> {};
+template <class E, class Tag = typename proto::tag_of<E>::type> struct expression_is_3d
+    : children_3d<E, std::make_index_sequence<proto::arity_of<E>::value>> {};
+template <class E> struct expression_is_3d<E, proto::tag::terminal>
+    : terminal_is_3d<std::decay_t<typename proto::result_of::value<const E&>::type>> {};
+template <class E> struct is_3d<E, std::enable_if_t<proto::is_expr<E>::value>> : expression_is_3d<E> {};
+template <class E> inline constexpr bool is_3d_v = is_3d<std::decay_t<E>>::value;
+
 // A vector read at the element's column (Axis 1: loom::as_row) or row (Axis 0: loom::as_column).
 // A read at another index than the element's own: the fusion pass treats it as a gather.
 template <class T, unsigned Axis> struct broadcast_read {
@@ -680,13 +695,15 @@ template <class R> void fill(context_impl& ctx, const buffer_ptr& target, R valu
 // identity, all in one kernel launched now (after the pending statements), each into new device
 // memory; returned as a tuple of expressions over them. The inputs are one 2-D expression
 // together: their extents must agree, and their equal terms are computed once per element.
+// The same along axis 0 or 2 of 3-D expressions, giving matrices (loom/array3.hpp).
 template <int Axis, class... E, class... R, class Op, std::size_t... K>
-auto reduce_each_along(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
-                       const char* what, std::index_sequence<K...>) {
-    static_assert((expr::is_operand_v<E> && ...),
-                  "loom: the input of a reduction must be a loom::matrix or a Loom expression");
-    static_assert(((!std::is_same_v<R, bool>)&&...),
-                  "loom: a reduction along an axis gives a vector, which holds no bool");
+auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
+                        const char* what, std::index_sequence<K...>);
+
+// Along axis 0 or 1 of 2-D expressions: one vector each.
+template <int Axis, class... E, class... R, class Op, std::size_t... K>
+auto reduce_each_along2(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
+                        const char* what, std::index_sequence<K...>) {
     constexpr std::size_t count = sizeof...(E);
     static_assert(count > 0, "loom: a reduction of a tuple along an axis needs at least one expression");
     expr::extent_check c(what);
@@ -716,6 +733,22 @@ auto reduce_each_along(const std::tuple<const E&...>& inputs, const std::tuple<R
     }
     return std::make_tuple(
         expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(std::get<K>(results)))...);
+}
+
+template <int Axis, class... E, class... R, class Op, std::size_t... K>
+auto reduce_each_along(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
+                       const char* what, std::index_sequence<K...> order) {
+    static_assert((expr::is_operand_v<E> && ...),
+                  "loom: the input of a reduction must be a loom::matrix or a Loom expression");
+    static_assert(((!std::is_same_v<R, bool>)&&...),
+                  "loom: a reduction along an axis gives a vector, which holds no bool");
+    if constexpr ((expr::is_3d_v<E> || ...)) {
+        return reduce_each_along3<Axis>(inputs, identities, op, what, order);
+    } else {
+        static_assert(Axis < 2, "loom: loom::axis<2> folds the last axis of a 3-D expression (a loom::array3 or "
+                                "loom::index<2>()); a 2-D expression has axes 0 and 1");
+        return reduce_each_along2<Axis>(inputs, identities, op, what, order);
+    }
 }
 
 // The fold of e's rows (Axis 1) or columns (Axis 0) with op, from identity, launched now (after

@@ -396,6 +396,17 @@ const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned co
     return register_shape(std::move(s));
 }
 
+const shape* shape_builder::finish_axis_input3(const node_ref* roots, unsigned count, unsigned folded_axis,
+                                               bool& takes_extent) {
+    shape s;
+    s.root = roots[0];
+    s.more_roots.assign(roots + 1, roots + count);
+    s.nodes = impl_->nodes.nodes();
+    s.slots = impl_->slots;
+    takes_extent = ir::lower_positions_for_axis(s, folded_axis);
+    return register_shape(std::move(s));
+}
+
 const shape* shape_builder::finish_matrix_assignment(node_ref root, dtype target, bool& takes_columns) {
     return finish_array_assignment(root, target, 2, takes_columns);
 }

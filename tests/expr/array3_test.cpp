@@ -152,3 +152,70 @@ TEST_CASE("array3 shape errors name the extents, and 2-D operands and index<2> i
     CHECK_THROWS_AS(A = B * 2.0f, loom::length_error);
     CHECK(A.to_host() == std::vector<float>(24, 3.0f));
 }
+
+TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices equal to the host's") {
+    for (const shape3& d : shapes3()) {
+        CAPTURE(describe3(d));
+        const std::size_t n = d[0] * d[1] * d[2];
+        const std::vector<std::int64_t> ha = random_values<std::int64_t>(n, -100, 100, 1500 + n);
+        for (int fuse : {1, 0}) {
+            CAPTURE(fuse);
+            loom::context& c = context_with(fuse);
+            loom::array3<std::int64_t> A(c, d[0], d[1], d[2], ha);
+            // Positions inside the folded input: every axis's, so both splits of the pass's counter show.
+            const auto weighted = A * loom::cast<std::int64_t>(loom::index<0>() * 10000u + loom::index<1>() * 100u +
+                                                               loom::index<2>());
+            const loom::matrix<std::int64_t> s2 = loom::sum(weighted, loom::axis<2>);
+            const auto [s0, m0] = loom::max(std::make_tuple(weighted, A), loom::axis<0>);
+            const loom::matrix<std::int64_t> ms0 = s0, mm0 = m0;
+            REQUIRE(s2.rows() == d[0]);
+            REQUIRE(s2.cols() == d[1]);
+            REQUIRE(ms0.rows() == d[1]);
+            REQUIRE(ms0.cols() == d[2]);
+            std::vector<std::int64_t> want2(d[0] * d[1], 0), want0(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest()),
+                wantm(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest());
+            for (std::size_t i = 0; i < d[0]; ++i)
+                for (std::size_t j = 0; j < d[1]; ++j)
+                    for (std::size_t k = 0; k < d[2]; ++k) {
+                        const std::int64_t a = ha[(i * d[1] + j) * d[2] + k];
+                        const std::int64_t w = a * std::int64_t(i * 10000 + j * 100 + k);
+                        want2[i * d[1] + j] += w;
+                        want0[j * d[2] + k] = std::max(want0[j * d[2] + k], w);
+                        wantm[j * d[2] + k] = std::max(wantm[j * d[2] + k], a);
+                    }
+            CHECK(s2.to_host() == want2);
+            CHECK(ms0.to_host() == want0);
+            CHECK(mm0.to_host() == wantm);
+        }
+    }
+}
+
+TEST_CASE("a 3-D reduction repeats without compiling, composes with matrix statements and handles empty axes") {
+    loom::context& c = context_with(1);
+    const shape3 d{4, 5, 6};
+    const std::vector<float> ha = random_values<float>(120, -1.0f, 1.0f, 1600);
+    loom::array3<float> A(c, d[0], d[1], d[2], ha);
+    loom::matrix<float> M(c, 4, 5);
+    M = loom::sum(A, loom::axis<2>) * 2.0f;
+    c.finish();
+    const std::uint64_t compiled = c.statistics().kernels_compiled;
+    M = loom::sum(A, loom::axis<2>) * 2.0f;
+    c.finish();
+    CHECK(c.statistics().kernels_compiled == compiled);
+    const std::vector<float> got = M.to_host();
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 5; ++j) {
+            double want = 0;
+            for (std::size_t k = 0; k < 6; ++k) want += ha[(i * 5 + j) * 6 + k];
+            CHECK(got[i * 5 + j] == doctest::Approx(2.0 * want).epsilon(1e-5));
+        }
+    loom::array3<float> empty(c, 3, 2, 0);
+    const loom::matrix<float> zeros = loom::sum(empty, loom::axis<2>);
+    CHECK(zeros.to_host() == std::vector<float>(6, 0.0f));
+    const loom::matrix<float> none = loom::min(empty, loom::axis<0>);
+    CHECK(none.rows() == 2);
+    CHECK(none.to_host().empty());
+    loom::array3<float> B(c, 4, 5, 7);
+    CHECK_THROWS_WITH_AS(loom::sum(std::make_tuple(A, B), loom::axis<2>), doctest::Contains("4 x 5 x 7"),
+                         loom::length_error);
+}

@@ -15,9 +15,10 @@ inline constexpr on_device_t on_device{};
 
 // Asks a reduction of a 2-D expression for one value per row (loom::axis<1>: the fold over
 // the columns) or per column (loom::axis<0>): `y = loom::sum(A * loom::as_row(x), loom::axis<1>);`
-// (see loom/matrix.hpp).
+// (see loom/matrix.hpp); of a 3-D expression, the fold of its axis 0 or 2 (loom/array3.hpp).
 template <int Axis> struct axis_t {
-    static_assert(Axis == 0 || Axis == 1, "loom::axis<D>: D is 0 (along the rows) or 1 (along the columns)");
+    static_assert(Axis >= 0 && Axis <= 2,
+                  "loom::axis<D>: D is 0 (along the rows) or 1 (along the columns), or 2 (a 3-D array's last axis)");
     explicit constexpr axis_t() = default;
 };
 template <int Axis> inline constexpr axis_t<Axis> axis{};
