@@ -154,9 +154,7 @@ template <class T> struct array3_ref {
 
     static detail::node_ref lower(detail::shape_builder& b) { return b.vector_slot(dtype_v<T>); }
     void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
-    first_operand_t operand() const {
-        return {memory.get() ? &memory.get() : nullptr, shape[0] * shape[1] * shape[2]};
-    }
+    first_operand_t operand() const { return {memory.get() ? &memory.get() : nullptr, shape[0] * shape[1] * shape[2]}; }
     bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
     void extents3(extent_check3& c) const { c.array(shape); }
     [[noreturn]] void extents(extent_check&) const {
@@ -406,7 +404,7 @@ auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<
         std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
         run_pending(ctx);
         statement_recorder recorder(ctx);
-        (expr::bind(recorder, std::get<K>(inputs)), ...); // in axis3_input_of's order
+        (expr::bind(recorder, std::get<K>(inputs)), ...);     // in axis3_input_of's order
         const std::uint64_t extent = Axis == 2 ? d[1] : d[2]; // the axis the pass's split counter holds
         if (input.takes_extent) recorder.scalar_slot(&extent, sizeof extent);
         run_axis_reduce(ctx, {input.shape, Axis == 2 ? 1u : 0u, rows, cols, ops, outputs, count});

@@ -464,8 +464,7 @@ public:
     }
 
     // The value of a block (its shape).
-    template <class U>
-    matrix(const matrix_block<U>& b)
+    template <class U> matrix(const matrix_block<U>& b)
         : matrix(expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(b.window())) {}
 
     // A device copy: a statement, so it fuses.

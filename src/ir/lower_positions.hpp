@@ -1,8 +1,8 @@
 // A matrix statement's row and column positions (ir::index_value::row and ::column, from
 // loom::index<0>(), index<1>() and broadcasts) as arithmetic on the element index, for kernels
 // that walk a matrix's elements as a vector: row = i / cols, column = i - row * cols, with
-// cols a scalar slot the lowering adds last (a 3-D array's likewise, from its last two extents). An axis reduction keeps its positions instead:
-// its pass has the row and column as loop counters, with no division.
+// cols a scalar slot the lowering adds last (a 3-D array's likewise, from its last two extents). An axis reduction
+// keeps its positions instead: its pass has the row and column as loop counters, with no division.
 #pragma once
 
 #include "ir/shape.hpp"

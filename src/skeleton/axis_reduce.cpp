@@ -68,9 +68,9 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
     plan->group = geo.group;
     plan->chunked = geo.form == codegen::axis_form::lanes;
     plan->sources.push_back(codegen::emit_axis_pass(pass, ctx.device().dialect()));
-    plan->summaries.push_back("reduction" + std::string(call.values > 1 ? " of " + std::to_string(call.values) + " values" : "") +
-                              " along axis " + std::to_string(call.axis) + " (input shape " +
-                              std::to_string(call.input->id) + ")");
+    plan->summaries.push_back(
+        "reduction" + std::string(call.values > 1 ? " of " + std::to_string(call.values) + " values" : "") +
+        " along axis " + std::to_string(call.axis) + " (input shape " + std::to_string(call.input->id) + ")");
     return plan;
 }
 

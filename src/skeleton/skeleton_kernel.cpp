@@ -77,7 +77,8 @@ input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t
         return v;
     };
     in.root = value(s.root, value_types[0]);
-    for (std::size_t k = 0; k < s.more_roots.size(); ++k) in.more_roots.push_back(value(s.more_roots[k], value_types[k + 1]));
+    for (std::size_t k = 0; k < s.more_roots.size(); ++k)
+        in.more_roots.push_back(value(s.more_roots[k], value_types[k + 1]));
     in.kernel.body = body.nodes();
     return in;
 }

@@ -69,7 +69,7 @@ TEST_CASE("the 7-point stencil of an array3 through loom::grid equals the host's
         loom::array3<float> u(c, d[0], d[1], d[2], hu), v(c, d[0], d[1], d[2]);
         const auto g = loom::grid(u);
         v = u + 0.1f * (loom::at(g, -1, 0, 0) + loom::at(g, 1, 0, 0) + loom::at(g, 0, -1, 0) + loom::at(g, 0, 1, 0) +
-                         loom::at(g, 0, 0, -1) + loom::at(g, 0, 0, 1) - 6.0f * u);
+                        loom::at(g, 0, 0, -1) + loom::at(g, 0, 0, 1) - 6.0f * u);
         const std::vector<float> got = v.to_host();
         auto at = [&](long i, long j, long k) { // clamped
             i = std::clamp(i, 0L, long(d[0]) - 1);
@@ -82,11 +82,11 @@ TEST_CASE("the 7-point stencil of an array3 through loom::grid equals the host's
             for (long j = 0; j < long(d[1]); ++j)
                 for (long k = 0; k < long(d[2]); ++k) {
                     const float centre = at(i, j, k);
-                    const float want = centre + 0.1f * (at(i, j, k - 1) + at(i, j, k + 1) + at(i, j - 1, k) +
-                                                        at(i, j + 1, k) + at(i - 1, j, k) + at(i + 1, j, k) -
-                                                        6.0f * centre);
-                    wrong += std::fabs(got[(std::size_t(i) * d[1] + std::size_t(j)) * d[2] + std::size_t(k)] - want) >
-                             1e-6f;
+                    const float want =
+                        centre + 0.1f * (at(i, j, k - 1) + at(i, j, k + 1) + at(i, j - 1, k) + at(i, j + 1, k) +
+                                         at(i - 1, j, k) + at(i + 1, j, k) - 6.0f * centre);
+                    wrong +=
+                        std::fabs(got[(std::size_t(i) * d[1] + std::size_t(j)) * d[2] + std::size_t(k)] - want) > 1e-6f;
                 }
         CHECK(wrong == 0);
     }
@@ -163,8 +163,8 @@ TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices e
             loom::context& c = context_with(fuse);
             loom::array3<std::int64_t> A(c, d[0], d[1], d[2], ha);
             // Positions inside the folded input: every axis's, so both splits of the pass's counter show.
-            const auto weighted = A * loom::cast<std::int64_t>(loom::index<0>() * 10000u + loom::index<1>() * 100u +
-                                                               loom::index<2>());
+            const auto weighted =
+                A * loom::cast<std::int64_t>(loom::index<0>() * 10000u + loom::index<1>() * 100u + loom::index<2>());
             const loom::matrix<std::int64_t> s2 = loom::sum(weighted, loom::axis<2>);
             const auto [s0, m0] = loom::max(std::make_tuple(weighted, A), loom::axis<0>);
             const loom::matrix<std::int64_t> ms0 = s0, mm0 = m0;
@@ -172,7 +172,8 @@ TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices e
             REQUIRE(s2.cols() == d[1]);
             REQUIRE(ms0.rows() == d[1]);
             REQUIRE(ms0.cols() == d[2]);
-            std::vector<std::int64_t> want2(d[0] * d[1], 0), want0(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest()),
+            std::vector<std::int64_t> want2(d[0] * d[1], 0),
+                want0(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest()),
                 wantm(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest());
             for (std::size_t i = 0; i < d[0]; ++i)
                 for (std::size_t j = 0; j < d[1]; ++j)

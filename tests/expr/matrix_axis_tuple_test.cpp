@@ -19,7 +19,8 @@ template <class T> void tuple_sums_equal_separate_sums(loom::context& c, std::ui
     for (const extents& e : shapes()) {
         CAPTURE(describe(e));
         const std::size_t R = e.rows, C = e.cols;
-        const std::vector<T> ha = random_matrix<T>(e, T(-1), T(1), stream), hb = random_matrix<T>(e, T(-1), T(1), stream + 1);
+        const std::vector<T> ha = random_matrix<T>(e, T(-1), T(1), stream),
+                             hb = random_matrix<T>(e, T(-1), T(1), stream + 1);
         const std::vector<T> hx = random_values<T>(C, T(-1), T(1), stream + 2);
         const std::vector<std::int32_t> hi = random_matrix<std::int32_t>(e, -50, 50, stream + 3);
         loom::matrix<T> A(c, R, C, ha), B(c, R, C, hb);

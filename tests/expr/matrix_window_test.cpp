@@ -93,8 +93,8 @@ TEST_CASE("blocks and transposes are checked: bounds and shapes name the extents
 
 TEST_CASE("a block is a target: it writes its elements only, with the block's own positions, fused and unfused") {
     const extents e{37, 53};
-    const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 540), hb = random_matrix<float>(
-                                                                                 extents{8, 5}, -1.0f, 1.0f, 541);
+    const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 540),
+                             hb = random_matrix<float>(extents{8, 5}, -1.0f, 1.0f, 541);
     std::vector<float> results[2];
     for (int fuse : {1, 0}) {
         CAPTURE(fuse);

@@ -109,9 +109,10 @@ TEST_CASE("lower_positions_of_a_3d_array_divides_by_its_last_two_extents_and_2d_
     // i = e / (d1 d2), j = (e / d2) % d1, k = e % d2.
     shape_builder b;
     const auto m = b.scalar_slot(dtype::u64), t = b.scalar_slot(dtype::u64);
-    const auto e = b.apply(opcode::add,
-                           b.apply(opcode::add, b.apply(opcode::mul, b.position(0), m), b.apply(opcode::mul, b.position(1), t)),
-                           b.position(2));
+    const auto e =
+        b.apply(opcode::add,
+                b.apply(opcode::add, b.apply(opcode::mul, b.position(0), m), b.apply(opcode::mul, b.position(1), t)),
+                b.position(2));
     bool takes_extents = false;
     const loom::detail::shape* s = b.finish_array_assignment(e, dtype::u64, 3, takes_extents);
     CHECK(takes_extents);
