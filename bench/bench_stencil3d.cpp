@@ -5,8 +5,8 @@
 // OpenCL kernels tuned over shapes and geometry: a work-item per cell (a 1-D range that splits its
 // index, and a 3-D range), a work-item per x-row (an untested interior loop, the two edge cells
 // apart), a band of rows per work-item, both with float8 / float16 loads along x for the interior,
-// and a z-march (a work-item per (x, y) column walks z keeping the planes below, at and above in
-// registers). GB/s counts 8 bytes per cell (one read of u, one write of v: the least any kernel
+// and z-marches (a work-item per (x, y) column walks z keeping the planes below, at and above in
+// registers; a band of y per work-item walks z a whole x-row at a time). GB/s counts 8 bytes per cell (one read of u, one write of v: the least any kernel
 // moves); cells/s beside it. Boost.Compute has no neighbour access in its lambda front end: not
 // measured. Every variant and every shape is checked against a host reference first.
 #include <cmath>
@@ -205,6 +205,16 @@ __kernel void band_scalar(__global const float* restrict u, __global float* rest
     for (uint r = r0; r < r1; ++r) scalar_row(u, v, c, nx, ny, nz, r);
 }
 
+// A band of y per work-item, each walking z one x-row at a time: the rows below and above a row
+// were the rows before and after it, still in the cache (the z-march of whole rows).
+__kernel void zmarch_rows(__global const float* restrict u, __global float* restrict v, float c, uint nx, uint ny,
+                          uint nz) {
+    const uint width = (ny + get_global_size(0) - 1) / get_global_size(0);
+    const uint y0 = min((uint)get_global_id(0) * width, ny), y1 = min(y0 + width, ny);
+    for (uint y = y0; y < y1; ++y)
+        for (uint z = 0; z < nz; ++z) scalar_row(u, v, c, nx, ny, nz, z * ny + y);
+}
+
 // A work-item per (x, y) column walks z: the cells below, at and above in registers, so each
 // plane's centre value is loaded once.
 __kernel void zmarch(__global const float* restrict u, __global float* restrict v, float c, uint nx, uint ny,
@@ -303,6 +313,11 @@ std::vector<bench::ocl::named_launch> stencil3d_launches(opencl_instance& p, con
     }
     for (const char* form : {"row_scalar", "row_vec8", "row_vec16"}) add_group_sizes(out, bound(form), form, rows);
     for (const char* form : {"band_scalar", "band_vec8", "band_vec16"}) add_chunked(out, bound(form), form, rows);
+    {
+        const cl::Kernel k = bound("zmarch_rows");
+        add_chunked(out, k, "zmarch_rows", g.ny);
+        out.push_back({k, cl::NDRange(g.ny), cl::NullRange, "zmarch_rows:NULL"}); // a y per work-item
+    }
     {
         const cl::Kernel k = bound("zmarch");
         out.push_back({k, cl::NDRange(g.nx, g.ny), cl::NullRange, "zmarch:NULL"});
