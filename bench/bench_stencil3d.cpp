@@ -6,9 +6,10 @@
 // index, and a 3-D range), a work-item per x-row (an untested interior loop, the two edge cells
 // apart), a band of rows per work-item, both with float8 / float16 loads along x for the interior,
 // and z-marches (a work-item per (x, y) column walks z keeping the planes below, at and above in
-// registers; a band of y per work-item walks z a whole x-row at a time). GB/s counts 8 bytes per cell (one read of u, one write of v: the least any kernel
-// moves); cells/s beside it. Boost.Compute has no neighbour access in its lambda front end: not
-// measured. Every variant and every shape is checked against a host reference first.
+// registers; a band of y per work-item walks z a whole x-row at a time). GB/s counts 8 bytes per
+// cell (one read of u, one write of v: the least any kernel moves); cells/s beside it.
+// Boost.Compute has no neighbour access in its lambda front end: not measured. Every variant and
+// every shape is checked against a host reference first.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -306,10 +307,10 @@ std::vector<bench::ocl::named_launch> stencil3d_launches(opencl_instance& p, con
         const std::size_t shapes[][3] = {{16, 1, 1}, {64, 1, 1}, {256, 1, 1}, {16, 4, 1}, {32, 4, 2}, {16, 16, 1}};
         for (const auto& l : shapes)
             if (l[0] <= g.nx && l[1] <= g.ny && l[2] <= g.nz && l[0] * l[1] * l[2] <= most)
-                out.push_back({k, cl::NDRange(round_up(g.nx, l[0]), round_up(g.ny, l[1]), round_up(g.nz, l[2])),
-                               cl::NDRange(l[0], l[1], l[2]),
-                               "cell3d:" + std::to_string(l[0]) + "x" + std::to_string(l[1]) + "x" +
-                                   std::to_string(l[2])});
+                out.push_back(
+                    {k, cl::NDRange(round_up(g.nx, l[0]), round_up(g.ny, l[1]), round_up(g.nz, l[2])),
+                     cl::NDRange(l[0], l[1], l[2]),
+                     "cell3d:" + std::to_string(l[0]) + "x" + std::to_string(l[1]) + "x" + std::to_string(l[2])});
     }
     for (const char* form : {"row_scalar", "row_vec8", "row_vec16"}) add_group_sizes(out, bound(form), form, rows);
     for (const char* form : {"band_scalar", "band_vec8", "band_vec16"}) add_chunked(out, bound(form), form, rows);
