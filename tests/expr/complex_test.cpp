@@ -258,3 +258,43 @@ TEST_CASE("complex values that cannot become real, and complex on a device scala
     check_close("z + device scalar", shifted.to_host(),
                 host_map<float>(n, [&](std::size_t i) { return hz[i] + cx<float>(1, -1); }), 2);
 }
+
+TEST_CASE_TEMPLATE("complex values through views, gathers, stencil reads, matrices and axis sums", T, float, double) {
+    const std::size_t n = 301, rows = 7, cols = 43;
+    const std::vector<cx<T>> hz = random_complex<T>(n, T(-1), T(1), 3100);
+    const std::vector<std::uint32_t> hidx = [&] {
+        std::vector<std::uint32_t> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = std::uint32_t((i * 37 + 11) % n);
+        return v;
+    }();
+    loom::vector<cx<T>> z(ctx(), hz), y(ctx(), n);
+    loom::vector<std::uint32_t> idx(ctx(), hidx);
+    // A gather, a clamped shift and a reversed view, in one statement.
+    y = loom::gather(z, idx) * cx<T>(T(2), T(-1)) + loom::shift(z, 1) - loom::reversed(z);
+    check_close("gather, shift and reversed view", y.to_host(), host_map<T>(n, [&](std::size_t i) {
+                    return hz[hidx[i]] * cx<T>(T(2), T(-1)) + hz[std::min(i + 1, n - 1)] - hz[n - 1 - i];
+                }),
+                8);
+    // A strided view assigned, the others kept.
+    y = z;
+    y.slice(1, n / 2, 2) = z.slice(0, n / 2, 2) * cx<T>(T(0), T(1));
+    check_close("a strided view assigned", y.to_host(), host_map<T>(n, [&](std::size_t i) {
+                    return i % 2 == 1 && i / 2 < n / 2 ? hz[i - 1] * cx<T>(T(0), T(1)) : hz[i];
+                }),
+                4);
+    // A matrix with a broadcast, summed along each axis.
+    const std::vector<cx<T>> ha = random_complex<T>(rows * cols, T(-1), T(1), 3200),
+                             hx = random_complex<T>(cols, T(-1), T(1), 3300);
+    loom::matrix<cx<T>> A(ctx(), rows, cols, ha);
+    loom::vector<cx<T>> x(ctx(), hx);
+    const loom::vector<cx<T>> Ax = loom::sum(A * loom::as_row(x), loom::axis<1>);
+    const loom::vector<cx<T>> col = loom::sum(A, loom::axis<0>);
+    std::vector<cx<T>> want_ax(rows), want_col(cols);
+    for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+            want_ax[i] += ha[i * cols + j] * hx[j];
+            want_col[j] += ha[i * cols + j];
+        }
+    check_close("sum(A * as_row(x), axis<1>)", Ax.to_host(), want_ax, 4 * double(cols), 1);
+    check_close("sum(A, axis<0>)", col.to_host(), want_col, 4 * double(rows), 1);
+}
