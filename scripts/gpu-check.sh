@@ -75,7 +75,7 @@ tests)
         run skeleton_nvidia_opencl 300 LOOM_BACKEND=opencl "$b/tests/test_skeleton" &
     fi
     wait
-    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody fusion_log; do
+    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log; do
         run "example_$ex" 60 LOOM_BACKEND=cuda "$b/examples/$ex"
     done
     (cd "$work" && run example_mandelbrot 60 LOOM_BACKEND=cuda "$b/examples/mandelbrot" "$work/m.pgm")
@@ -88,7 +88,7 @@ quick-bench | bench)
     [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
     run bench_cuda 560 LOOM_BACKEND=cuda LOOM_BENCH_MAX_LOG2=26 "$b/bench/bench_cuda" "${args[@]}"
     if [ -n "$ocl" ] && [ "$what" = bench ]; then
-        for p in bench_elementwise bench_nbody bench_matvec bench_stencil; do
+        for p in bench_elementwise bench_nbody bench_matvec bench_stencil bench_stencil3d bench_dct8x8; do
             run "${p}_nvidia_opencl" 120 LOOM_BACKEND=opencl LOOM_BENCH_MAX_LOG2=26 "$b/bench/$p" \
                 --benchmark_filter=interleaved --benchmark_out="$work/results/$p.json" --benchmark_out_format=json
         done
