@@ -171,7 +171,7 @@ template <class T> struct terminal_is_3d<loom::array3<T>> : std::true_type {};
 // expression types, and whether it binds an extent after its slots.
 struct axis3_input {
     const detail::shape* shape = nullptr;
-    bool takes_extent = false;
+    unsigned extents = 0; // extents bound after the slots (shape_builder::finish_axis_input3)
 };
 template <unsigned Folded, class... E> const axis3_input& axis3_input_of(const E&... e) {
     return lowered_once(
@@ -179,7 +179,7 @@ template <unsigned Folded, class... E> const axis3_input& axis3_input_of(const E
             detail::shape_builder b;
             const detail::node_ref roots[] = {lower(b, e)...};
             axis3_input in;
-            in.shape = b.finish_axis_input3(roots, unsigned(sizeof...(E)), Folded, in.takes_extent);
+            in.shape = b.finish_axis_input3(roots, unsigned(sizeof...(E)), Folded, in.extents);
             return in;
         },
         e...);
@@ -371,22 +371,21 @@ template <class T> void swap(array3<T>& a, array3<T>& b) { a.swap(b); }
 
 namespace detail {
 
-// Along axis 2 (a value per (i, j): a d0 x d1 matrix) or axis 0 (per (j, k): d1 x d2) of 3-D
-// expressions, in one 2-D axis pass: axis 2 folds the columns of the elements seen as a
-// (d0 d1) x d2 matrix, axis 0 the rows of d0 x (d1 d2). Each result is a 2-D operand over new
-// device memory, as a matrix.
+// Along axis 2 (a value per (i, j): a d0 x d1 matrix), axis 0 (per (j, k): d1 x d2) or axis 1
+// (per (i, k): d0 x d2) of 3-D expressions, in one 2-D axis pass: axis 2 folds the columns of the
+// elements seen as a (d0 d1) x d2 matrix, axis 0 the rows of d0 x (d1 d2), axis 1 the rows of
+// d1 x (d0 d2) (read at computed indices). Each result is a 2-D operand over new device memory.
 template <int Axis, class... E, class... R, class Op, std::size_t... K>
 auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<R...>& identities, const Op& op,
                         const char* what, std::index_sequence<K...>) {
-    static_assert(Axis != 1, "loom: a reduction of a 3-D expression folds axis 0 or axis 2 (loom::axis<0>, "
-                             "loom::axis<2>); for axis 1, reduce each plane i, a matrix reshaped from its elements");
     constexpr std::size_t count = sizeof...(E);
     expr::extent_check3 c(what);
     (expr::collect_extents3(std::get<K>(inputs), c), ...);
     c.finish();
     const expr::extent_check3::shape3 d = c.extents();
-    const std::uint64_t rows = Axis == 2 ? d[0] * d[1] : d[0], cols = Axis == 2 ? d[2] : d[1] * d[2];
-    const std::uint64_t out_rows = Axis == 2 ? d[0] : d[1], out_cols = Axis == 2 ? d[1] : d[2];
+    const std::uint64_t rows = Axis == 2 ? d[0] * d[1] : Axis == 1 ? d[1] : d[0];
+    const std::uint64_t cols = Axis == 2 ? d[2] : Axis == 1 ? d[0] * d[2] : d[1] * d[2];
+    const std::uint64_t out_rows = Axis == 0 ? d[1] : d[0], out_cols = Axis == 2 ? d[1] : d[2];
     const buffer_ptr* first = nullptr;
     ((first = first ? first : expr::first_buffer(std::get<K>(inputs))), ...);
     if (!first)
@@ -404,9 +403,10 @@ auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<
         std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
         run_pending(ctx);
         statement_recorder recorder(ctx);
-        (expr::bind(recorder, std::get<K>(inputs)), ...);     // in axis3_input_of's order
-        const std::uint64_t extent = Axis == 2 ? d[1] : d[2]; // the axis the pass's split counter holds
-        if (input.takes_extent) recorder.scalar_slot(&extent, sizeof extent);
+        (expr::bind(recorder, std::get<K>(inputs)), ...); // in axis3_input_of's order
+        const std::uint64_t d1 = d[1], d2 = d[2];         // the extents the shape's last slots take
+        if (input.extents == 2 || (input.extents == 1 && Axis == 2)) recorder.scalar_slot(&d1, sizeof d1);
+        if (input.extents == 2 || (input.extents == 1 && Axis == 0)) recorder.scalar_slot(&d2, sizeof d2);
         run_axis_reduce(ctx, {input.shape, Axis == 2 ? 1u : 0u, rows, cols, ops, outputs, count});
     }
     return std::make_tuple(

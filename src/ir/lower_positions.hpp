@@ -18,11 +18,13 @@ bool uses_positions(const std::vector<node>& nodes, unsigned from_axis = 0);
 // new extents never change a plan. Returns false, changing nothing, when s has no positions.
 bool lower_positions(detail::shape& s, unsigned rank = 2);
 
-// The input of a reduction along axis 0 or 2 of a 3-D expression, run as a 2-D axis pass: axis 2
-// folds the columns of a (d0 d1) x d2 matrix, axis 0 the rows of a d0 x (d1 d2) one. Rewrites
-// the 3-D positions as the pass's row and column counters, the counter that holds two axes split
-// by the extent (d1 or d2), a new last u64 slot. Returns false, changing nothing, when s has no
-// positions.
-bool lower_positions_for_axis(detail::shape& s, unsigned folded_axis);
+// The input of a reduction along an axis of a 3-D expression, run as a 2-D axis pass: axis 2
+// folds the columns of a (d0 d1) x d2 matrix, axis 0 the rows of d0 x (d1 d2), axis 1 the rows
+// of d1 x (d0 d2). Rewrites the 3-D positions as the pass's row and column counters, the counter
+// that holds two axes split by an extent; along axis 1 the element reads also move to
+// (i * d1 + j) * d2 + k, as reads at computed indices (a stencil read there is a loom::error).
+// Adds the extents as last u64 slots and returns how many: 0 when nothing needs them, else d1
+// (axis 2), d2 (axis 0), or d1 then d2 (axis 1).
+unsigned lower_positions_for_axis(detail::shape& s, unsigned folded_axis);
 
 } // namespace loom::ir

@@ -397,13 +397,13 @@ const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned co
 }
 
 const shape* shape_builder::finish_axis_input3(const node_ref* roots, unsigned count, unsigned folded_axis,
-                                               bool& takes_extent) {
+                                               unsigned& extents) {
     shape s;
     s.root = roots[0];
     s.more_roots.assign(roots + 1, roots + count);
     s.nodes = impl_->nodes.nodes();
     s.slots = impl_->slots;
-    takes_extent = ir::lower_positions_for_axis(s, folded_axis);
+    extents = ir::lower_positions_for_axis(s, folded_axis);
     return register_shape(std::move(s));
 }
 

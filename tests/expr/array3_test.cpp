@@ -153,7 +153,7 @@ TEST_CASE("array3 shape errors name the extents, and 2-D operands and index<2> i
     CHECK(A.to_host() == std::vector<float>(24, 3.0f));
 }
 
-TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices equal to the host's") {
+TEST_CASE("reductions along each axis of 3-D expressions give matrices equal to the host's") {
     for (const shape3& d : shapes3()) {
         CAPTURE(describe3(d));
         const std::size_t n = d[0] * d[1] * d[2];
@@ -168,10 +168,14 @@ TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices e
             const loom::matrix<std::int64_t> s2 = loom::sum(weighted, loom::axis<2>);
             const auto [s0, m0] = loom::max(std::make_tuple(weighted, A), loom::axis<0>);
             const loom::matrix<std::int64_t> ms0 = s0, mm0 = m0;
+            const loom::matrix<std::int64_t> s1 = loom::sum(weighted + loom::flatten(A), loom::axis<1>);
+            REQUIRE(s1.rows() == d[0]);
+            REQUIRE(s1.cols() == d[2]);
             REQUIRE(s2.rows() == d[0]);
             REQUIRE(s2.cols() == d[1]);
             REQUIRE(ms0.rows() == d[1]);
             REQUIRE(ms0.cols() == d[2]);
+            std::vector<std::int64_t> want1(d[0] * d[2], 0);
             std::vector<std::int64_t> want2(d[0] * d[1], 0),
                 want0(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest()),
                 wantm(d[1] * d[2], std::numeric_limits<std::int64_t>::lowest());
@@ -181,10 +185,12 @@ TEST_CASE("reductions along axis 2 and axis 0 of 3-D expressions give matrices e
                         const std::int64_t a = ha[(i * d[1] + j) * d[2] + k];
                         const std::int64_t w = a * std::int64_t(i * 10000 + j * 100 + k);
                         want2[i * d[1] + j] += w;
+                        want1[i * d[2] + k] += w + a;
                         want0[j * d[2] + k] = std::max(want0[j * d[2] + k], w);
                         wantm[j * d[2] + k] = std::max(wantm[j * d[2] + k], a);
                     }
             CHECK(s2.to_host() == want2);
+            CHECK(s1.to_host() == want1);
             CHECK(ms0.to_host() == want0);
             CHECK(mm0.to_host() == wantm);
         }
@@ -216,6 +222,8 @@ TEST_CASE("a 3-D reduction repeats without compiling, composes with matrix state
     const loom::matrix<float> none = loom::min(empty, loom::axis<0>);
     CHECK(none.rows() == 2);
     CHECK(none.to_host().empty());
+    CHECK_THROWS_WITH_AS(loom::sum(loom::at(loom::grid(A), 1, 0, 0) + A, loom::axis<1>),
+                         doctest::Contains("stencil read"), loom::error);
     loom::array3<float> B(c, 4, 5, 7);
     CHECK_THROWS_WITH_AS(loom::sum(std::make_tuple(A, B), loom::axis<2>), doctest::Contains("4 x 5 x 7"),
                          loom::length_error);

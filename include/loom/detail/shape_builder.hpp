@@ -99,10 +99,10 @@ public:
     // The input of a reduction of `count` values at once along an axis (count >= 1), each
     // folded by an operation of its own (loom::sum of a std::tuple of expressions).
     const shape* finish_axis_input(const node_ref* roots, unsigned count);
-    // The input of a reduction along axis 0 or 2 (`folded_axis`) of a 3-D expression, run as a
-    // 2-D pass; when it has positions (takes_extent), one u64 slot follows: the extent d1 (axis 2)
-    // or d2 (axis 0).
-    const shape* finish_axis_input3(const node_ref* roots, unsigned count, unsigned folded_axis, bool& takes_extent);
+    // The input of a reduction along axis `folded_axis` (0, 1 or 2) of a 3-D expression, run as
+    // a 2-D pass; `extents` u64 slots follow, to bind last: none, or d1 (axis 2), d2 (axis 0),
+    // d1 then d2 (axis 1). A stencil read along axis 1 is a loom::error.
+    const shape* finish_axis_input3(const node_ref* roots, unsigned count, unsigned folded_axis, unsigned& extents);
 
 private:
     shape view_assignment(node_ref root, dtype target, node_ref index, bool checked);
