@@ -136,13 +136,7 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written) {
     input_arguments(plan, {slots, slot_class, 0}, args);
     if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
     for (std::size_t k = 0; k < call.values; ++k) args.push_back({call.outputs[k]->memory.get(), nullptr, 0});
-    for (std::size_t k = 0; k < call.values; ++k)
-        args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
-    for (std::size_t k = 0; k < call.values; ++k) {
-        const std::vector<dtype>& captures = plan.ops[k].captures;
-        for (std::size_t j = 0; j < captures.size(); ++j)
-            args.push_back({nullptr, &call.ops[k].captures[j], size_of(captures[j])});
-    }
+    operation_arguments(plan, call.ops, call.values, args);
     args.push_back({nullptr, &call.rows, sizeof call.rows});
     args.push_back({nullptr, &call.cols, sizeof call.cols});
 

@@ -294,13 +294,7 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
                       std::uint64_t n, std::uint64_t groups, bool last, std::uint32_t pass) {
         if (guarded) args.push_back({ctx.guard()->memory.get(), nullptr, 0});
         for (std::size_t k = 0; k < call.op_count; ++k) args.push_back({out[k], nullptr, 0});
-        for (std::size_t k = 0; k < call.op_count; ++k)
-            args.push_back({nullptr, &call.ops[k].identity, size_of(call.ops[k].type)});
-        for (std::size_t k = 0; k < call.op_count; ++k) {
-            const std::vector<dtype>& types = plan.ops[k].captures;
-            for (std::size_t j = 0; j < types.size(); ++j)
-                args.push_back({nullptr, &call.ops[k].captures[j], size_of(types[j])});
-        }
+        operation_arguments(plan, call.ops, call.op_count, args);
         args.push_back({nullptr, &n, sizeof n});
         const backend::geometry geometry{groups * geo.group, geo.group};
         if (last && results.device) {

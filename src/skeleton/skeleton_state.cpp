@@ -3,6 +3,7 @@
 
 #include <xxhash.h>
 
+#include "loom/reduce.hpp"
 #include "runtime/buffer.hpp"
 
 namespace loom::skeleton {
@@ -107,6 +108,16 @@ void input_arguments(const skeleton_plan& plan, const bound_input& in, std::vect
             args.push_back({slot.buffer->memory.get(), nullptr, 0});
         else
             args.push_back({nullptr, &slot.bits, size_of(k.params[p].type)});
+    }
+}
+
+void operation_arguments(const skeleton_plan& plan, const detail::skeleton_operation* ops, std::size_t count,
+                         std::vector<backend::kernel_arg>& args) {
+    for (std::size_t k = 0; k < count; ++k) args.push_back({nullptr, &ops[k].identity, size_of(ops[k].type)});
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::vector<dtype>& types = plan.ops[k].captures;
+        for (std::size_t j = 0; j < types.size(); ++j)
+            args.push_back({nullptr, &ops[k].captures[j], size_of(types[j])});
     }
 }
 

@@ -146,4 +146,9 @@ unsigned skeleton_group_size(const backend::device_info& info);
 // Kernel arguments of the fused input, from the recorded slots.
 void input_arguments(const skeleton_plan& plan, const bound_input& in, std::vector<backend::kernel_arg>& args);
 
+// Kernel arguments of a pass's operations (plan.ops, from ops[0..count)), in the order every pass
+// emitter declares them: each operation's identity, then each one's captures.
+void operation_arguments(const skeleton_plan& plan, const detail::skeleton_operation* ops, std::size_t count,
+                         std::vector<backend::kernel_arg>& args);
+
 } // namespace loom::skeleton
