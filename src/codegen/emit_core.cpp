@@ -46,6 +46,10 @@ const char* index_spelling(ir::index_value v) {
     case ir::index_value::grid_row: return "loom_row";
     case ir::index_value::grid_height: return "loom_h";
     case ir::index_value::grid_width: return "loom_w";
+    case ir::index_value::grid_plane: return "loom_plane";
+    case ir::index_value::grid_plane_row: return "loom_y";
+    case ir::index_value::grid_plane_rows: return "loom_plane_rows";
+    case ir::index_value::grid_planes: return "loom_planes";
     case ir::index_value::zero: return "0";
     case ir::index_value::one: return "1";
     case ir::index_value::row: return "loom_r"; // declared by an axis reduction's pass only

@@ -133,13 +133,16 @@ coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir
     const grid_position g = grid_position_of(a, read.arg[ir::grid_width], k);
     const std::uint32_t dj = read.arg[ir::offset_j];
     if (read.arg[ir::grid_height] == no_node) return {a.add(g.column, di), g.width, a.add(g.row, dj), g.rows, g.width};
-    // 3-D: row r of the grid is row r % h of plane r / h.
-    const std::uint32_t h = a.extent(read.arg[ir::grid_height]);
-    const std::uint32_t plane = a.div(g.row, h);
-    const std::uint32_t row = a.sub(g.row, a.mul(plane, h));
+    // 3-D: row r of the grid is row r % h of plane r / h; the form has them where the launch's
+    // 3-D reads share h.
+    const bool form_planes = k.grid_height_param != no_node;
+    const std::uint32_t h =
+        form_planes ? a.leaf(ir::index_value::grid_plane_rows) : a.extent(read.arg[ir::grid_height]);
+    const std::uint32_t plane = form_planes ? a.leaf(ir::index_value::grid_plane) : a.div(g.row, h);
+    const std::uint32_t row = form_planes ? a.leaf(ir::index_value::grid_plane_row) : a.sub(g.row, a.mul(plane, h));
     coordinates c{a.add(g.column, di), g.width, a.add(row, dj), h, g.width};
     c.z = a.add(plane, read.arg[ir::offset_k]);
-    c.size_z = a.div(g.rows, h);
+    c.size_z = form_planes ? a.leaf(ir::index_value::grid_planes) : a.div(g.rows, h);
     c.height = h;
     c.x0 = g.column;
     c.y0 = row;
@@ -163,6 +166,18 @@ std::uint32_t neighbour_index(index_arithmetic& a, const ir::node& read) {
 // A read the kernel form has ruled the border out for.
 std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) {
     return a.load(read, neighbour_index(a, read));
+}
+
+// A row-resolved read (see row_resolved): its neighbour row clamped or wrapped into the grid,
+// the same for the whole row (the device compiler computes it once per row), and the column
+// moved by di, which the form's interior keeps inside the row.
+std::uint32_t row_resolved_read(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
+    const coordinates c = read_coordinates(a, read, k);
+    const bool clamp = boundary_policy(read.boundary) == boundary_policy::clamp;
+    const std::uint32_t y = clamp ? a.clamped(c.y, c.size_y) : a.wrapped_from(c.y0, read.arg[ir::offset_j], c.size_y);
+    const std::uint32_t z = clamp ? a.clamped(c.z, c.size_z) : a.wrapped_from(c.z0, read.arg[ir::offset_k], c.size_z);
+    const std::uint32_t row = a.add(a.mul(z, c.height), y);
+    return a.load(read, a.add(a.mul(row, c.width), c.x));
 }
 
 // A read whose every element tests its border.
@@ -243,6 +258,11 @@ bool interior_testable(const ir::node& n, const ir::kernel& k) {
     return true;
 }
 
+bool row_resolved(const ir::node& n, const ir::kernel& k) {
+    return interior_testable(n, k) && n.arg[ir::grid_height] != no_node && k.grid_height_param != no_node &&
+           boundary_policy(n.boundary) != boundary_policy::constant;
+}
+
 lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots,
                                      neighbour_form form) {
     lowered_kernel out{k, std::vector<std::uint32_t>(k.body.size())};
@@ -256,6 +276,8 @@ lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std:
             if (arg != no_node) arg = out.node[arg];
         if (n.op != opcode::load_neighbour)
             out.node[j] = body.add(n);
+        else if (form == neighbour_form::interior && row_resolved(k.body[j], k))
+            out.node[j] = row_resolved_read(a, n, k);
         else if (form == neighbour_form::interior && interior_testable(k.body[j], k))
             out.node[j] = interior_read(a, n);
         else

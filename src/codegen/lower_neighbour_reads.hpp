@@ -25,6 +25,14 @@ enum class neighbour_form {
 // rows), with offsets that are kernel parameters the form's test can name.
 bool interior_testable(const ir::node& n, const ir::kernel& k);
 
+// An interior-testable 3-D read of a kernel whose 3-D reads share one plane height
+// (ir::kernel::grid_height_param), clamped or wrapped: in the chunked grid form's interior it
+// reads its own neighbour row, clamped or wrapped into the grid once per row, so no row test
+// sends the whole row to the checked body. A border row of a 3-D grid (a face of the box: 6%
+// of a 64^3 grid's rows) then costs what an inner row does. A constant-policy read keeps the
+// row test: outside the grid it reads no row at all.
+bool row_resolved(const ir::node& n, const ir::kernel& k);
+
 struct lowered_kernel {
     ir::kernel kernel;               // k without load_neighbour nodes; stores renumbered
     std::vector<std::uint32_t> node; // node[j]: the node of `kernel` that k's node j became

@@ -44,12 +44,14 @@ std::string param(const ir::kernel& k, std::uint32_t node) { return "p" + std::t
 // The parameters of the operands `axes` of the neighbour reads of `dims` dimensions whose
 // border an interior test can rule out, one list per read with equal lists once, in body order.
 using parameter_list = std::vector<std::string>;
+// With `row_tested`, only the reads whose rows a row test must rule out (not row_resolved).
 std::vector<parameter_list> testable_operands(const ir::kernel& k, const std::vector<bool>& live, unsigned dims,
-                                              std::initializer_list<unsigned> axes) {
+                                              std::initializer_list<unsigned> axes, bool row_tested = false) {
     std::vector<parameter_list> out;
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
         if (!live[i] || !interior_testable(n, k) || dimensions(n) != dims) continue;
+        if (row_tested && row_resolved(n, k)) continue;
         parameter_list p;
         for (unsigned axis : axes) p.push_back(param(k, n.arg[axis]));
         if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
@@ -103,6 +105,23 @@ std::string grid_interior_test(const ir::kernel& k, const dialect& d, std::vecto
     return "(loom_c1 < loom_w) & (loom_r1 < loom_h)" + test;
 }
 
+// Where the kernel's 3-D reads share one plane height (ir::kernel::grid_height_param): the rows
+// per plane and the planes, declared once after loom_h, in the form's coordinate type.
+void declare_planes(source_builder& b, const ir::kernel& k, const std::string& type) {
+    if (k.grid_height_param == ir::no_node) return;
+    const std::string h = "(" + type + ")p" + std::to_string(k.grid_height_param);
+    b.declare_const(type, "loom_plane_rows", h + " < 1 ? 1 : " + h);
+    b.declare_const(type, "loom_planes", "loom_h / loom_plane_rows");
+}
+
+// The element's plane and its row in that plane, from loom_row: once per row (or per item),
+// where each 3-D read would otherwise divide for itself.
+void declare_plane_position(source_builder& b, const ir::kernel& k, const std::string& type) {
+    if (k.grid_height_param == ir::no_node) return;
+    b.declare_const(type, "loom_plane", "loom_row / loom_plane_rows");
+    b.declare_const(type, "loom_y", "loom_row - loom_plane * loom_plane_rows");
+}
+
 // Whether every 64-bit signed integer of the kernel is a neighbour read's offset or extent (or,
 // once lowered, arithmetic on them): then on a grid of fewer than 2^30 elements each fits an
 // int, since stencil.hpp bounds every offset by its extent. A user's own 64-bit values (an
@@ -143,21 +162,26 @@ void grid_map(source_builder& b, const map_kernel& m) {
             throw error("loom: internal error: a narrow grid kernel in a dialect or with values that have no int form");
         b.declare_const("int", "loom_w", "(int)" + width);
         b.declare_const("int", "loom_h", "(int)((unsigned int)n / (unsigned int)loom_w)");
+        declare_planes(b, k, "int");
         b.lines(d.grid_item_narrow);
         b.enter();
+        declare_plane_position(b, k, "int");
         narrow_body(b, m);
         b.close();
         return;
     }
     b.declare_const(sl, "loom_w", width);
     b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
+    declare_planes(b, k, sl);
     b.lines(d.grid_item);
     if (!d.grid_item_exists) { // the item is a loop over the elements
         b.enter();
+        declare_plane_position(b, k, sl);
         m.body(b);
         b.close();
         return;
     }
+    declare_plane_position(b, k, sl);
     std::vector<std::string> bounds;
     const std::string test = grid_interior_test(k, d, bounds);
     if (test.empty()) {
@@ -184,12 +208,14 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
     const std::string u = d.index_type, sl = d.signed_index_type;
     b.declare_const(sl, "loom_w", "p" + std::to_string(k.grid_width_param));
     b.declare_const(sl, "loom_h", "(" + sl + ")n / loom_w");
+    declare_planes(b, k, sl);
     b.declare_const(sl, "loom_items", "(" + sl + ")" + d.global_size);
     b.declare_const(sl, "loom_band", "(loom_h + loom_items - 1) / loom_items");
     b.declare_const(sl, "loom_r0", "(" + sl + ")" + d.global_id + " * loom_band");
     b.declare_const(sl, "loom_r1", "loom_h - loom_r0 < loom_band ? loom_h : loom_r0 + loom_band");
     b.open_for(sl + " loom_row = loom_r0", "loom_row < loom_r1", "++loom_row");
     b.declare_const(sl, "loom_base", "loom_row * loom_w");
+    declare_plane_position(b, k, sl);
     b.line(sl + " loom_lo = 0, loom_hi = loom_w;");
     auto narrow = [&](const std::string& low, const std::string& high) { // columns in [low, high)
         b.line("if (loom_lo < " + low + ") loom_lo = " + low + ";");
@@ -200,12 +226,16 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
         for (const std::string& p : testable_offsets(k, live, dims)) narrow("-" + p, "loom_w - " + p);
     for (const std::string& p : testable_offsets(k, live, 2, ir::offset_j))
         b.line("if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;");
-    // A 3-D read: the row's own row and plane, r % h and r / h, moved by dj and dk, must stay
-    // inside the plane and the planes.
-    for (const parameter_list& p : testable_operands(k, live, 3, {ir::offset_j, ir::offset_k, ir::grid_height})) {
-        const std::string &dj = p[0], &dk = p[1], &h = p[2];
-        const std::string y = "loom_row % " + h + " + " + dj, z = "loom_row / " + h + " + " + dk;
-        b.line("if ((" + y + " < 0) | (" + y + " >= " + h + ") | (" + z + " < 0) | (" + z + " >= loom_h / " + h +
+    // A 3-D read not row_resolved: the row's own row and plane, r % h and r / h (loom_y and
+    // loom_plane where the reads share h), moved by dj and dk, must stay inside the plane and
+    // the planes.
+    const bool planes = k.grid_height_param != ir::no_node;
+    for (const parameter_list& p : testable_operands(k, live, 3, {ir::offset_j, ir::offset_k, ir::grid_height}, true)) {
+        const std::string &dj = p[0], &dk = p[1], h = planes ? "loom_plane_rows" : p[2];
+        const std::string y = (planes ? "loom_y" : "loom_row % " + h) + " + " + dj;
+        const std::string z = (planes ? "loom_plane" : "loom_row / " + h) + " + " + dk;
+        const std::string depth = planes ? "loom_planes" : "loom_h / " + h;
+        b.line("if ((" + y + " < 0) | (" + y + " >= " + h + ") | (" + z + " < 0) | (" + z + " >= " + depth +
                ")) loom_hi = 0;");
     }
     for (const std::string& p : testable_offsets(k, live, 1))

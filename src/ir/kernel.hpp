@@ -74,6 +74,11 @@ struct kernel {
     // with no division. Only for launches where every grid width argument equals w.
     // no_node: the 1-D form.
     std::uint32_t grid_width_param = no_node;
+    // With grid_width_param, where the kernel reads 3-D grids: the scalar parameter holding their
+    // rows per plane, launched only where all its 3-D reads' heights equal it. The form then
+    // computes the element's plane and row once per row (index_value::grid_plane ...), and a
+    // 3-D read clamped or wrapped moves whole rows in the chunked form's interior (no row test).
+    std::uint32_t grid_height_param = no_node;
     // With grid_width_param, where the dialect has a narrow grid item: the grid walked in int
     // coordinates, a kernel for launches on grids of fewer than narrow_grid_limit elements
     // (codegen::grid_narrowable). A kernel of its own beside the 64-bit grid kernel, not a
@@ -99,5 +104,8 @@ bool packs_scalars(const kernel& k);
 // order (repeats included); empty when it has none, or a width that is not a 64-bit
 // scalar parameter.
 std::vector<std::uint32_t> grid_width_params(const kernel& k);
+
+// The same for the rows per plane of the kernel's 3-D neighbour reads.
+std::vector<std::uint32_t> grid_height_params(const kernel& k);
 
 } // namespace loom::ir

@@ -67,6 +67,14 @@ enum class index_value : std::uint32_t {
     // A grid kernel's row width, loom_w (i64): every 2-D and 3-D read's width there, since a grid
     // kernel is launched only where all its reads' widths are one value (ir::kernel::grid_width_param).
     grid_width,
+    // A grid kernel's plane coordinates, where its 3-D reads share one plane height
+    // (ir::kernel::grid_height_param), i64: the element's plane and its row in that plane,
+    // computed once per row (loom_row / rows, and the remainder), the rows per plane, and
+    // the planes. Every 3-D read takes them, where its own would divide per element.
+    grid_plane,
+    grid_plane_row,
+    grid_plane_rows,
+    grid_planes,
 };
 
 // Hash-consing table shared by every builder of node lists: adding a node equal to an

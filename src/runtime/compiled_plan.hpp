@@ -19,13 +19,14 @@ enum class plan_purpose : std::uint8_t { statements, reduction_input, epilogue }
 
 // How one planned group launches: its kernel and, where the device wants it
 // (launch::wants_grid_form), its grid form for a launch on whole rows when every grid width
-// argument is one value, with the parameters that hold those widths. No kernel: the group is
-// not launched as a map (see compiled_plan).
+// argument is one value (and every 3-D read's rows per plane another), with the parameters
+// that hold them. No kernel: the group is not launched as a map (see compiled_plan).
 struct group_launch {
     cache::cached_kernel* kernel = nullptr; // owned by the program cache
     cache::cached_kernel* grid_kernel = nullptr;
     cache::cached_kernel* narrow_grid_kernel = nullptr; // the grid form in int coordinates, or none
     std::vector<std::uint32_t> grid_widths;
+    std::vector<std::uint32_t> grid_heights; // empty: no 3-D read
     // The device buffer of its packed scalars (ir::kernel_param::packed), made at the first launch.
     std::unique_ptr<backend::memory> packed_scalars;
 };

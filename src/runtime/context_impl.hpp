@@ -128,7 +128,7 @@ private:
     void allocate_buffers(const compiled_plan& p);
     void launch(compiled_plan& p);
     const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, std::unique_ptr<backend::memory>& into);
-    std::uint64_t common_grid_width(const std::vector<std::uint32_t>& params) const;
+    std::uint64_t common_extent(const std::vector<std::uint32_t>& params) const;
     // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
     // row), measured first when tuning is on and the kernel has no tuning yet (tuner.cpp).
     backend::geometry map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,

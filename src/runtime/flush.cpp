@@ -57,9 +57,10 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
             }
 }
 
-// The grid width every 2-D read of a kernel uses, from the arguments bound in args_
-// (width parameters are 64-bit); 0 when they differ.
-std::uint64_t context_impl::common_grid_width(const std::vector<std::uint32_t>& params) const {
+// The extent (a grid width, or a 3-D grid's rows per plane) every read of a kernel that
+// `params` name uses, from the arguments bound in args_ (extent parameters are 64-bit); 0 when
+// they differ or there are none.
+std::uint64_t context_impl::common_extent(const std::vector<std::uint32_t>& params) const {
     std::int64_t width = 0;
     for (std::size_t j = 0; j < params.size(); ++j) {
         std::int64_t w = 0;
@@ -104,7 +105,8 @@ void context_impl::launch(compiled_plan& p) {
         if (g.kernel.guarded) args_.push_back({loop_.guard()->memory.get(), nullptr, 0});
         args_.push_back({nullptr, &length, sizeof length});
         cache::cached_kernel* kernel = planned.kernel;
-        const std::uint64_t width = planned.grid_kernel ? common_grid_width(planned.grid_widths) : 0;
+        const bool one_plane_height = planned.grid_heights.empty() || common_extent(planned.grid_heights) != 0;
+        const std::uint64_t width = planned.grid_kernel && one_plane_height ? common_extent(planned.grid_widths) : 0;
         backend::geometry geo;
         if (width && launch::grid_geometry(info(), g.kernel.form, width, length, geo))
             kernel = planned.narrow_grid_kernel && length < ir::narrow_grid_limit ? planned.narrow_grid_kernel

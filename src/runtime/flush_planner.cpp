@@ -138,10 +138,14 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
         sources.push_back({codegen::emit(g.kernel, device_.dialect()), summary});
         destinations.push_back(&out.kernel);
-        if (launch::wants_grid_form(info)) out.grid_widths = ir::grid_width_params(g.kernel);
+        if (launch::wants_grid_form(info)) {
+            out.grid_widths = ir::grid_width_params(g.kernel);
+            out.grid_heights = ir::grid_height_params(g.kernel);
+        }
         if (!out.grid_widths.empty()) {
             ir::kernel grid = g.kernel;
             grid.grid_width_param = out.grid_widths[0];
+            if (!out.grid_heights.empty()) grid.grid_height_param = out.grid_heights[0];
             if (const kernel_observer& observe = current_kernel_observer()) observe(grid);
             sources.push_back({codegen::emit(grid, device_.dialect()), summary + ", on whole rows"});
             destinations.push_back(&out.grid_kernel);

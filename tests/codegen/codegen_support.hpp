@@ -49,8 +49,25 @@ public:
         n.arg[loom::ir::boundary_value] = value;
         return body_.add(n);
     }
+    // The same read on a 3-D grid: dk planes away, planes of h rows (scalar nodes).
+    std::uint32_t neighbour3(std::uint32_t p, loom::boundary_policy policy, std::uint32_t di, std::uint32_t dj,
+                             std::uint32_t dk, std::uint32_t w, std::uint32_t h,
+                             std::uint32_t value = loom::ir::no_node) {
+        loom::ir::node n{opcode::load_neighbour, k_.params[p].type};
+        n.boundary = std::uint8_t(policy);
+        n.slot = p;
+        n.arg[loom::ir::offset_i] = di;
+        n.arg[loom::ir::offset_j] = dj;
+        n.arg[loom::ir::grid_width] = w;
+        n.arg[loom::ir::offset_k] = dk;
+        n.arg[loom::ir::grid_height] = h;
+        n.arg[loom::ir::boundary_value] = value;
+        return body_.add(n);
+    }
     // Launch the kernel on the 2-D range of rows as wide as scalar parameter p.
     void grid_launch(std::uint32_t p) { k_.grid_width_param = p; }
+    // ... with its 3-D reads' planes scalar parameter p rows high.
+    void plane_launch(std::uint32_t p) { k_.grid_height_param = p; }
     // The 1-D form (the launch policy's choice for the device).
     void form(loom::ir::map_form f) { k_.form = f; }
     void store(std::uint32_t p, std::uint32_t value) {

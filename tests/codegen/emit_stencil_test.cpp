@@ -8,6 +8,9 @@
 #include "codegen_support.hpp"
 
 #include "loom/error.hpp"
+#ifdef LOOM_HAVE_CUDA
+#include "backend/cuda/nvrtc_compile.hpp"
+#endif
 
 using namespace loom_codegen_test;
 using loom::codegen::cuda_dialect;
@@ -182,4 +185,65 @@ TEST_CASE("a CUDA grid kernel has a second form in int coordinates, for grids un
     loom::ir::kernel int64 = b.kernel();
     int64.narrow_grid = true;
     CHECK_THROWS_AS(emit(int64, cuda_dialect()), loom::error);
+}
+
+namespace {
+
+void compiles_with_nvrtc(const std::string& source) {
+#ifdef LOOM_HAVE_CUDA
+    CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, 80));
+#else
+    (void)source;
+#endif
+}
+
+// v = u(x + a, y + b, z + c) under `p` + u(x + d, y + e, z + f) clamped, on a grid w wide of
+// planes h rows high, the grid form with the reads' planes shared (ir::kernel::grid_height_param).
+loom::ir::kernel planes_sum(loom::boundary_policy p, loom::ir::map_form form) {
+    kernel_builder b;
+    b.form(form);
+    const auto u = b.buffer(dtype::f32), v = b.buffer(dtype::f32);
+    std::uint32_t offsets[6];
+    for (std::uint32_t& o : offsets) o = b.scalar(b.scalar_param(dtype::i64));
+    const auto w = b.scalar_param(dtype::i64), h = b.scalar_param(dtype::i64), c = b.scalar_param(dtype::f32);
+    const auto value = p == loom::boundary_policy::constant ? b.scalar(c) : loom::ir::no_node;
+    const auto first = b.neighbour3(u, p, offsets[0], offsets[1], offsets[2], b.scalar(w), b.scalar(h), value);
+    const auto second =
+        b.neighbour3(u, loom::boundary_policy::clamp, offsets[3], offsets[4], offsets[5], b.scalar(w), b.scalar(h));
+    b.store(v, b.op(opcode::add, dtype::f32, first, second));
+    b.grid_launch(w);
+    b.plane_launch(h);
+    return b.kernel();
+}
+
+} // namespace
+
+TEST_CASE("3-D reads sharing their planes: the plane and row once per row, no division per read") {
+    for (auto p : {loom::boundary_policy::clamp, loom::boundary_policy::wrap, loom::boundary_policy::constant}) {
+        CAPTURE(int(p));
+        const std::string rows = emit(planes_sum(p, loom::ir::map_form::chunked), opencl_dialect()).text();
+        INFO(rows);
+        CHECK(occurrences(rows, "loom_row / loom_plane_rows") == 1); // in the row's prologue
+        CHECK(contains(rows, "const long loom_planes = loom_h / loom_plane_rows;"));
+        CHECK_FALSE(contains(rows, "loom_row % ")); // no read finds its plane for itself
+        CHECK_FALSE(contains(rows, " / v"));        // nor divides per element
+        // Clamped and wrapped reads take their neighbour rows in the interior: only a
+        // constant-policy read's row is tested, sending the row to the checked body.
+        CHECK(occurrences(rows, ")) loom_hi = 0;") == (p == loom::boundary_policy::constant ? 1 : 0));
+        for (auto form : {loom::ir::map_form::chunked, loom::ir::map_form::grid_stride}) {
+            loom::ir::kernel k = planes_sum(p, form);
+            CHECK(contains(emit(k, opencl_dialect()).text(), "const long loom_y = loom_row - loom_plane * "));
+            const std::string wide = emit(k, cuda_dialect()).text();
+            CHECK(contains(wide, "const long long loom_plane = loom_row / loom_plane_rows;"));
+            CHECK_FALSE(contains(wide, " / v"));
+            compiles_with_nvrtc(wide);
+            if (form != loom::ir::map_form::grid_stride) continue;
+            REQUIRE(loom::codegen::grid_narrowable(k, cuda_dialect()));
+            k.narrow_grid = true;
+            const std::string narrow = emit(k, cuda_dialect()).text();
+            CHECK(contains(narrow, "const int loom_plane_rows = (int)p9 < 1 ? 1 : (int)p9;"));
+            CHECK(contains(narrow, "const int loom_plane = loom_row / loom_plane_rows;"));
+            compiles_with_nvrtc(narrow);
+        }
+    }
 }

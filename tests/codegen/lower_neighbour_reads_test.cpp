@@ -23,6 +23,8 @@ namespace {
 struct position {
     std::uint64_t i = 0, n = 0;
     std::int64_t column = 0, row = 0, height = 0, width = 0; // a grid kernel's launch
+    // A grid kernel's plane coordinates, where its 3-D reads share rows per plane.
+    std::int64_t plane = 0, plane_row = 0, plane_rows = 0, planes = 0;
 };
 
 // One IR value: integers (bool, signed and unsigned) as 64-bit two's complement, floats as double.
@@ -67,6 +69,10 @@ private:
             case loom::ir::index_value::grid_row: r.i = p.row; break;
             case loom::ir::index_value::grid_height: r.i = p.height; break;
             case loom::ir::index_value::grid_width: r.i = p.width; break;
+            case loom::ir::index_value::grid_plane: r.i = p.plane; break;
+            case loom::ir::index_value::grid_plane_row: r.i = p.plane_row; break;
+            case loom::ir::index_value::grid_plane_rows: r.i = p.plane_rows; break;
+            case loom::ir::index_value::grid_planes: r.i = p.planes; break;
             case loom::ir::index_value::zero: r.i = 0; break;
             case loom::ir::index_value::one: r.i = 1; break;
             case loom::ir::index_value::row: // a matrix's positions: never in a lowered neighbour read
@@ -206,6 +212,69 @@ TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the ind
                               expected(u, policy, col + di, row + dj, w, h));
                     }
                 }
+}
+
+TEST_CASE("a lowered 3-D neighbour read gives its policy's element, dividing per read or from the form's planes") {
+    const std::int64_t w = 4, h = 3, d = 2; // columns, rows per plane, planes
+    const std::uint64_t n = std::uint64_t(w * h * d);
+    const std::vector<float> u = numbered(n);
+    auto expected3 = [&](boundary_policy policy, std::int64_t x, std::int64_t y, std::int64_t z) {
+        if (policy == boundary_policy::clamp)
+            return u[std::size_t((clamped(z, d) * h + clamped(y, h)) * w + clamped(x, w))];
+        if (policy == boundary_policy::wrap)
+            return u[std::size_t((wrapped(z, d) * h + wrapped(y, h)) * w + wrapped(x, w))];
+        const bool inside = x >= 0 && x < w && y >= 0 && y < h && z >= 0 && z < d;
+        return inside ? u[std::size_t((z * h + y) * w + x)] : outside;
+    };
+    // Per read: each divides the row by its own height. Planes, checked: the form's plane and row
+    // in it, every element tested. Planes, interior: the chunked form's interior, where a clamped
+    // or wrapped read takes its neighbour row (row_resolved) and the column stays inside the row.
+    enum class coordinates { per_read, planes_checked, planes_interior };
+    for (coordinates from : {coordinates::per_read, coordinates::planes_checked, coordinates::planes_interior})
+        for (boundary_policy policy : policies)
+            for (std::int64_t di : {-5, -1, 0, 1, 4})
+                for (std::int64_t dj : {-4, -1, 0, 2})
+                    for (std::int64_t dk : {-3, -1, 0, 1, 2}) {
+                        const bool interior = from == coordinates::planes_interior;
+                        CAPTURE(int(from));
+                        CAPTURE(int(policy));
+                        CAPTURE(di);
+                        CAPTURE(dj);
+                        CAPTURE(dk);
+                        kernel_builder b; // v = u(x + di, y + dj, z + dk)
+                        const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
+                        const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
+                                   pk = b.scalar_param(dtype::i64), pw = b.scalar_param(dtype::i64),
+                                   ph = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
+                        const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
+                        const auto read = b.neighbour3(in, policy, b.scalar(pi), b.scalar(pj), b.scalar(pk),
+                                                       b.scalar(pw), b.scalar(ph), value_node);
+                        b.store(out, read);
+                        b.grid_launch(pw);
+                        if (from != coordinates::per_read) b.plane_launch(ph);
+                        b.form(loom::ir::map_form::chunked);
+                        const loom::ir::kernel k = b.kernel();
+                        const bool resolved = loom::codegen::row_resolved(k.body[read], k);
+                        CHECK(resolved == (from != coordinates::per_read && policy != boundary_policy::constant));
+                        if (interior && !resolved) continue; // the form tests such a read's row
+                        const loom::codegen::lowered_kernel l = lower_neighbour_reads(
+                            k, {k.stores[0].value}, interior ? neighbour_form::interior : neighbour_form::checked);
+                        CHECK_FALSE(reads_neighbours(l.kernel));
+                        evaluator e(l.kernel, {{}, {}, {di, 0}, {dj, 0}, {dk, 0}, {w, 0}, {h, 0}, {0, outside}},
+                                    {u, {}});
+                        for (std::uint64_t i = 0; i < n; ++i) {
+                            const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
+                            if (interior && (col + di < 0 || col + di >= w)) continue; // the form's edge columns
+                            CAPTURE(i);
+                            position p{i, n, col, row, h * d, w};
+                            p.plane = row / h;
+                            p.plane_row = row % h;
+                            p.plane_rows = h;
+                            p.planes = d;
+                            CHECK(e.at(l.kernel.stores[0].value, p).f ==
+                                  expected3(policy, col + di, row % h + dj, row / h + dk));
+                        }
+                    }
 }
 
 TEST_CASE("an interior read is element i + offset with no policy; a read the form cannot test stays checked") {
