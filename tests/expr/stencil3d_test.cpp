@@ -105,6 +105,32 @@ TEST_CASE("3-D reads at offsets past the grid, beside 2-D and 1-D reads, fused a
     CHECK(wrong == 0);
 }
 
+TEST_CASE("3-D reads of grids with one width and different plane heights, in one statement, equal the host") {
+    // The grid form shares one plane height among its 3-D reads: here the statement runs in
+    // the 1-D form, each read finding its own plane. Again with one height, in the grid form.
+    const long nx = 24, n_rows = 24;
+    const std::size_t n = std::size_t(nx * n_rows);
+    const auto hu = loom_test::random_values<float>(n, -1.0f, 1.0f, 913);
+    loom::vector<float> u(ctx(), hu), out(ctx(), n);
+    for (const auto& [ny_a, ny_b] : {std::array<long, 2>{4, 6}, std::array<long, 2>{6, 6}}) {
+        CAPTURE(ny_a);
+        CAPTURE(ny_b);
+        const auto a = loom::grid(u, std::size_t(nx), std::size_t(ny_a), std::size_t(n_rows / ny_a));
+        const auto b = loom::grid(u, std::size_t(nx), std::size_t(ny_b), std::size_t(n_rows / ny_b));
+        out = loom::at(a, 1, -1, 1) + 2.0f * loom::at(b, -2, 1, -1, loom::boundary::wrap);
+        const auto got = out.to_host();
+        std::size_t wrong = 0;
+        for (long i = 0; i < long(n); ++i) {
+            const long x = i % nx, row = i / nx;
+            const float want =
+                host_grid3(hu, nx, ny_a, n_rows / ny_a, x + 1, row % ny_a - 1, row / ny_a + 1, policy::clamp, 0) +
+                2.0f * host_grid3(hu, nx, ny_b, n_rows / ny_b, x - 2, row % ny_b + 1, row / ny_b - 1, policy::wrap, 0);
+            wrong += got[std::size_t(i)] != want;
+        }
+        CHECK(wrong == 0);
+    }
+}
+
 TEST_CASE("a 3-D read of a vector written in the same flush ends the kernel before it") {
     const std::size_t nx = 16, ny = 4, nz = 4, n = nx * ny * nz;
     const auto hu = loom_test::random_values<float>(n, -1.0f, 1.0f, 912);
