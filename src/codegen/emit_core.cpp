@@ -256,6 +256,11 @@ void write_values(source_builder& b, const ir::kernel& k, const std::vector<std:
     values(b, k, live_nodes(k, roots), index);
 }
 
+void write_marked_values(source_builder& b, const ir::kernel& k, const std::vector<bool>& nodes,
+                         const std::string& index) {
+    values(b, k, nodes, index);
+}
+
 void write_body(source_builder& b, const ir::kernel& k, const std::string& index) {
     write_values(b, k, stored_values(k), index);
     write_stores(b, k, index);

@@ -41,6 +41,9 @@ void write_guard(source_builder& b, const ir::kernel& k);
 // One "T vK = ...;" line per node reachable from `roots`, in body order.
 void write_values(source_builder& b, const ir::kernel& k, const std::vector<std::uint32_t>& roots,
                   const std::string& index = "i");
+// The same for the nodes `nodes` marks, whatever reaches them.
+void write_marked_values(source_builder& b, const ir::kernel& k, const std::vector<bool>& nodes,
+                         const std::string& index = "i");
 // One "p<param>[<index>] = vK;" line per store of the kernel (a store at an index of its own
 // writes there, and not at all past its limit).
 void write_stores(source_builder& b, const ir::kernel& k, const std::string& index = "i");

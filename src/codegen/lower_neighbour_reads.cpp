@@ -263,6 +263,37 @@ bool row_resolved(const ir::node& n, const ir::kernel& k) {
            boundary_policy(n.boundary) != boundary_policy::constant;
 }
 
+namespace {
+
+// Adds k's nodes, each neighbour read lowered for `form`, to `a`'s body: node[j] is what k's
+// node j became.
+void lower_into(index_arithmetic& a, ir::node_list& body, const ir::kernel& k, neighbour_form form,
+                std::vector<std::uint32_t>& node) {
+    for (std::uint32_t j = 0; j < k.body.size(); ++j) {
+        ir::node n = k.body[j];
+        for (std::uint32_t& arg : n.arg)
+            if (arg != no_node) arg = node[arg];
+        if (n.op != opcode::load_neighbour)
+            node[j] = body.add(n);
+        else if (form == neighbour_form::interior && row_resolved(k.body[j], k))
+            node[j] = row_resolved_read(a, n, k);
+        else if (form == neighbour_form::interior && interior_testable(k.body[j], k))
+            node[j] = interior_read(a, n);
+        else
+            node[j] = checked_read(a, n, k);
+    }
+}
+
+std::vector<ir::kernel_store> renumbered_stores(const ir::kernel& k, const std::vector<std::uint32_t>& node) {
+    std::vector<ir::kernel_store> stores = k.stores;
+    for (ir::kernel_store& st : stores)
+        for (std::uint32_t* v : {&st.value, &st.index, &st.limit})
+            if (*v != no_node) *v = node[*v];
+    return stores;
+}
+
+} // namespace
+
 lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots,
                                      neighbour_form form) {
     lowered_kernel out{k, std::vector<std::uint32_t>(k.body.size())};
@@ -270,23 +301,26 @@ lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std:
     if (!reaches_neighbour_read(k, roots)) return out;
     ir::node_list body;
     index_arithmetic a(body);
-    for (std::uint32_t j = 0; j < k.body.size(); ++j) {
-        ir::node n = k.body[j];
-        for (std::uint32_t& arg : n.arg)
-            if (arg != no_node) arg = out.node[arg];
-        if (n.op != opcode::load_neighbour)
-            out.node[j] = body.add(n);
-        else if (form == neighbour_form::interior && row_resolved(k.body[j], k))
-            out.node[j] = row_resolved_read(a, n, k);
-        else if (form == neighbour_form::interior && interior_testable(k.body[j], k))
-            out.node[j] = interior_read(a, n);
-        else
-            out.node[j] = checked_read(a, n, k);
+    lower_into(a, body, k, form, out.node);
+    out.kernel.body = body.nodes();
+    out.kernel.stores = renumbered_stores(k, out.node);
+    return out;
+}
+
+lowered_forms lower_neighbour_reads(const ir::kernel& k, const std::vector<neighbour_form>& forms) {
+    lowered_forms out{k, std::vector<std::vector<ir::kernel_store>>(forms.size(), k.stores)};
+    std::vector<std::uint32_t> roots;
+    ir::append_store_nodes(k, roots);
+    if (!reaches_neighbour_read(k, roots)) return out;
+    ir::node_list body;
+    index_arithmetic a(body);
+    std::vector<std::uint32_t> node(k.body.size());
+    for (std::size_t f = 0; f < forms.size(); ++f) {
+        lower_into(a, body, k, forms[f], node);
+        out.stores[f] = renumbered_stores(k, node);
     }
     out.kernel.body = body.nodes();
-    for (ir::kernel_store& st : out.kernel.stores)
-        for (std::uint32_t* v : {&st.value, &st.index, &st.limit})
-            if (*v != no_node) *v = out.node[*v];
+    out.kernel.stores = out.stores[0];
     return out;
 }
 

@@ -43,4 +43,15 @@ struct lowered_kernel {
 // kernel's text changes only where a read is lowered.
 lowered_kernel lower_neighbour_reads(const ir::kernel& k, const std::vector<std::uint32_t>& roots, neighbour_form form);
 
+// k's stores lowered for each of `forms` into one body, so that what the forms share (the
+// scalars, a grid row's index arithmetic) is one node: stores[f] are the stores of forms[f]
+// (the kernel's own are forms[0]'s). A kernel form that writes one body per part of a row
+// declares what is the same for the whole row once (map_kernel.cpp). Without neighbour
+// reads, k as it is.
+struct lowered_forms {
+    ir::kernel kernel;
+    std::vector<std::vector<ir::kernel_store>> stores;
+};
+lowered_forms lower_neighbour_reads(const ir::kernel& k, const std::vector<neighbour_form>& forms);
+
 } // namespace loom::codegen

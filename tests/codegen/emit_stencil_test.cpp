@@ -122,7 +122,13 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
                           left = between(s, "loom_col = 0;", "}\n"), right = between(s, "loom_col = loom_hi;", "}\n");
         CHECK(occurrences(interior, " = p0[v") == 2); // both reads untested in the interior loop
         CHECK_FALSE(contains(interior, " ? "));
-        for (const std::string& end : {left, right}) CHECK(occurrences(end, " ? ") == 6); // three clamps, as above
+        // The row's own values, the grid read's clamped row among them, come once before the
+        // three loops; each end clamps the grid read's column and the 1-D read.
+        const std::string row = between(s, "if (loom_hi < loom_lo) loom_hi = loom_lo;", "loom_col = 0;");
+        CHECK(occurrences(row, " ? ") == 2);
+        CHECK_FALSE(contains(row, "loom_col"));
+        CHECK_FALSE(contains(row, "p0["));
+        for (const std::string& end : {left, right}) CHECK(occurrences(end, " ? ") == 4);
         CHECK_FALSE(contains(s, "get_local_id"));
     }
 }
