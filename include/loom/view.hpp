@@ -13,8 +13,9 @@
 // Fusion (docs/views.md): a view or gather reads its vector at other indices, like a stencil, so
 // a kernel ends before one that reads a vector the kernel writes (the fusion log names it
 // gather_read). A statement that writes through a view or scatter ends its kernel: nothing after
-// it in the kernel may touch the vector it wrote (view_write). A statement whose value reads the
-// vector it writes through a view computes into a temporary first.
+// it in the kernel may touch the vector it wrote (view_write), but for slice writes of that
+// vector at spans sharing no element, which join it. A statement whose value reads the vector
+// it writes through a view computes into a temporary first.
 #pragma once
 
 #include <cstdint>
@@ -119,7 +120,8 @@ private:
         expr::bind(recorder, e);
         bind_index(recorder);
         recorder.vector_slot(source_.get());
-        recorder.commit_view_assignment(shape, source_.get(), count_);
+        const detail::written_span span{start_, stride_, count_};
+        recorder.commit_view_assignment(shape, source_.get(), count_, &span);
         return *this;
     }
 

@@ -82,13 +82,15 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
         g.kernel.statements.push_back(std::move(note));
         g.last_value = remap[sh.root];
         if (sh.store_index != ir::no_node) {
-            // Stored now, at its index; grouping ends the kernel after it, so nothing later in
-            // the group reads the target in a register.
+            // Stored now, at its index; grouping ends the kernel after it (but for more view
+            // writes of the target at disjoint spans), so nothing later in the group reads the
+            // target in a register.
             const std::uint32_t p = buffer_param(st.target);
             g.kernel.params[p].written = true;
             g.kernel.stores.push_back({p, remap[sh.root], remap[sh.store_index],
                                        sh.store_limit == ir::no_node ? ir::no_node : remap[sh.store_limit]});
-            g.stored.push_back(st.target);
+            if (std::find(g.stored.begin(), g.stored.end(), st.target) == g.stored.end())
+                g.stored.push_back(st.target); // disjoint view writes of one vector: one store listed
             continue;
         }
         value_of[st.target] = remap[sh.root];

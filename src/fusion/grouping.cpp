@@ -1,7 +1,8 @@
 // Groups consecutive statements of equal length, closing a group when fusion is off, a
 // per-kernel limit would be passed, or a stencil read would race with a write: all
 // work-items of a kernel run at once, so a kernel may neither read at another index a
-// vector it writes, nor write a vector it reads at other indices. Limits are counted as
+// vector it writes, nor write a vector it reads at other indices (view writes of one vector
+// at spans that share no element excepted: fusion/disjoint_writes.hpp). Limits are counted as
 // the kernel builder makes parameters (one per buffer class, one per scalar value class,
 // one per other scalar slot) and conservatively for nodes (every shape node as a kernel
 // node), so a group never overflows.
@@ -14,35 +15,51 @@ namespace {
 
 // Per buffer class, within the current group: the statement that last wrote it, and
 // the statement that last read it at other indices (no_buffer when none).
+// Per buffer class, how the group's statements have touched it: not at all, only by view
+// writes at spans that share no element (planned_statement::disjoint_write), or otherwise.
+enum class touch : std::uint8_t { none, disjoint_writes, other };
+
 struct group_access {
     // ... the statement that last read it at all, and the one that last wrote it through a view or scatter.
     std::vector<std::uint32_t> writer, neighbour_reader, reader, scatterer;
+    std::vector<touch> touched;
     bool any_scattered = false;
     void reset() {
         std::fill(writer.begin(), writer.end(), no_buffer);
         std::fill(neighbour_reader.begin(), neighbour_reader.end(), no_buffer);
         std::fill(reader.begin(), reader.end(), no_buffer);
+        std::fill(touched.begin(), touched.end(), touch::none);
         if (any_scattered) std::fill(scatterer.begin(), scatterer.end(), no_buffer);
         any_scattered = false;
     }
 };
 
+// Whether st writes its target at a span sharing no element with the group's other writes of
+// it, and the group has done nothing else with the target: then the conflicts below, which its
+// own write and its target's slot would raise, do not apply to the target.
+bool joins_disjoint_writes(const planned_statement& st, const group_access& acc) {
+    return st.disjoint_write && acc.touched[st.target] == touch::disjoint_writes;
+}
+
 // Why statement s cannot join a group with these accesses, if it cannot.
 boundary stencil_conflict(const planned_statement& st, const group_access& acc, std::uint32_t& buffer,
                           std::uint32_t& statement) {
     const auto& slots = st.shape->slots;
+    // The target's class, which a disjoint write's checks skip (no_buffer: none skipped).
+    const std::uint32_t joined = joins_disjoint_writes(st, acc) ? st.target : no_buffer;
     if (acc.any_scattered) {
         // Written at other indices by this kernel: nothing after may read or write it here.
-        std::uint32_t touched = acc.scatterer[st.target] != no_buffer ? st.target : no_buffer;
+        std::uint32_t touched = acc.scatterer[st.target] != no_buffer && st.target != joined ? st.target : no_buffer;
         for (std::uint32_t cls : st.slot_buffer)
-            if (touched == no_buffer && cls != no_buffer && acc.scatterer[cls] != no_buffer) touched = cls;
+            if (touched == no_buffer && cls != no_buffer && cls != joined && acc.scatterer[cls] != no_buffer)
+                touched = cls;
         if (touched != no_buffer) {
             buffer = touched;
             statement = acc.scatterer[touched];
             return boundary::view_write;
         }
     }
-    if (st.shape->store_index != ir::no_node) {
+    if (st.shape->store_index != ir::no_node && joined == no_buffer) {
         // A write at other indices: no statement of this kernel may have touched the vector.
         const std::uint32_t by = acc.writer[st.target] != no_buffer ? acc.writer[st.target] : acc.reader[st.target];
         if (by != no_buffer) {
@@ -53,13 +70,13 @@ boundary stencil_conflict(const planned_statement& st, const group_access& acc, 
     }
     for (std::size_t k = 0; k < slots.size(); ++k) {
         const std::uint32_t cls = st.slot_buffer[k];
-        if (slots[k].neighbour && acc.writer[cls] != no_buffer) {
+        if (slots[k].neighbour && cls != joined && acc.writer[cls] != no_buffer) {
             buffer = cls;
             statement = acc.writer[cls];
             return slots[k].any_length ? boundary::gather_read : boundary::neighbour_read;
         }
     }
-    if (acc.neighbour_reader[st.target] != no_buffer) {
+    if (acc.neighbour_reader[st.target] != no_buffer && joined == no_buffer) {
         buffer = st.target;
         statement = acc.neighbour_reader[st.target];
         return boundary::neighbour_write;
@@ -153,11 +170,14 @@ bool is_limit(boundary b) {
 
 void record_access(const planned_statement& st, std::uint32_t s, group_access& acc) {
     const auto& slots = st.shape->slots;
+    const bool disjoint = st.disjoint_write && acc.touched[st.target] != touch::other;
     for (std::size_t k = 0; k < slots.size(); ++k)
         if (st.slot_buffer[k] != no_buffer) {
             if (slots[k].neighbour) acc.neighbour_reader[st.slot_buffer[k]] = s;
             acc.reader[st.slot_buffer[k]] = s;
+            if (!(disjoint && st.slot_buffer[k] == st.target)) acc.touched[st.slot_buffer[k]] = touch::other;
         }
+    acc.touched[st.target] = disjoint ? touch::disjoint_writes : touch::other;
     acc.writer[st.target] = s;
     if (st.shape->store_index != ir::no_node) {
         acc.scatterer[st.target] = s;
@@ -176,6 +196,7 @@ std::vector<group_bounds> group_statements(const plan_request& request) {
     acc.neighbour_reader.assign(request.buffer_types.size(), no_buffer);
     acc.scatterer.assign(request.buffer_types.size(), no_buffer);
     acc.reader.assign(request.buffer_types.size(), no_buffer);
+    acc.touched.assign(request.buffer_types.size(), touch::none);
     group_parameters params;
     params.buffer_mark.assign(request.buffer_types.size(), 0);
     params.scalars_free = request.pack_scalars;

@@ -25,6 +25,9 @@ struct planned_statement {
     std::vector<std::uint32_t> slot_scalar;
     std::uint32_t target = no_buffer; // buffer class written
     std::uint32_t length_class = 0;   // statements of equal length share a class
+    // A view write at a span disjoint from the earlier view writes of its target that a kernel
+    // may hold with it (fusion/disjoint_writes.hpp): it may join them in one kernel.
+    bool disjoint_write = false;
 };
 
 struct plan_limits {

@@ -21,6 +21,8 @@ struct pending_statement {
     detail::buffer_ptr target;
     std::uint32_t first_slot;
     std::uint64_t length;
+    // A view write at a strided span of its target (span.count > 0), or none.
+    detail::written_span span{};
 };
 
 struct statement_queue {

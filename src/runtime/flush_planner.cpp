@@ -6,6 +6,7 @@
 #include <string>
 
 #include "codegen/emit.hpp"
+#include "fusion/disjoint_writes.hpp"
 #include "launch/policy.hpp"
 #include "runtime/kernel_observer.hpp"
 
@@ -50,6 +51,7 @@ std::uint32_t flush_planner::scalar_class(const slot_info& slot, const scalar_bi
 void flush_planner::assign_classes(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded) {
     const std::uint64_t mark = next_flush_mark();
     key_.clear();
+    disjoint_writes_.clear();
     class_buffers_.clear();
     lengths_.clear();
     scalar_values_.clear();
@@ -62,6 +64,11 @@ void flush_planner::assign_classes(const fusion::statement_queue& queue, plan_pu
         key_.push_back(st.shape->id);
         key_.push_back(length_class);
         key_.push_back(class_of(*st.target, mark, class_buffers_));
+        if (st.shape->store_index != ir::no_node) { // a view write: may it share a kernel with earlier ones?
+            const std::size_t s = std::size_t(&st - queue.statements.data());
+            if (fusion::disjoint_span_write(queue, s)) disjoint_writes_.push_back(std::uint32_t(s));
+            key_.push_back(!disjoint_writes_.empty() && disjoint_writes_.back() == s ? 1u : 0u);
+        }
         const std::size_t slot_count = st.shape->slots.size();
         for (std::size_t s = 0; s < slot_count; ++s) {
             const fusion::bound_slot& slot = queue.slots[st.first_slot + s];
@@ -106,6 +113,7 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
         }
         request.statements.push_back(std::move(ps));
     }
+    for (std::uint32_t s : disjoint_writes_) request.statements[s].disjoint_write = true;
     auto compiled = std::make_unique<compiled_plan>();
     compiled->purpose = purpose;
     for (fusion::kernel_group& g : fusion::plan_kernels(request).groups)

@@ -62,7 +62,8 @@ private:
     std::size_t live_words_ = 0; // where key_'s per-class liveness words begin
     std::vector<buffer*> class_buffers_;
     std::vector<std::uint64_t> lengths_;
-    std::vector<std::uint32_t> slot_scalar_;                   // per queued slot: its scalar value class
+    std::vector<std::uint32_t> disjoint_writes_; // the statements fusion::disjoint_span_write allows to join
+    std::vector<std::uint32_t> slot_scalar_;     // per queued slot: its scalar value class
     std::vector<std::pair<dtype, scalar_bits>> scalar_values_; // per scalar value class: its value
 };
 

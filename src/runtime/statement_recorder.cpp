@@ -164,11 +164,12 @@ void statement_recorder::check_operands(const shape* s, std::uint64_t length) co
                     " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");
 }
 
-void statement_recorder::commit_view_assignment(const shape* written, const buffer_ptr& target, std::uint64_t length) {
+void statement_recorder::commit_view_assignment(const shape* written, const buffer_ptr& target, std::uint64_t length,
+                                                const written_span* span) {
     const shape* s = ctx_.statement_form(written);
     check_operands(s, length);
     fusion::statement_queue& q = ctx_.queue();
-    q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
+    q.statements.push_back({s, target, std::uint32_t(first_slot_), length, span ? *span : written_span{}});
     committed_ = true;
     ctx_.after_record();
 }

@@ -217,3 +217,64 @@ TEST_CASE("fusion around views: a gather of a vector the kernel writes ends it (
     const std::vector<float> gw = w.to_host();
     for (std::size_t i = 0; i < n / 2; ++i) CHECK(gw[i] == float(i) + 1);
 }
+
+TEST_CASE("view writes of one vector at spans that share no element fuse into one kernel; overlapping ones do not") {
+    const std::size_t n = 1003; // odd: the halves and the stride-3 classes have unequal counts
+    const std::vector<float> hx = iota_floats(n, 1);
+    struct step {
+        std::int64_t start, stride;
+        std::size_t count;
+        float scale;
+    };
+    // Each program: the writes in order, and the kernels a fused context runs for them.
+    struct program {
+        const char* what;
+        std::vector<step> writes;
+        std::size_t kernels;
+    };
+    const std::size_t third = n / 3; // 334: classes 0, 1, 2 modulo 3 hold 335, 334, 334 elements
+    const std::vector<program> programs = {
+        {"two halves", {{0, 1, n / 2, 2.0f}, {std::int64_t(n / 2), 1, n / 2, 3.0f}}, 1},
+        {"stride-3 classes, one read backwards",
+         {{0, 3, third, 2.0f}, {1, 3, third, 3.0f}, {std::int64_t(3 * third - 1), -3, third, 4.0f}},
+         1},
+        {"even elements then a block of odd ones (strides 2 and 4)", {{0, 2, 100, 2.0f}, {5, 4, 100, 3.0f}}, 1},
+        {"overlapping halves", {{0, 1, 600, 2.0f}, {400, 1, 600, 3.0f}}, 2},
+        {"a stride-2 span and a stride-3 span that meet at 6", {{0, 2, 100, 2.0f}, {3, 3, 100, 3.0f}}, 2},
+        {"one element twice", {{7, 1, 1, 2.0f}, {7, 5, 1, 3.0f}}, 2},
+    };
+    for (const program& p : programs) {
+        CAPTURE(p.what);
+        std::vector<float> expect(n, -1.0f);
+        for (const step& s : p.writes)
+            for (std::size_t k = 0; k < s.count; ++k) {
+                const std::int64_t at = s.start + std::int64_t(k) * s.stride;
+                expect[std::size_t(at)] = hx[k] * s.scale; // the later write wins where spans meet
+            }
+        for (int fuse : {1, 0}) {
+            CAPTURE(fuse);
+            loom::context c(loom::context_options{"opencl", "", fuse});
+            loom::vector<float> x(c, hx), y(c, n, -1.0f);
+            c.finish();
+            for (const step& s : p.writes) y.slice(s.start, s.count, s.stride) = x.slice(0, s.count) * s.scale;
+            c.finish();
+            const std::size_t lengths = p.writes.front().count == p.writes.back().count ? 1 : 2;
+            CHECK(loom::last_flush(c).kernels.size() == (fuse ? std::max(p.kernels, lengths) : p.writes.size()));
+            CHECK(y.to_host() == expect);
+        }
+    }
+
+    // A read of the vector between two disjoint writes ends the kernel before it, and the
+    // second write waits for the read: three kernels.
+    loom::context c;
+    loom::vector<float> x(c, hx), y(c, n, 0.0f), z(c, n / 2);
+    c.finish();
+    y.slice(0, n / 2) = x.slice(0, n / 2);
+    z = y.slice(1, n / 2); // reads y at other indices after the write
+    y.slice(n / 2, n / 2) = x.slice(0, n / 2);
+    c.finish();
+    CHECK(loom::last_flush(c).kernels.size() == 3);
+    const std::vector<float> hz = z.to_host();
+    for (std::size_t i = 0; i + 1 < n / 2; ++i) CHECK(hz[i] == hx[i + 1]);
+    CHECK(hz[n / 2 - 1] == 0.0f); // y[n / 2] was still 0 when z read it
+}

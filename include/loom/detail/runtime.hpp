@@ -46,6 +46,13 @@ std::recursive_mutex& context_mutex(context_impl& ctx);
 
 // Records one statement: slots in the order the shape numbered them, then commit().
 // Destroying an uncommitted recorder (an exception was thrown) records nothing.
+// The elements a view write stores to: start, start + stride, ..., count of them. The fusion
+// pass puts writes of one vector at disjoint spans in one kernel.
+struct written_span {
+    std::int64_t start = 0, stride = 0;
+    std::uint64_t count = 0;
+};
+
 class statement_recorder {
 public:
     explicit statement_recorder(context_impl& ctx);
@@ -66,8 +73,10 @@ public:
     std::uint64_t view_length() const;
     // `target` written through a view or scatter of `length` elements (the shape stores at its
     // store_index; the target's own slot was bound last). The caller has made sure no other
-    // operand reads the target.
-    void commit_view_assignment(const shape* s, const buffer_ptr& target, std::uint64_t length);
+    // operand reads the target. `span`: the elements the view writes, where it is a strided
+    // span of the vector (none for a scatter or a matrix block).
+    void commit_view_assignment(const shape* s, const buffer_ptr& target, std::uint64_t length,
+                                const written_span* span = nullptr);
 
 private:
     // Checks lengths, contexts and fp64 of the slots recorded for a statement of `length` elements.
