@@ -70,6 +70,15 @@ public:
                                std::to_string(flat_) + " elements and " + what + " of " + std::to_string(n));
         }
     }
+    // A vector of n elements laid along axis `axis` (loom::along): that extent must be n.
+    void along(unsigned axis, std::uint64_t n) {
+        if (along_known_[axis] && along_[axis] != n)
+            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": loom::along<" +
+                               std::to_string(axis) + "> of vectors of " + std::to_string(along_[axis]) + " and " +
+                               std::to_string(n) + " elements");
+        along_[axis] = n;
+        along_known_[axis] = true;
+    }
     [[noreturn]] void two_dimensional() const {
         throw error(std::string("loom: ") + statement_ +
                     " is 3-D, and its expression holds a 2-D operand (a loom::matrix, loom::as_row, "
@@ -81,6 +90,12 @@ public:
         if (!known_)
             throw error(std::string("loom: ") + statement_ +
                         " needs the extents of its expression, and it names none: add a loom::array3");
+        for (unsigned axis = 0; axis < 3; ++axis)
+            if (along_known_[axis] && extents_[axis] != along_[axis])
+                throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": loom::along<" +
+                                   std::to_string(axis) + "> of a vector of " + std::to_string(along_[axis]) +
+                                   " elements in an expression over a " + describe(extents_) + " array (axis " +
+                                   std::to_string(axis) + " has " + std::to_string(extents_[axis]) + ")");
         const std::uint64_t n = extents_[0] * extents_[1] * extents_[2];
         if (flat_what_ && flat_ != n)
             throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + flat_what_ + " of " +
@@ -99,6 +114,8 @@ private:
     bool known_ = false, first_is_target_ = false;
     std::uint64_t flat_ = 0;
     const char* flat_what_ = nullptr;
+    shape3 along_{}; // per axis, the length of the vectors laid along it (checked in finish())
+    std::array<bool, 3> along_known_{};
 };
 
 // A terminal kind with 3-D extents offers `void extents3(extent_check3&) const`; one whose

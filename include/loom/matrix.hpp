@@ -225,8 +225,10 @@ template <class E> struct expression_is_3d<E, proto::tag::terminal>
 template <class E> struct is_3d<E, std::enable_if_t<proto::is_expr<E>::value>> : expression_is_3d<E> {};
 template <class E> inline constexpr bool is_3d_v = is_3d<std::decay_t<E>>::value;
 
-// A vector read at the element's column (Axis 1: loom::as_row) or row (Axis 0: loom::as_column).
-// A read at another index than the element's own: the fusion pass treats it as a gather.
+// A vector read at the element's position along Axis: its column (Axis 1: loom::as_row), its
+// row (Axis 0: loom::as_column), or in a 3-D expression its position along axis 0, 1 or 2
+// (loom::along). A read at another index than the element's own: the fusion pass treats it as
+// a gather.
 template <class T, unsigned Axis> struct broadcast_read {
     vector_ref<T> source;
 
@@ -240,11 +242,17 @@ template <class T, unsigned Axis> struct broadcast_read {
     void extents(extent_check& c) const {
         if constexpr (Axis == 1)
             c.row_broadcast(source.size);
-        else
+        else if constexpr (Axis == 0)
             c.column_broadcast(source.size);
+        else
+            throw error("loom: loom::along<2>(x) lays x along the third axis of a 3-D expression, and this "
+                        "expression is 2-D; add a loom::array3 or use loom::along<0> or loom::along<1>");
     }
+    // In a 3-D expression (loom/array3.hpp's extent_check3): x gives extent Axis.
+    template <class Check3> void extents3(Check3& c) const { c.along(Axis, source.size); }
 };
 template <class T, unsigned Axis> struct terminal_value_type<broadcast_read<T, Axis>> { using type = T; };
+template <class T> struct terminal_is_3d<broadcast_read<T, 2>> : std::true_type {};
 
 // The shape of `matrix<T> = e`, built once per type pair, and whether the statement binds
 // the column count last (it has positions).
@@ -294,6 +302,16 @@ template <class T> auto as_row(const vector<T>& x) {
 template <class T> auto as_column(const vector<T>& x) {
     return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
         expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
+}
+
+// x laid along axis D of a multi-dimensional expression, repeated along the others: element
+// (i0, i1) or (i0, i1, i2) is x[iD], and x gives the expression x.size() along D. In 2-D,
+// along<0>(x) is loom::as_column(x) and along<1>(x) is loom::as_row(x); along<2>(x) makes the
+// expression 3-D (loom/array3.hpp).
+template <int D, class T> auto along(const vector<T>& x) {
+    static_assert(D >= 0 && D <= 2, "loom::along<D>(x): D is the axis x lies along, 0, 1 or 2");
+    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+        expr::broadcast_read<T, unsigned(D)>{expr::vector_ref<T>::of(x)});
 }
 
 namespace expr {

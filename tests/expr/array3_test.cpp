@@ -2,6 +2,7 @@
 // stencil through loom::grid(a), against host references at odd shapes, fused and unfused;
 // reshape and flatten share memory; host transfers and element access; every shape error names
 // the extents. NVRTC compiles every kernel the suite makes (nvrtc_all_kernels.cpp).
+#include "error_support.hpp"
 #include "matrix_support.hpp"
 
 #include <algorithm>
@@ -227,4 +228,56 @@ TEST_CASE("a 3-D reduction repeats without compiling, composes with matrix state
     loom::array3<float> B(c, 4, 5, 7);
     CHECK_THROWS_WITH_AS(loom::sum(std::make_tuple(A, B), loom::axis<2>), doctest::Contains("4 x 5 x 7"),
                          loom::length_error);
+}
+
+TEST_CASE("vectors laid along each axis of a 3-D expression (loom::along) match the host, in statements and "
+          "reductions; along<0> and along<1> of 2-D expressions are as_column and as_row") {
+    for (const shape3& d : shapes3()) {
+        CAPTURE(describe3(d));
+        const std::size_t n = d[0] * d[1] * d[2];
+        const std::vector<std::int64_t> ha = random_values<std::int64_t>(n, -50, 50, 1700 + n),
+                                        h0 = random_values<std::int64_t>(d[0], -9, 9, 1710 + n),
+                                        h1 = random_values<std::int64_t>(d[1], -9, 9, 1720 + n),
+                                        h2 = random_values<std::int64_t>(d[2], -9, 9, 1730 + n);
+        std::vector<std::int64_t> sums[2], batched[2];
+        for (int fuse : {1, 0}) {
+            CAPTURE(fuse);
+            loom::context& c = context_with(fuse);
+            loom::array3<std::int64_t> A(c, d[0], d[1], d[2], ha), B(c, d[0], d[1], d[2]);
+            loom::vector<std::int64_t> x0(c, h0), x1(c, h1), x2(c, h2);
+            B = A * loom::along<0>(x0) + loom::along<1>(x1) - loom::along<2>(x2) * loom::along<2>(x2);
+            sums[fuse] = B.to_host();
+            // A batched matrix-vector product: each (i, :, :) slab times x2.
+            const loom::matrix<std::int64_t> y = loom::sum(A * loom::along<2>(x2), loom::axis<2>);
+            batched[fuse] = y.to_host();
+        }
+        CHECK(sums[0] == sums[1]);
+        CHECK(batched[0] == batched[1]);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < d[0]; ++i)
+            for (std::size_t j = 0; j < d[1]; ++j) {
+                std::int64_t dot = 0;
+                for (std::size_t k = 0; k < d[2]; ++k) {
+                    const std::int64_t a = ha[(i * d[1] + j) * d[2] + k];
+                    wrong += sums[1][(i * d[1] + j) * d[2] + k] != a * h0[i] + h1[j] - h2[k] * h2[k];
+                    dot += a * h2[k];
+                }
+                wrong += batched[1][i * d[1] + j] != dot;
+            }
+        CHECK(wrong == 0);
+    }
+
+    loom::context& c = context_with(1);
+    loom::array3<float> A(c, 2, 3, 4);
+    loom::vector<float> three(c, 3, 1.0f), four(c, 4, 2.0f), two(c, 2, 3.0f);
+    CHECK(loom_test_errors::error_of([&] { A = loom::along<2>(three); }) ==
+          "loom: shape mismatch in a loom::array3 assignment: loom::along<2> of a vector of 3 elements in an "
+          "expression over a 2 x 3 x 4 array (axis 2 has 4)");
+    CHECK_THROWS_AS(A = loom::along<1>(three) + loom::along<1>(four), loom::length_error);
+    loom::matrix<float> M(c, 2, 3);
+    CHECK_THROWS_WITH_AS(M = loom::along<2>(four), doctest::Contains("this expression is 2-D"), loom::error);
+    M = loom::along<0>(two) * loom::along<1>(three);
+    const loom::matrix<float> same = loom::as_column(two) * loom::as_row(three);
+    CHECK(M.to_host() == same.to_host());
+    CHECK(M.to_host() == std::vector<float>(6, 3.0f));
 }
