@@ -7,9 +7,6 @@
 #include "ir/shape.hpp"
 #include "loom/detail/shape_builder.hpp"
 #include "loom/error.hpp"
-#ifdef LOOM_HAVE_CUDA
-#include "backend/cuda/nvrtc_compile.hpp"
-#endif
 
 using namespace loom_codegen_test;
 
@@ -58,14 +55,6 @@ matvec_input matvec() {
     in.root = op(opcode::add, dtype::f32, op(opcode::mul, dtype::f32, a, xv), yv);
     in.kernel.body = body.nodes();
     return in;
-}
-
-void compiles_with_nvrtc(const std::string& source) {
-#ifdef LOOM_HAVE_CUDA
-    CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, 80));
-#else
-    (void)source;
-#endif
 }
 
 } // namespace

@@ -8,9 +8,6 @@
 #include "codegen_support.hpp"
 
 #include "loom/error.hpp"
-#ifdef LOOM_HAVE_CUDA
-#include "backend/cuda/nvrtc_compile.hpp"
-#endif
 
 using namespace loom_codegen_test;
 using loom::codegen::cuda_dialect;
@@ -194,14 +191,6 @@ TEST_CASE("a CUDA grid kernel has a second form in int coordinates, for grids un
 }
 
 namespace {
-
-void compiles_with_nvrtc(const std::string& source) {
-#ifdef LOOM_HAVE_CUDA
-    CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, 80));
-#else
-    (void)source;
-#endif
-}
 
 // v = u(x + a, y + b, z + c) under `p` + u(x + d, y + e, z + f) clamped, on a grid w wide of
 // planes h rows high, the grid form with the reads' planes shared (ir::kernel::grid_height_param).

@@ -7,9 +7,6 @@
 #include "codegen/scan_pass.hpp"
 #include "ir/shape.hpp"
 #include "loom/detail/shape_builder.hpp"
-#ifdef LOOM_HAVE_CUDA
-#include "backend/cuda/nvrtc_compile.hpp"
-#endif
 
 using namespace loom_codegen_test;
 
@@ -37,14 +34,6 @@ stencil_input wrapped_difference() {
     const auto left = b.neighbour(x, loom::boundary_policy::wrap, b.scalar(d));
     const auto root = b.op(opcode::add, dtype::f32, b.op(opcode::mul, dtype::f32, left, b.scalar(s)), b.load(x));
     return {b.kernel(), root};
-}
-
-void compiles_with_nvrtc(const std::string& source) {
-#ifdef LOOM_HAVE_CUDA
-    CHECK_NOTHROW(loom::backend::cuda::nvrtc_compile(source, 80));
-#else
-    (void)source;
-#endif
 }
 
 } // namespace
