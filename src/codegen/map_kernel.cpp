@@ -282,8 +282,8 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
     std::vector<bool> row_values(forms.kernel.body.size(), false);
     for (const std::vector<ir::kernel_store>& stores : forms.stores) {
         forms.kernel.stores = stores;
-        const std::vector<bool> live = live_nodes(forms.kernel);
-        for (std::size_t j = 0; j < live.size(); ++j) row_values[j] = row_values[j] || (live[j] && same[j]);
+        const std::vector<bool> reached = live_nodes(forms.kernel);
+        for (std::size_t j = 0; j < reached.size(); ++j) row_values[j] = row_values[j] || (reached[j] && same[j]);
     }
     write_marked_values(b, forms.kernel, row_values);
     auto columns = [&](const std::string& from, const std::string& to, bool interior) {

@@ -13,16 +13,16 @@
 namespace loom::fusion {
 namespace {
 
-// Per buffer class, within the current group: the statement that last wrote it, and
-// the statement that last read it at other indices (no_buffer when none).
-// Per buffer class, how the group's statements have touched it: not at all, only by view
-// writes at spans that share no element (planned_statement::disjoint_write), or otherwise.
+// How a group's statements have touched a buffer class: not at all, only by view writes at
+// spans that share no element (planned_statement::disjoint_write), or otherwise.
 enum class touch : std::uint8_t { none, disjoint_writes, other };
 
+// Per buffer class, within the current group: the statement that last wrote it, and
+// the statement that last read it at other indices (no_buffer when none).
 struct group_access {
     // ... the statement that last read it at all, and the one that last wrote it through a view or scatter.
     std::vector<std::uint32_t> writer, neighbour_reader, reader, scatterer;
-    std::vector<touch> touched;
+    std::vector<touch> touched; // ... and how the group has touched it
     bool any_scattered = false;
     void reset() {
         std::fill(writer.begin(), writer.end(), no_buffer);
