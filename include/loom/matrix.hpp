@@ -677,9 +677,10 @@ namespace expr {
 // The result of a reduction along an axis: a 1-D operand over the device memory the reduction
 // wrote, which it owns (copies share it, counted as a vector's, so that a statement that writes
 // it, the fill of a reduction over an empty axis, keeps its store). `y = loom::sum(A,
-// loom::axis<1>)` is then an ordinary statement (a copy into y's own memory, fused with what
-// follows and guarded inside loom::loop_while), and the result goes into larger expressions as
-// any vector does.
+// loom::axis<1>)` gives y that memory where nothing else can see the exchange
+// (loom::vector's operator= of a temporary, detail::adopt_memory), and is otherwise an
+// ordinary statement (a copy into y's own memory, fused with what follows and guarded inside
+// loom::loop_while); the result goes into larger expressions as any vector does.
 template <class R> using axis_result = vector_ref<R>;
 
 } // namespace expr

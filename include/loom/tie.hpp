@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "loom/expr/operands.hpp"
@@ -29,6 +30,14 @@ public:
     template <class... E> vector_tie& operator=(const std::tuple<E...>& values) {
         static_assert(sizeof...(E) == sizeof...(T), "loom::tie: as many values as targets");
         assign(values, std::index_sequence_for<T...>{});
+        return *this;
+    }
+    // The same for a temporary tuple (`loom::tie(ax, ay) = loom::sum(std::make_tuple(...),
+    // axis)`): a value that is a temporary result alone holding its memory gives that memory to
+    // its target in place of a copy (loom::vector's operator= of such a value).
+    template <class... E> vector_tie& operator=(std::tuple<E...>&& values) {
+        static_assert(sizeof...(E) == sizeof...(T), "loom::tie: as many values as targets");
+        assign(std::move(values), std::index_sequence_for<T...>{});
         return *this;
     }
 
@@ -47,7 +56,7 @@ private:
             return false; // a host scalar
     }
 
-    template <class Values, std::size_t... K> void assign(const Values& values, std::index_sequence<K...> order) {
+    template <class Values, std::size_t... K> void assign(Values&& values, std::index_sequence<K...> order) {
         // Every target needs a context; the first one's lock keeps the outputs together.
         ((std::get<K>(targets_).buffer() ? void()
                                          : throw error("loom::tie: target " + std::to_string(K) +
@@ -62,8 +71,20 @@ private:
         ((reads_earlier_target<K>(values, order) ? void(std::get<K>(held).emplace(make_held<K>(values))) : void()),
          ...);
         ((std::get<K>(held) ? void(std::get<K>(targets_) = *std::get<K>(held))
-                            : void(std::get<K>(targets_) = std::get<K>(values))),
+                            : void(std::get<K>(targets_) = value_for_target<K>(std::forward<Values>(values)))),
          ...);
+    }
+
+    // Value K as target K's assignment takes it: a temporary result (an rvalue tuple's
+    // vector_ref terminal) as an rvalue, which may give the target its memory; anything else
+    // (a vector, an expression) as a const lvalue, copied as always.
+    template <std::size_t K, class Values> static decltype(auto) value_for_target(Values&& values) {
+        using value_type = std::tuple_element_t<K, std::decay_t<Values>>;
+        using target_value = std::tuple_element_t<K, std::tuple<T...>>;
+        if constexpr (!std::is_lvalue_reference_v<Values> && expr::is_vector_temporary<value_type, target_value>::value)
+            return std::move(std::get<K>(values));
+        else
+            return std::as_const(std::get<K>(values));
     }
 
     // A temporary of target K's type, context and length, holding value K.

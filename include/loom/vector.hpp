@@ -22,6 +22,21 @@
 
 namespace loom {
 
+namespace expr {
+
+// Whether E (as deduced from a forwarding reference) is an rvalue expression that is just a
+// vector_ref<T> terminal, as `loom::sum(e, loom::axis<1>)` returns: loom::vector takes such a
+// value's memory when it alone holds it.
+template <class E, class = void> struct is_terminal_expression : std::false_type {};
+template <class E> struct is_terminal_expression<E, std::enable_if_t<proto::is_expr<E>::value>>
+    : std::is_same<typename proto::tag_of<E>::type, proto::tag::terminal> {};
+template <class E, class T, bool = !std::is_lvalue_reference_v<E> && is_terminal_expression<std::decay_t<E>>::value>
+struct is_vector_temporary : std::false_type {};
+template <class E, class T> struct is_vector_temporary<E, T, true>
+    : std::is_same<std::decay_t<typename proto::result_of::value<const std::decay_t<E>&>::type>, vector_ref<T>> {};
+
+} // namespace expr
+
 namespace detail {
 
 // A position in a loom::vector (V, or const V for reading only). Random access; dereferencing
@@ -200,6 +215,14 @@ public:
 
     // y = expression; y = other_vector_of_another_type; y = host_scalar;
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> vector& operator=(const E& e) {
+        return assign(e);
+    }
+    // y = a temporary result that alone holds its memory (`y = loom::sum(A * loom::as_row(x),
+    // loom::axis<1>);`): y takes that memory in place of a copy kernel where the context allows
+    // it (detail::adopt_memory: nothing pending, no loop), else the copy is recorded as above.
+    template <class E, std::enable_if_t<expr::is_vector_temporary<E, T>::value, int> = 0> vector& operator=(E&& e) {
+        const expr::counted_buffer& result = expr::proto::value(e).memory;
+        if (buf_ && result.sole_holder() && detail::adopt_memory(buf_, result.get())) return *this;
         return assign(e);
     }
     template <class U> vector& operator=(const vector<U>& other) { return assign(other); }

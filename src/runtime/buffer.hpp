@@ -25,6 +25,9 @@ struct buffer {
     std::uint32_t flush_class = 0;
     // The pending window (flush_limits.cpp) that last counted this buffer.
     std::uint64_t pending_mark = 0;
+    // The caller holds a handle of its memory (loom::native_handle) or owns it (a wrapped
+    // buffer): the memory never changes hands (adopt_memory).
+    std::atomic<bool> pinned{false};
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };

@@ -47,6 +47,7 @@ void remember(const detail::buffer_ptr& b, std::uint64_t handle) {
     for (auto it = r.buffers.begin(); it != r.buffers.end();)
         it = it->second.expired() ? r.buffers.erase(it) : std::next(it);
     r.buffers[{b->ctx, handle}] = b;
+    b->pinned = true;
 }
 
 detail::buffer_ptr known(const detail::context_impl* ctx, std::uint64_t handle, std::uint64_t length, dtype type) {

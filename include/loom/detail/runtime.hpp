@@ -44,6 +44,15 @@ void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
 // queued whole, one after another.
 std::recursive_mutex& context_mutex(context_impl& ctx);
 
+// `target = source` without a kernel: target's buffer takes source's device memory, and source's
+// buffer target's old memory (freed with it; a device frees memory only after the work using
+// it). The caller holds the only reference to source (a temporary result being assigned),
+// so nothing can see the exchange but through target. Done only where it changes nothing else:
+// the same context, type and length; nothing pending or held in the context (no statement or
+// looped kernel names either buffer yet); neither buffer pinned by interop. False, with nothing
+// changed, otherwise: the caller then records the copy.
+bool adopt_memory(const buffer_ptr& target, const buffer_ptr& source);
+
 // Records one statement: slots in the order the shape numbered them, then commit().
 // Destroying an uncommitted recorder (an exception was thrown) records nothing.
 // The elements a view write stores to: start, start + stride, ..., count of them. The fusion

@@ -51,6 +51,10 @@ public:
         static const detail::buffer_ptr none;
         return claim_ ? claim_->get() : none;
     }
+    // Whether this is the only holder of the buffer: no vector, expression or pending statement
+    // names it (a reduction's result in the temporary that returned it). Stable when true: a
+    // new holder could only be copied from this one.
+    bool sole_holder() const { return claim_ && claim_.use_count() == 1 && claim_->get().use_count() == 1; }
 
 private:
     shared_claim claim_;
