@@ -383,12 +383,15 @@ void run_handwritten(benchmark::State& state) {
     set_counters(state, n);
 }
 
-// Loom and the tuned kernel, run by run (bench::time_interleaved).
-void run_interleaved(benchmark::State& state) {
+// Loom and the tuned kernel, run by run (bench::time_interleaved). `contract`: Loom with
+// contraction on (loom_contract), rounding as the handwritten kernels do (OpenCL's default
+// FP_CONTRACT, on: their multiply-adds are fused), which is the like-for-like comparison;
+// without it Loom rounds every product (fused equal to unfused), which the device cannot fuse.
+void run_interleaved(benchmark::State& state, bool contract) {
     const bench::own_instances fresh; // both made anew for the pair
     const std::size_t n = std::size_t(state.range(0));
     opencl_instance& hand = handwritten_prepared(n);
-    if (!bench::time_interleaved_instances(state, loom_prepared(false, n), hand)) return;
+    if (!bench::time_interleaved_instances(state, loom_prepared(contract, n), hand)) return;
     state.SetLabel("-> " + hand.tuned.best().name);
     set_counters(state, n);
 }
@@ -404,7 +407,9 @@ void register_all() {
     bench::add(
         "nbody/handwritten", [](benchmark::State& s) { run_handwritten(s); }, n);
     bench::add(
-        "nbody/interleaved", [](benchmark::State& s) { run_interleaved(s); }, n, 0.01);
+        "nbody/interleaved", [](benchmark::State& s) { run_interleaved(s, false); }, n, 0.01);
+    bench::add(
+        "nbody/interleaved_contract", [](benchmark::State& s) { run_interleaved(s, true); }, n, 0.01);
 }
 
 } // namespace

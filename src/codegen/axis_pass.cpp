@@ -51,8 +51,16 @@ void fold_element(source_builder& b, const axis_text& t, const std::string& base
                   const std::function<std::string(std::size_t)>& into) {
     b.declare_const(b.dialect().index_type, "i", base + " + loom_c");
     write_values(b, t.input, t.folded, "i");
-    for (std::size_t k = 0; k < t.count(); ++k)
+    for (std::size_t k = 0; k < t.count(); ++k) {
+        const ir::node& value = t.input.body[t.folded[k]];
+        const combine_op& op = *t.pass.accumulators[k].op;
+        if (t.pass.contract_folds && value.op == opcode::mul && value.type == op.type && is_float_sum(op)) {
+            b.line(into(k) + " = fma(" + value_name(value.arg[0]) + ", " + value_name(value.arg[1]) + ", " + into(k) +
+                   ");");
+            continue;
+        }
         b.line(into(k) + " = " + t.call(k, into(k), value_name(t.folded[k])) + ";");
+    }
 }
 
 void declare_accumulators(source_builder& b, const axis_text& t, const std::function<std::string(std::size_t)>& name) {

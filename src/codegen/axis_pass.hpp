@@ -40,6 +40,11 @@ struct axis_pass_kernel {
     axis_form form = axis_form::lanes;
     unsigned group = 1; // groups form, axis 1: work-items per group, a power of two
     unsigned lanes = 16;
+    // Contraction on (context_options::fp_contract): a sum that folds a product, as
+    // `loom::sum(w * dx, axis)` does, folds it with one fused multiply-add, `a = fma(w, dx, a)`,
+    // as a C compiler contracts `s += w * dx`. One rounding fewer per element; the product and
+    // the sum are one statement's, as contraction.hpp's rule asks.
+    bool contract_folds = false;
 };
 
 // Kernel parameters after the input's (and its loop guard): per accumulator an output buffer

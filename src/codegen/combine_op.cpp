@@ -48,6 +48,17 @@ bool commutative(const combine_op& op) {
            (left == operand_role::right && right == operand_role::left);
 }
 
+bool is_float_sum(const combine_op& op) {
+    if (op.type != dtype::f32 && op.type != dtype::f64) return false;
+    const std::vector<ir::node>& nodes = op.shape->nodes;
+    const ir::node& top = nodes[op.shape->root];
+    if (top.op != opcode::add || top.type != op.type) return false;
+    const ir::node &a = nodes[top.arg[0]], &b = nodes[top.arg[1]];
+    if (a.op != opcode::scalar || b.op != opcode::scalar || a.type != op.type || b.type != op.type) return false;
+    using detail::operand_role;
+    return op.role[a.slot] == operand_role::left && op.role[b.slot] == operand_role::right;
+}
+
 void write_combine(source_builder& b, const combine_op& op, const std::string& name) {
     // Operand slots become p0 and p1, captures p2, p3, ...: the core names a scalar p<slot>.
     std::vector<std::uint32_t> param_of_slot(op.role.size());

@@ -31,6 +31,10 @@ std::vector<dtype> capture_types(const combine_op& op);
 // tell; a pass then keeps the operands' order.
 bool commutative(const combine_op& op);
 
+// Whether op(a, b) is a + b on a real floating-point type, nothing else (loom::sum's): a fold
+// of a product may then be a fused multiply-add where contraction is on (axis_pass.hpp).
+bool is_float_sum(const combine_op& op);
+
 // "<prefix> T name(T p0, T p1, C p2, ...) { ...; return vK; }" with p2... the captures.
 // Throws loom::error when the operation reads a vector, a device scalar or the index.
 void write_combine(source_builder& b, const combine_op& op, const std::string& name);

@@ -65,6 +65,7 @@ std::unique_ptr<skeleton_plan> make_axis_plan(detail::context_impl& ctx, const d
     pass.form = geo.form;
     pass.group = geo.group;
     pass.lanes = geo.lanes;
+    pass.contract_folds = ctx.settings().fp_contract;
     plan->group = geo.group;
     plan->chunked = geo.form == codegen::axis_form::lanes;
     plan->sources.push_back(codegen::emit_axis_pass(pass, ctx.device().dialect()));

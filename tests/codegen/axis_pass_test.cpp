@@ -111,6 +111,41 @@ TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_and_the_tail_alone"
     CHECK(columns.find("out0[loom_c] = a0;") != std::string::npos); // the narrower last block
 }
 
+TEST_CASE("with contraction, a sum folding a product folds it by fma; other folds and values are left alone") {
+    matvec_input in = matvec();
+    const std::uint32_t product = in.kernel.body[in.root].arg[0]; // A(i, j) * x[j]
+    const loom::codegen::combine_op sum = plus(dtype::f32);
+    loom::detail::shape_builder b;
+    const auto l = b.scalar_slot(dtype::f32), r = b.scalar_slot(dtype::f32);
+    loom::codegen::combine_op larger;
+    larger.shape = b.finish_expression(b.apply(opcode::fmax, l, r));
+    larger.role = {loom::detail::operand_role::left, loom::detail::operand_role::right};
+    CHECK(loom::codegen::is_float_sum(sum));
+    CHECK_FALSE(loom::codegen::is_float_sum(larger));
+    CHECK_FALSE(loom::codegen::is_float_sum(plus(dtype::i32)));
+    for (const auto* d : {&loom::codegen::opencl_dialect(), &loom::codegen::cuda_dialect()})
+        for (auto form : {loom::codegen::axis_form::lanes, loom::codegen::axis_form::groups}) {
+            CAPTURE(d->name);
+            CAPTURE(int(form));
+            loom::codegen::axis_pass_kernel pass;
+            pass.input = &in.kernel;
+            pass.accumulators = {{product, &sum}, {product, &larger}, {in.root, &sum}};
+            pass.form = form;
+            pass.group = 64;
+            const std::string plain = loom::codegen::emit_axis_pass(pass, *d).text();
+            pass.contract_folds = true;
+            const std::string text = loom::codegen::emit_axis_pass(pass, *d).text();
+            CHECK(plain.find("fma(") == std::string::npos);
+            const std::string product_args = "fma(v" + std::to_string(in.kernel.body[product].arg[0]) + ", v" +
+                                             std::to_string(in.kernel.body[product].arg[1]) + ", ";
+            CHECK(text.find(product_args) != std::string::npos);                 // the sum of the product
+            CHECK(occurrences(text, "fma(") == occurrences(text, product_args)); // and nothing else
+            CHECK(text.find("loom_combine1(") != std::string::npos);             // the max folds as before
+            CHECK(text.find("loom_combine2(") != std::string::npos);             // a sum of a sum, too
+            if (d == &loom::codegen::cuda_dialect()) compiles_with_nvrtc(text);
+        }
+}
+
 TEST_CASE("axis_pass_refuses_an_input_that_stores") {
     matvec_input in = matvec();
     in.kernel.params.push_back({loom::ir::param_kind::buffer, dtype::f32, true});

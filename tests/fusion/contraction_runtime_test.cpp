@@ -158,3 +158,36 @@ TEST_CASE("without fp_contract a multiply-add rounds twice, and a bad LOOM_FP_CO
     const auto r2 = z2.to_host();
     for (std::size_t i = 0; i < n; ++i) REQUIRE(r2[i] == std::fma(a, hx[i], hy[i]));
 }
+
+TEST_CASE("fp_contract folds a sum along an axis of a product by fma: near the host, apart from two roundings") {
+    std::mt19937 rng = seeded();
+    const std::size_t rows = 64, cols = 1000;
+    const auto ha = random_floats(rng, rows * cols), hx = random_floats(rng, cols);
+    loom::context& on = contracting(true);
+    loom::context off(loom::context_options{"opencl", "", 1, 0});
+    std::vector<float> got[2];
+    std::vector<float> tuple_first;
+    for (int contract : {1, 0}) {
+        loom::context& c = contract ? on : off;
+        loom::matrix<float> A(c, rows, cols, ha);
+        loom::vector<float> x(c, hx);
+        got[contract] = loom::vector<float>(loom::sum(A * loom::as_row(x), loom::axis<1>)).to_host();
+        if (contract) { // in a tuple beside another sum, the same fold bit for bit
+            auto [s, m] = loom::sum(std::make_tuple(A * loom::as_row(x), A), loom::axis<1>);
+            tuple_first = loom::vector<float>(s).to_host();
+            (void)m;
+        }
+    }
+    std::size_t apart = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+        double want = 0, scale = 0;
+        for (std::size_t j = 0; j < cols; ++j) {
+            want += double(ha[i * cols + j]) * hx[j];
+            scale += std::fabs(double(ha[i * cols + j]) * hx[j]);
+        }
+        for (int contract : {1, 0}) CHECK(std::fabs(got[contract][i] - want) <= 1e-5 * scale);
+        apart += got[1][i] != got[0][i];
+    }
+    CHECK(apart > 0); // one rounding fewer per element shows in some rows
+    CHECK(tuple_first == got[1]);
+}
