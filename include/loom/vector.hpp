@@ -150,14 +150,16 @@ public:
     // length are those of the expression's first vector (or view); the assignment is a statement like any.
     template <class E, std::enable_if_t<expr::is_expression_v<E> || expr::is_view<E>::value, int> = 0>
     vector(const E& e) {
-        const expr::first_operand_t first = expr::first_operand(e);
-        if (!first.buffer)
-            throw error("loom: a vector built from an expression takes its context and length from the expression's "
-                        "vectors, and this one names none; construct it with (context, size) and assign instead");
-        ctx_ = detail::shared_context_of(**first.buffer);
-        size_ = first.length;
-        adopt(make(ctx_, size_));
+        shaped_like(e);
         assign(e);
+    }
+    // A temporary result that alone holds its memory (`loom::vector<float> y = loom::sum(A *
+    // loom::as_row(x), loom::axis<1>);`): the new vector takes that memory where the context
+    // allows it, as operator= below does, and copies it otherwise.
+    template <class E, std::enable_if_t<expr::is_vector_temporary<E, T>::value, int> = 0> vector(E&& e) {
+        shaped_like(e);
+        const expr::counted_buffer& result = expr::proto::value(e).memory;
+        if (!(result.sole_holder() && detail::adopt_memory(buf_, result.get()))) assign(e);
     }
 
     template <class It, class = typename std::iterator_traits<It>::iterator_category>
@@ -346,6 +348,16 @@ private:
 
     static detail::buffer_ptr make(const detail::context_ptr& ctx, std::size_t n) {
         return detail::new_buffer(ctx, n, dtype_v<T>);
+    }
+    // A new buffer in the context of e's first vector (or view), with its length.
+    template <class E> void shaped_like(const E& e) {
+        const expr::first_operand_t first = expr::first_operand(e);
+        if (!first.buffer)
+            throw error("loom: a vector built from an expression takes its context and length from the expression's "
+                        "vectors, and this one names none; construct it with (context, size) and assign instead");
+        ctx_ = detail::shared_context_of(**first.buffer);
+        size_ = first.length;
+        adopt(make(ctx_, size_));
     }
     // This vector names b now: its claim counts b as a vector's (fused kernels must store it).
     void adopt(detail::buffer_ptr b) {

@@ -51,6 +51,14 @@ TEST_CASE("y = loom::sum(..., axis) takes the result's memory: no copy kernel, a
     // Again over the memory y gave up: the next result takes another.
     y = loom::sum(A * loom::as_row(x) * loom::as_row(x), loom::axis<1>);
     check_near(y.to_host(), p.row_sums(2));
+    // A vector built from a result takes it too.
+    c.finish();
+    const std::uint64_t built = launches(c);
+    loom::vector<float> z = loom::sum(A * loom::as_row(x), loom::axis<1>);
+    c.finish();
+    CHECK(launches(c) - built == 1);
+    CHECK(z.size() == p.rows);
+    check_near(z.to_host(), p.row_sums(1));
 }
 
 TEST_CASE("a result that is named, or meets pending statements, a loop or a native handle, is copied") {
