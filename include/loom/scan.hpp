@@ -26,9 +26,6 @@ void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output
 template <class E, class T, class Op>
 void scan_expression(const E& e, vector<T>& output, bool exclusive, T init, T identity, const Op& op) {
     static_assert(expr::is_operand_v<E>, "loom: the input of a scan must be a loom::vector or a Loom expression");
-    // The scan pass hands values between warp lanes with a shuffle, which takes no float2/double2.
-    static_assert(!is_complex_v<T>, "loom: scans of complex values are not supported; scan the real and imaginary "
-                                    "parts (loom::real, loom::imag) into two vectors");
     if (!output.buffer()) {
         if (expr::first_buffer(e) && length_of(**expr::first_buffer(e)) == 0) return;
         throw error("loom: scan into an empty loom::vector; construct the output with a context and a size first");

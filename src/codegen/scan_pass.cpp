@@ -1,9 +1,11 @@
 // The scan pass emitter; see scan_pass.hpp.
 #include "codegen/scan_pass.hpp"
 
+#include "codegen/complex_helpers.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
+#include "ir/promotion.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -148,10 +150,14 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
     const std::string w = std::to_string(s.group) + "u";
     if (d.group.shuffle_up && s.group >= 32 && s.group % 32 == 0) {
         // Types under 32 bits travel through an int: the shuffles take 32- and 64-bit types only.
+        // A complex value (float2, double2) travels as its two components.
         const bool narrow = size_of(s.op->type) < 4;
         auto shuffle = [&](const std::string& x, const std::string& delta) {
-            const std::string moved = std::string(d.group.shuffle_up) + (narrow ? "(int)" + x : x) + ", " + delta + ")";
-            return narrow ? "(" + p.t + ")" + moved : moved;
+            auto moved = [&](const std::string& value) {
+                return std::string(d.group.shuffle_up) + value + ", " + delta + ")";
+            };
+            if (ir::is_complex(s.op->type)) return complex_value(d, s.op->type, moved(x + ".x"), moved(x + ".y"));
+            return narrow ? "(" + p.t + ")" + moved("(int)" + x) : moved(x);
         };
         const std::string warps = std::to_string(s.group / 32) + "u";
         b.declare(p.t, "x", v);
@@ -194,8 +200,8 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
 // scanned across the group (group_exclusive_scan), each work-item writes its prefixed values
 // back, and the tile is written out coalesced. About five barriers a tile; one value a
 // work-item a tile (a Hillis-Steele scan of the elements themselves) took 18 for 256 elements,
-// and ncu found its passes barrier-bound on an H100 (117 and 109 us for 2^24 floats). Pass 1 of a commutative operation needs
-// no order: each work-item folds its elements, and the group combines the folds once.
+// and ncu found its passes barrier-bound on an H100 (117 and 109 us for 2^24 floats). Pass 1 of a commutative operation
+// needs no order: each work-item folds its elements, and the group combines the folds once.
 void tiled_scan_body(source_builder& b, const pass_text& p) {
     const scan_pass_kernel& s = p.s;
     const dialect& d = b.dialect();

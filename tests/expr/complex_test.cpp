@@ -271,17 +271,20 @@ TEST_CASE_TEMPLATE("complex values through views, gathers, stencil reads, matric
     loom::vector<std::uint32_t> idx(ctx(), hidx);
     // A gather, a clamped shift and a reversed view, in one statement.
     y = loom::gather(z, idx) * cx<T>(T(2), T(-1)) + loom::shift(z, 1) - loom::reversed(z);
-    check_close("gather, shift and reversed view", y.to_host(), host_map<T>(n, [&](std::size_t i) {
-                    return hz[hidx[i]] * cx<T>(T(2), T(-1)) + hz[std::min(i + 1, n - 1)] - hz[n - 1 - i];
-                }),
+    check_close("gather, shift and reversed view", y.to_host(),
+                host_map<T>(n,
+                            [&](std::size_t i) {
+                                return hz[hidx[i]] * cx<T>(T(2), T(-1)) + hz[std::min(i + 1, n - 1)] - hz[n - 1 - i];
+                            }),
                 8);
     // A strided view assigned, the others kept.
     y = z;
     y.slice(1, n / 2, 2) = z.slice(0, n / 2, 2) * cx<T>(T(0), T(1));
-    check_close("a strided view assigned", y.to_host(), host_map<T>(n, [&](std::size_t i) {
-                    return i % 2 == 1 && i / 2 < n / 2 ? hz[i - 1] * cx<T>(T(0), T(1)) : hz[i];
-                }),
-                4);
+    check_close(
+        "a strided view assigned", y.to_host(),
+        host_map<T>(n,
+                    [&](std::size_t i) { return i % 2 == 1 && i / 2 < n / 2 ? hz[i - 1] * cx<T>(T(0), T(1)) : hz[i]; }),
+        4);
     // A matrix with a broadcast, summed along each axis.
     const std::vector<cx<T>> ha = random_complex<T>(rows * cols, T(-1), T(1), 3200),
                              hx = random_complex<T>(cols, T(-1), T(1), 3300);
@@ -297,4 +300,42 @@ TEST_CASE_TEMPLATE("complex values through views, gathers, stencil reads, matric
         }
     check_close("sum(A * as_row(x), axis<1>)", Ax.to_host(), want_ax, 4 * double(cols), 1);
     check_close("sum(A, axis<0>)", col.to_host(), want_col, 4 * double(rows), 1);
+}
+
+TEST_CASE_TEMPLATE("complex scans, inclusive and exclusive, with + and a traced product, match std::complex", T, float,
+                   double) {
+    for (std::size_t n : {std::size_t(1), std::size_t(1001), std::size_t(70001)}) {
+        CAPTURE(n);
+        const auto hx = random_complex<T>(n, T(-1), T(1), 2200 + n);
+        const auto angle = random_values<T>(n, T(-0.01), T(0.01), 2210 + n);
+        loom::vector<cx<T>> x(ctx(), hx), out(ctx(), n), turned(ctx(), n);
+        loom::vector<T> theta(ctx(), angle);
+        loom::inclusive_scan(x * T(2), out);
+        std::vector<cx<T>> want(n);
+        cx<long double> running = 0;
+        double scale = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            running += cx<long double>(hx[i]) * 2.0L;
+            want[i] = cx<T>(running);
+            scale = std::max(scale, double(i + 1));
+        }
+        // Each prefix is a sum of up to n terms of magnitude below 2.9: a few epsilons of n.
+        check_close("inclusive +", out.to_host(), want, 16, 3 * std::sqrt(double(n)) + 1);
+        const cx<T> start(T(0.5), T(-0.25));
+        loom::exclusive_scan(x, out, start);
+        running = cx<long double>(start);
+        for (std::size_t i = 0; i < n; ++i) {
+            want[i] = cx<T>(running);
+            running += cx<long double>(hx[i]);
+        }
+        check_close("exclusive +", out.to_host(), want, 16, 3 * std::sqrt(double(n)) + 1);
+        // Running products of unit numbers: exp(i (theta_0 + ... + theta_k)).
+        loom::inclusive_scan(loom::polar(T(1), theta), turned, cx<T>(1), [](auto a, auto b) { return a * b; });
+        long double angle_sum = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            angle_sum += angle[i];
+            want[i] = cx<T>(std::polar(1.0L, angle_sum));
+        }
+        check_close("inclusive product", turned.to_host(), want, 8 * std::sqrt(double(n)) + 8);
+    }
 }

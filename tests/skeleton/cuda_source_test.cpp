@@ -145,7 +145,7 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     }
 }
 
-TEST_CASE("complex reduce passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, where built in)") {
+TEST_CASE("complex reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, where built in)") {
     using namespace loom::skeleton;
     const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
     loom::vector<std::complex<float>> xf, yf;
@@ -159,12 +159,22 @@ TEST_CASE("complex reduce passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, whe
     const combine_op plus = combine<std::complex<float>>(loom::detail::plus_operation{}, std::complex<float>(0));
     const combine_op times =
         combine<std::complex<double>>(loom::detail::multiplies_operation{}, std::complex<double>(1));
-    const std::vector<std::string> sources = {
+    std::vector<std::string> sources = {
         emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda).text(),
         emit_reduce_pass(partials_input({loom::dtype::c64}), {{0, &plus}}, 256, false, cuda).text(),
         emit_reduce_pass(turns, {{turns.root, &times}}, 256, false, cuda).text(),
         emit_reduce_pass(partials_input({loom::dtype::c128}), {{0, &times}}, 256, true, cuda).text(),
     };
+    // Scans: the warp scan's shuffles carry a complex value as its two components.
+    for (auto pass : {scan_pass::chunk_totals, scan_pass::scan_output}) {
+        sources.push_back(emit_scan_pass(dot, plus, pass, false, no_class, 256, false, cuda).text());
+        CHECK(sources.back().find("make_float2(__shfl_up_sync(0xffffffffu, x.x, o), __shfl_up_sync(0xffffffffu, "
+                                  "x.y, o))") != std::string::npos);
+        sources.push_back(emit_scan_pass(turns, times, pass, true, no_class, 256, false, cuda).text());
+    }
+    sources.push_back(emit_scan_pass(partials_input({loom::dtype::c128}), times, scan_pass::scan_totals, true, no_class,
+                                     256, false, cuda)
+                          .text());
     for (const std::string& s : sources) {
         CAPTURE(s);
         CHECK((s.find("loom_cadd") != std::string::npos || s.find("loom_cmul") != std::string::npos));
