@@ -467,18 +467,21 @@ public:
     // The value of a 2-D expression: its context is its first vector's, its shape the one its
     // matrices and broadcasts give.
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> matrix(const E& e) {
-        expr::extent_check c("a matrix built from an expression");
-        expr::collect_extents(e, c);
-        c.finish();
-        const expr::first_operand_t first = expr::first_operand(e);
-        if (!first.buffer)
-            throw error("loom: a matrix built from an expression takes its context from the expression's matrices "
-                        "and vectors, and these are empty (no context)");
-        const context ctx(detail::shared_context_of(**first.buffer));
-        storage_ = vector<T>(ctx, c.rows() * c.cols());
-        rows_ = c.rows();
-        cols_ = c.cols();
+        shaped_like(e);
         assign(e);
+    }
+    // A temporary result that alone holds its memory (`loom::matrix<float> m = loom::sum(a,
+    // loom::axis<2>);`): the matrix takes that memory where the context allows it, as
+    // loom::vector does (detail::adopt_memory), and copies it otherwise.
+    template <class E, std::enable_if_t<expr::is_temporary_of<E, expr::matrix_ref<T>>::value, int> = 0> matrix(E&& e) {
+        expr::matrix_ref<T>& result = expr::proto::value(e);
+        rows_ = result.rows;
+        cols_ = result.cols;
+        // The result's claim moved into a vector terminal, held here alone, which the storage
+        // takes as loom::vector takes one (no fill of its own first, which would be pending).
+        auto elements = expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+            expr::vector_ref<T>(std::move(result.memory), rows_ * cols_));
+        storage_ = vector<T>(std::move(elements));
     }
 
     // The value of a block (its shape).
@@ -513,6 +516,13 @@ public:
     // A = 2-D expression; A = another matrix of another type (same shape); A = host scalar or
     // loom::scalar (every element). The shapes are checked now (loom::length_error).
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> matrix& operator=(const E& e) {
+        return assign(e);
+    }
+    // A = a temporary result of A's shape that alone holds its memory: taken, as above.
+    template <class E, std::enable_if_t<expr::is_temporary_of<E, expr::matrix_ref<T>>::value, int> = 0>
+    matrix& operator=(E&& e) {
+        const expr::matrix_ref<T>& result = expr::proto::value(e);
+        if (result.rows == rows_ && result.cols == cols_ && take(e)) return *this;
         return assign(e);
     }
     template <class U> matrix& operator=(const matrix<U>& other) { return assign(other); }
@@ -622,6 +632,26 @@ private:
             throw error("loom: element (" + std::to_string(i) + ", " + std::to_string(j) + ") is out of range for a " +
                         shape() + " matrix");
         return i * cols_ + j;
+    }
+
+    // The shape and context of 2-D expression e, and new storage for it.
+    template <class E> void shaped_like(const E& e) {
+        expr::extent_check c("a matrix built from an expression");
+        expr::collect_extents(e, c);
+        c.finish();
+        const expr::first_operand_t first = expr::first_operand(e);
+        if (!first.buffer)
+            throw error("loom: a matrix built from an expression takes its context from the expression's matrices "
+                        "and vectors, and these are empty (no context)");
+        const context ctx(detail::shared_context_of(**first.buffer));
+        storage_ = vector<T>(ctx, c.rows() * c.cols());
+        rows_ = c.rows();
+        cols_ = c.cols();
+    }
+    // Whether this matrix took the memory of temporary result e (detail::adopt_memory).
+    template <class E> bool take(const E& e) {
+        const expr::counted_buffer& result = expr::proto::value(e).memory;
+        return storage_.buffer() && result.sole_holder() && detail::adopt_memory(storage_.buffer(), result.get());
     }
 
     template <class E> matrix& assign(const E& e) {

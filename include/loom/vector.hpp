@@ -25,15 +25,16 @@ namespace loom {
 namespace expr {
 
 // Whether E (as deduced from a forwarding reference) is an rvalue expression that is just a
-// vector_ref<T> terminal, as `loom::sum(e, loom::axis<1>)` returns: loom::vector takes such a
-// value's memory when it alone holds it.
+// terminal holding a Ref (a vector_ref<T>, a matrix_ref<T>), as `loom::sum(e, loom::axis<1>)`
+// returns: loom::vector and loom::matrix take such a value's memory when it alone holds it.
 template <class E, class = void> struct is_terminal_expression : std::false_type {};
 template <class E> struct is_terminal_expression<E, std::enable_if_t<proto::is_expr<E>::value>>
     : std::is_same<typename proto::tag_of<E>::type, proto::tag::terminal> {};
-template <class E, class T, bool = !std::is_lvalue_reference_v<E> && is_terminal_expression<std::decay_t<E>>::value>
-struct is_vector_temporary : std::false_type {};
-template <class E, class T> struct is_vector_temporary<E, T, true>
-    : std::is_same<std::decay_t<typename proto::result_of::value<const std::decay_t<E>&>::type>, vector_ref<T>> {};
+template <class E, class Ref, bool = !std::is_lvalue_reference_v<E> && is_terminal_expression<std::decay_t<E>>::value>
+struct is_temporary_of : std::false_type {};
+template <class E, class Ref> struct is_temporary_of<E, Ref, true>
+    : std::is_same<std::decay_t<typename proto::result_of::value<const std::decay_t<E>&>::type>, Ref> {};
+template <class E, class T> using is_vector_temporary = is_temporary_of<E, vector_ref<T>>;
 
 } // namespace expr
 

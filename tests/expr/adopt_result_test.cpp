@@ -122,3 +122,23 @@ TEST_CASE("loom::tie of temporary results takes their memory; a value reading an
     check_near(s.to_host(), p.row_sums(1));
     CHECK(q.to_host() == std::vector<float>(p.rows, 3.0f));
 }
+
+TEST_CASE("a matrix built or assigned from a 3-D reduction takes its memory; a shape mismatch is still an error") {
+    loom::context c;
+    const std::size_t d0 = 3, d1 = 4, d2 = 5;
+    const std::vector<float> ha = random_values<float>(d0 * d1 * d2, -1.0f, 1.0f, 2120);
+    loom::array3<float> A(c, d0, d1, d2, ha);
+    c.finish();
+    std::vector<double> want(d0 * d1, 0.0);
+    for (std::size_t i = 0; i < d0 * d1; ++i)
+        for (std::size_t k = 0; k < d2; ++k) want[i] += ha[i * d2 + k];
+    const std::uint64_t before = launches(c);
+    loom::matrix<float> m = loom::sum(A, loom::axis<2>);
+    m = loom::sum(A * 2.0f, loom::axis<2>);
+    c.finish();
+    CHECK(launches(c) - before == 2); // two reductions, no copies
+    for (double& w : want) w *= 2;
+    check_near(loom::flatten(m).to_host(), want);
+    loom::matrix<float> wrong(c, d1, d0);
+    CHECK_THROWS_AS(wrong = loom::sum(A, loom::axis<2>), loom::length_error);
+}
