@@ -428,7 +428,9 @@ private:
         recorder.scalar_slot(&window_.source.cols, sizeof window_.source.cols);
         recorder.vector_slot(target);
         recorder.scalar_slot(&window_.cols, sizeof window_.cols); // the block's width, for its positions
-        recorder.commit_view_assignment(shape, target, window_.rows * window_.cols);
+        const detail::written_span span{std::int64_t(window_.first_row * window_.source.cols + window_.first_col),
+                                        std::int64_t(window_.source.cols), window_.rows * window_.cols, window_.cols};
+        recorder.commit_view_assignment(shape, target, window_.rows * window_.cols, &span);
         return *this;
     }
 

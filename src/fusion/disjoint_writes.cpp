@@ -13,8 +13,22 @@ struct extent {
 };
 
 extent extent_of(const detail::written_span& s) {
+    if (s.block_cols) { // the block's last row, its last column
+        const std::int64_t rows = std::int64_t(s.count / s.block_cols);
+        return {s.start, s.start + (rows - 1) * s.stride + std::int64_t(s.block_cols) - 1};
+    }
     const std::int64_t last = s.start + std::int64_t(s.count - 1) * s.stride; // inside the vector
     return s.stride >= 0 ? extent{s.start, last} : extent{last, s.start};
+}
+
+// Two blocks of one matrix (equal widths): disjoint when their rows or their columns are.
+bool blocks_disjoint(const detail::written_span& a, const detail::written_span& b) {
+    const std::int64_t w = a.stride;
+    const std::int64_t ar = a.start / w, ac = a.start % w, br = b.start / w, bc = b.start % w;
+    const std::int64_t arows = std::int64_t(a.count / a.block_cols), brows = std::int64_t(b.count / b.block_cols);
+    const bool rows_apart = ar + arows <= br || br + brows <= ar;
+    const bool cols_apart = ac + std::int64_t(a.block_cols) <= bc || bc + std::int64_t(b.block_cols) <= ac;
+    return rows_apart || cols_apart;
 }
 
 // The distance between elements of the span (0 for a single element).
@@ -24,12 +38,11 @@ std::uint64_t step_of(const detail::written_span& s) {
 }
 
 // Whether statement e of the queue reads or writes `target`, other than as the span write
-// whose target is `target`'s own slot (the last).
+// whose target is `target` (through its own target slot).
 bool touches(const statement_queue& q, const pending_statement& e, const detail::buffer* target, bool span_write) {
     if (!span_write && e.target.get() == target) return true;
-    const std::size_t slots = e.shape->slots.size() - (span_write ? 1 : 0);
-    for (std::size_t k = 0; k < slots; ++k)
-        if (q.slots[e.first_slot + k].buffer.get() == target) return true;
+    for (std::size_t k = 0; k < e.shape->slots.size(); ++k)
+        if (q.slots[e.first_slot + k].buffer.get() == target && !(span_write && k == e.shape->target_slot)) return true;
     return false;
 }
 
@@ -39,6 +52,8 @@ bool spans_disjoint(const detail::written_span& a, const detail::written_span& b
     if (a.count == 0 || b.count == 0) return true;
     const extent x = extent_of(a), y = extent_of(b);
     if (x.high < y.low || y.high < x.low) return true;
+    if (a.block_cols || b.block_cols) // a block beside a block of the same width; else overlapping ranges meet
+        return a.block_cols && b.block_cols && a.stride == b.stride && a.stride > 0 && blocks_disjoint(a, b);
     // Every element of a span lies in one class modulo its step; two classes modulo steps p and
     // q meet only where their starts agree modulo gcd(p, q) (a single element: step 0).
     const std::uint64_t g = std::gcd(step_of(a), step_of(b));

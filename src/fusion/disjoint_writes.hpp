@@ -1,8 +1,8 @@
 // Which view writes of one vector may share a kernel. All work-items of a kernel run at once,
 // so two statements of a kernel that both write a vector at other indices than the element's
 // own must not write one element twice: then no order between them is needed. A strided span
-// (a slice) says exactly which elements it writes, so two spans of one vector that share no
-// element may be fused; a scatter's or a matrix block's writes are not compared.
+// (a slice) or a matrix block says exactly which elements it writes, so two spans of one
+// vector that share no element may be fused; a scatter's writes are not compared.
 #pragma once
 
 #include <cstddef>

@@ -38,10 +38,11 @@ struct shape {
     std::vector<slot_info> slots;
     bool uses_f64 = false;
     // A store through a view or a scatter: the target is written at this node's index
-    // (a u64) instead of the element's own, and the last slot is the target itself, read at
+    // (a u64) instead of the element's own, and slot target_slot is the target itself, read at
     // other indices (what it held elsewhere survives). ir::no_node for a whole-vector target.
     std::uint32_t store_index = ir::no_node;
     std::uint32_t store_limit = ir::no_node; // with store_index: a store at or past it is skipped
+    std::uint32_t target_slot = ir::no_node; // with store_index
     // The same statement with its multiply-adds contracted (ir/contraction.hpp), for contexts
     // with fp_contract on; this shape itself when it has none. Set when registered.
     const shape* contracted = nullptr;

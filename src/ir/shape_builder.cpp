@@ -371,6 +371,7 @@ shape shape_builder::view_assignment(node_ref root, dtype target, node_ref index
     s.target_type = target;
     // The target, read at other indices: the fusion pass keeps what earlier statements stored
     // in it, and ends a kernel that writes it before this statement.
+    s.target_slot = std::uint32_t(m.slots.size());
     m.slots.push_back({slot_kind::vector, target, true, false, false, true});
     s.nodes = m.nodes.nodes();
     s.slots = m.slots;

@@ -141,3 +141,38 @@ TEST_CASE("a block target checks its value's shape and leaves the matrix as it w
     a.block(0, 0, 0, 6) = 5.0f; // an empty block writes nothing
     CHECK(a.to_host() == std::vector<float>(24, 1.0f));
 }
+
+TEST_CASE("blocks of one matrix written where they share no element fuse into one kernel; overlapping ones do not") {
+    const extents e{21, 34};
+    const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 550);
+    struct block {
+        std::size_t r0, c0;
+        float value;
+    };
+    // Four 10 x 17 quadrants (leaving row 20), blocks side by side in one band of rows, and two
+    // pairs that meet: at one element, and along a row.
+    const std::vector<std::vector<block>> programs = {{{0, 0, 1}, {0, 17, 2}, {10, 0, 3}, {10, 17, 4}},
+                                                      {{5, 0, 1}, {5, 17, 2}},
+                                                      {{0, 0, 1}, {9, 16, 2}},
+                                                      {{3, 0, 1}, {11, 10, 2}}};
+    const std::vector<std::size_t> kernels = {1, 1, 2, 2};
+    for (std::size_t p = 0; p < programs.size(); ++p) {
+        CAPTURE(p);
+        std::vector<float> want = ha;
+        for (const block& b : programs[p])
+            for (std::size_t i = 0; i < 10; ++i)
+                for (std::size_t j = 0; j < 17; ++j)
+                    want[(b.r0 + i) * e.cols + b.c0 + j] = b.value + float(i * 100 + j);
+        for (int fuse : {1, 0}) {
+            CAPTURE(fuse);
+            loom::context& c = context_with(fuse);
+            loom::matrix<float> a(c, e.rows, e.cols, ha);
+            c.finish();
+            for (const block& b : programs[p])
+                a.block(b.r0, b.c0, 10, 17) = b.value + loom::cast<float>(loom::index<0>() * 100 + loom::index<1>());
+            c.finish();
+            CHECK(loom::last_flush(c).kernels.size() == (fuse ? kernels[p] : programs[p].size()));
+            check_elements("the blocks written", a.to_host(), want, 0);
+        }
+    }
+}

@@ -242,19 +242,27 @@ TEST_CASE("strided spans of one vector: disjoint where their ranges or their cla
     using loom::fusion::spans_disjoint;
     auto both_ways = [](written_span a, written_span b) { return spans_disjoint(a, b) && spans_disjoint(b, a); };
     auto neither_way = [](written_span a, written_span b) { return !spans_disjoint(a, b) && !spans_disjoint(b, a); };
-    CHECK(both_ways({0, 1, 10}, {10, 1, 10}));      // adjacent ranges
-    CHECK(neither_way({0, 1, 11}, {10, 1, 10}));    // one element shared
-    CHECK(both_ways({0, 8, 100}, {3, 8, 100}));     // residues 0 and 3 modulo 8
-    CHECK(both_ways({792, -8, 100}, {3, 8, 100}));  // the same, one walked backwards
-    CHECK(both_ways({0, 2, 50}, {1, 4, 50}));       // even against odd
-    CHECK(neither_way({0, 2, 50}, {3, 3, 50}));     // 6 in both
-    CHECK(neither_way({0, 4, 50}, {2, 6, 50}));     // 8, 20, ... in both (gcd 2, same class)
-    CHECK(both_ways({5, 1, 1}, {6, 7, 1}));         // single elements, apart
-    CHECK(neither_way({5, 1, 1}, {5, 3, 1}));       // the same element
-    CHECK(both_ways({4, 0, 3}, {5, 1, 1}));         // stride 0 writes one element three times
-    CHECK(neither_way({4, 0, 3}, {0, 2, 10}));      // ... which the even elements hold
-    CHECK(both_ways({0, 1, 0}, {0, 1, 10}));        // an empty span meets nothing
-    const std::int64_t big = std::int64_t(1) << 62; // no overflow near the end of the index range
+    CHECK(both_ways({0, 1, 10}, {10, 1, 10}));     // adjacent ranges
+    CHECK(neither_way({0, 1, 11}, {10, 1, 10}));   // one element shared
+    CHECK(both_ways({0, 8, 100}, {3, 8, 100}));    // residues 0 and 3 modulo 8
+    CHECK(both_ways({792, -8, 100}, {3, 8, 100})); // the same, one walked backwards
+    CHECK(both_ways({0, 2, 50}, {1, 4, 50}));      // even against odd
+    CHECK(neither_way({0, 2, 50}, {3, 3, 50}));    // 6 in both
+    CHECK(neither_way({0, 4, 50}, {2, 6, 50}));    // 8, 20, ... in both (gcd 2, same class)
+    CHECK(both_ways({5, 1, 1}, {6, 7, 1}));        // single elements, apart
+    CHECK(neither_way({5, 1, 1}, {5, 3, 1}));      // the same element
+    CHECK(both_ways({4, 0, 3}, {5, 1, 1}));        // stride 0 writes one element three times
+    CHECK(neither_way({4, 0, 3}, {0, 2, 10}));     // ... which the even elements hold
+    CHECK(both_ways({0, 1, 0}, {0, 1, 10}));       // an empty span meets nothing
+    // Blocks of a matrix 10 wide: 3 x 4 at (0, 0) is {0..3, 10..13, 20..23}.
+    CHECK(both_ways({0, 10, 12, 4}, {4, 10, 12, 4}));    // side by side
+    CHECK(both_ways({0, 10, 12, 4}, {30, 10, 12, 4}));   // one below the other
+    CHECK(neither_way({0, 10, 12, 4}, {23, 10, 4, 2}));  // meeting at (2, 3)
+    CHECK(neither_way({0, 10, 12, 4}, {12, 10, 12, 4})); // rows 1..3 and columns 2..3 shared
+    CHECK(both_ways({0, 10, 12, 4}, {24, 1, 6, 0}));     // a slice past the block's last element
+    CHECK(neither_way({0, 10, 12, 4}, {5, 10, 2, 0}));   // a column slice inside its range: not compared
+    CHECK(neither_way({0, 10, 12, 4}, {4, 11, 12, 4}));  // blocks of matrices of other widths
+    const std::int64_t big = std::int64_t(1) << 62;      // no overflow near the end of the index range
     CHECK(both_ways({big, 1, 4}, {big + 4, 1, 4}));
     CHECK(neither_way({big + 3, -1, 4}, {big, 3, 2}));
 }

@@ -55,11 +55,14 @@ bool adopt_memory(const buffer_ptr& target, const buffer_ptr& source);
 
 // Records one statement: slots in the order the shape numbered them, then commit().
 // Destroying an uncommitted recorder (an exception was thrown) records nothing.
-// The elements a view write stores to: start, start + stride, ..., count of them. The fusion
-// pass puts writes of one vector at disjoint spans in one kernel.
+// The elements a view write stores to: start, start + stride, ..., count of them; or, for a
+// block of a matrix (block_cols > 0), count elements in rows of block_cols from start, the rows
+// `stride` (the matrix's width) apart. The fusion pass puts writes of one vector at disjoint
+// spans in one kernel.
 struct written_span {
     std::int64_t start = 0, stride = 0;
     std::uint64_t count = 0;
+    std::uint64_t block_cols = 0;
 };
 
 class statement_recorder {
@@ -83,7 +86,7 @@ public:
     // `target` written through a view or scatter of `length` elements (the shape stores at its
     // store_index; the target's own slot was bound last). The caller has made sure no other
     // operand reads the target. `span`: the elements the view writes, where it is a strided
-    // span of the vector (none for a scatter or a matrix block).
+    // span of the vector or a matrix block (none for a scatter).
     void commit_view_assignment(const shape* s, const buffer_ptr& target, std::uint64_t length,
                                 const written_span* span = nullptr);
 
