@@ -255,12 +255,7 @@ __kernel void group_row(__global const float* restrict a, __global const float* 
     if (lid == 0) y[r] = part[0];
 }
 )";
-    for (const char* width : {"4", "8", "16"}) {
-        std::string v = vector_forms;
-        for (std::size_t at = v.find("$W"); at != std::string::npos; at = v.find("$W", at)) v.replace(at, 2, width);
-        s += v;
-    }
-    return s;
+    return s + bench::ocl::for_widths(vector_forms, {"4", "8", "16"});
 }
 
 struct opencl_instance {

@@ -268,15 +268,7 @@ __kernel void band_vec$W(__global const float* restrict u, __global float* restr
 }
 )";
 
-std::string stencil3d_source() {
-    std::string s = common_source;
-    for (const char* width : {"8", "16"}) {
-        std::string v = vector_forms;
-        for (std::size_t at = v.find("$W"); at != std::string::npos; at = v.find("$W", at)) v.replace(at, 2, width);
-        s += v;
-    }
-    return s;
-}
+std::string stencil3d_source() { return common_source + bench::ocl::for_widths(vector_forms, {"8", "16"}); }
 
 struct opencl_instance {
     std::string error;

@@ -193,6 +193,16 @@ std::string launch_name(const shaped_launch& l) {
     return l.form == shape::chunked ? "chunk:" + std::to_string(l.items) : "elem:" + group_name(l.group);
 }
 
+std::string for_widths(const std::string& forms, std::initializer_list<const char*> widths) {
+    std::string out;
+    for (const char* width : widths) {
+        std::string v = forms;
+        for (std::size_t at = v.find("$W"); at != std::string::npos; at = v.find("$W", at)) v.replace(at, 2, width);
+        out += v;
+    }
+    return out;
+}
+
 std::string shaped_source(const std::string& source, shape s) {
     if (s == shape::per_element)
         return "#define LOOM_EACH_ELEMENT(i) const uint i = get_global_id(0); if (i < n)\n" + source;

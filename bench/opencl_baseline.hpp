@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct shaped_launch {
     std::size_t items = 0; // chunked: the work-items launched
 };
 std::string launch_name(const shaped_launch& l); // "elem:256", "elem:NULL", "chunk:16"
+
+// `forms` once per vector width, each copy with "$W" replaced by the width ("8", "16"): one
+// handwritten kernel written once for several floatN loads.
+std::string for_widths(const std::string& forms, std::initializer_list<const char*> widths);
 
 // `source` with the shape's LOOM_EACH_ELEMENT defined before it.
 std::string shaped_source(const std::string& source, shape s);
