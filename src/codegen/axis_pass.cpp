@@ -2,9 +2,11 @@
 // the source builder every line, so it serves OpenCL C and CUDA C++.
 #include "codegen/axis_pass.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "codegen/emit_core.hpp"
+#include "codegen/lane_vectors.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
 #include "loom/error.hpp"
@@ -12,12 +14,11 @@
 namespace loom::codegen {
 namespace {
 
-// The lanes a row's fold ends in (lanes form, axis 1): one vector register of them, folded in
-// order, as reduce_pass.cpp folds a chunk's lanes and for the same reason (LLVM's SLP vectorizer
-// keeps them in one register).
-constexpr unsigned vector_lanes = 8;
+// The widest vector of lanes: OpenCL C's float16.
+constexpr unsigned widest_vector = 16;
 
 std::string acc(std::size_t k) { return "a" + std::to_string(k); }
+// Lane l of accumulator k (scalar lanes), or its vector l (vector lanes).
 std::string lane(std::size_t k, unsigned l) { return "a" + std::to_string(k) + "_" + std::to_string(l); }
 std::string out(std::size_t k) { return "out" + std::to_string(k); }
 
@@ -26,6 +27,10 @@ struct axis_text {
     const axis_pass_kernel& pass;
     ir::kernel input;                  // the pass's input, its neighbour reads lowered
     std::vector<std::uint32_t> folded; // per accumulator, the node of `input` it folds
+    // Lanes form: the lanes as vector values (lane_vectors.hpp) `width` wide (0: scalars), and
+    // then the nodes the folds reach and those that vary across the lanes.
+    unsigned width = 0;
+    std::vector<bool> live, varying;
 
     std::size_t count() const { return pass.accumulators.size(); }
     std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
@@ -35,13 +40,28 @@ struct axis_text {
     }
 };
 
-axis_text text_of(const axis_pass_kernel& pass) {
+axis_text text_of(const axis_pass_kernel& pass, const dialect& d) {
     std::vector<std::uint32_t> roots;
     for (const accumulator& a : pass.accumulators) roots.push_back(a.value);
     lowered_kernel lowered = lower_neighbour_reads(*pass.input, roots, neighbour_form::checked);
-    axis_text t{pass, std::move(lowered.kernel), {}};
+    axis_text t{pass, std::move(lowered.kernel), {}, 0, {}, {}};
     for (const accumulator& a : pass.accumulators) t.folded.push_back(lowered.node[a.value]);
+    if (pass.form == axis_form::lanes) {
+        t.live = live_nodes(t.input, t.folded);
+        t.varying = lanes_varying(t.input, element_lane_seeds(t.input));
+        const unsigned width = std::min(pass.lanes, widest_vector);
+        bool vectors = lanes_vectorise(t.input, t.live, t.varying, d, width);
+        for (const accumulator& a : pass.accumulators) vectors = vectors && combines_lanes(*a.op, d, width);
+        t.width = vectors ? width : 0;
+    }
     return t;
+}
+
+// Whether accumulator k folds its value's product by one fused multiply-add (contract_folds).
+bool folds_by_fma(const axis_text& t, std::size_t k) {
+    const ir::node& value = t.input.body[t.folded[k]];
+    const combine_op& op = *t.pass.accumulators[k].op;
+    return t.pass.contract_folds && value.op == opcode::mul && value.type == op.type && is_float_sum(op);
 }
 
 // The element at (loom_r, loom_c), whose row starts at element `base`: its index i, its
@@ -53,8 +73,7 @@ void fold_element(source_builder& b, const axis_text& t, const std::string& base
     write_values(b, t.input, t.folded, "i");
     for (std::size_t k = 0; k < t.count(); ++k) {
         const ir::node& value = t.input.body[t.folded[k]];
-        const combine_op& op = *t.pass.accumulators[k].op;
-        if (t.pass.contract_folds && value.op == opcode::mul && value.type == op.type && is_float_sum(op)) {
+        if (folds_by_fma(t, k)) {
             b.line(into(k) + " = fma(" + value_name(value.arg[0]) + ", " + value_name(value.arg[1]) + ", " + into(k) +
                    ");");
             continue;
@@ -71,9 +90,23 @@ void declare_accumulators(source_builder& b, const axis_text& t, const std::func
 // vectorizer) bundles neighbouring declarations into vector registers, and a bundle of one
 // value's lanes is isomorphic (a tuple's values interleaved lane by lane made PoCL's N-Body
 // pass of three values 8x slower than three passes of one).
+// Vector lanes: lanes / width vectors per accumulator.
 void declare_lane_accumulators(source_builder& b, const axis_text& t) {
-    for (std::size_t k = 0; k < t.count(); ++k)
-        for (unsigned l = 0; l < t.pass.lanes; ++l) b.declare(t.type(b, k), lane(k, l), "id" + std::to_string(k));
+    for (std::size_t k = 0; k < t.count(); ++k) {
+        const std::string id = "id" + std::to_string(k);
+        if (t.width != 0) {
+            const std::string type = lane_type(b.dialect(), t.pass.accumulators[k].op->type, t.width);
+            for (unsigned v = 0; v < t.pass.lanes / t.width; ++v)
+                b.declare(type, lane(k, v), "(" + type + ")(" + id + ")");
+            continue;
+        }
+        for (unsigned l = 0; l < t.pass.lanes; ++l) b.declare(t.type(b, k), lane(k, l), id);
+    }
+}
+
+// Lane l of accumulator k in the lanes form: a0_3, or a0_0.s3 where the lanes are vectors.
+std::string lane_name(const axis_text& t, std::size_t k, unsigned l) {
+    return t.width != 0 ? lane_of(lane(k, l / t.width), l % t.width) : lane(k, l);
 }
 
 // This work-item's share [<first>, <last>) of `total` things, a contiguous band of them.
@@ -87,12 +120,54 @@ void declare_band(source_builder& b, const std::string& total, const std::string
     b.declare_const(u, last, total + " - " + first + " < loom_band ? " + total + " : " + first + " + loom_band");
 }
 
-// Lanes form, axis 1: each row of the band, `lanes` columns a step into as many accumulators,
+// Accumulator k's lanes folded into its lane 0, which it names: a tree, lane l taking lane
+// l + w (the lower lane the left operand) for w = lanes / 2, ..., 2, 1. Both lane forms fold in
+// this order, so that the form a kernel takes never changes its result. Vector lanes take a level
+// in one operation: whole vectors while w spans them, then the first vector and itself rotated by
+// w. The last levels were 5% of N-Body's time at 1024 bodies when they folded lane by lane in order.
+std::string fold_lanes(source_builder& b, const axis_text& t, std::size_t k) {
+    const unsigned lanes = t.pass.lanes, width = t.width;
+    const combine_op& op = *t.pass.accumulators[k].op;
+    for (unsigned w = lanes / 2; w >= 1; w /= 2) {
+        if (width == 0) {
+            for (unsigned l = 0; l < w; ++l) b.line(lane(k, l) + " = " + t.call(k, lane(k, l), lane(k, l + w)) + ";");
+        } else if (w >= width) {
+            for (unsigned v = 0; v < w / width; ++v)
+                b.line(lane(k, v) + " = " + accumulator_lane_call(op, k, lane(k, v), lane(k, v + w / width)) + ";");
+        } else {
+            std::string rotated = lane(k, 0) + ".s";
+            for (unsigned l = 0; l < width; ++l) rotated += "0123456789abcdef"[(l + w) % width];
+            b.line(lane(k, 0) + " = " + accumulator_lane_call(op, k, lane(k, 0), rotated) + ";");
+        }
+    }
+    return lane_name(t, k, 0);
+}
 
 // One element of each of `lanes` adjacent columns, from loom_c0 on, into lane accumulators
 // 0..lanes-1 (row start loom_base).
 void fold_lane_columns(source_builder& b, const axis_text& t) {
     const std::string u = b.dialect().index_type;
+    // Vector lanes: each vector's columns' values as vectors, each accumulator's vector folding
+    // them lane by lane.
+    for (unsigned v = 0; t.width != 0 && v < t.pass.lanes / t.width; ++v) {
+        const dialect& d = b.dialect();
+        b.open();
+        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(v * t.width) + "u");
+        b.declare_const(u, "i", "loom_base + loom_c");
+        write_lane_values(b, t.input, t.live, t.varying, {t.width, "i", "loom_c"});
+        for (std::size_t k = 0; k < t.count(); ++k) {
+            const ir::node& value = t.input.body[t.folded[k]];
+            auto operand = [&](std::uint32_t n) { return lane_operand(t.input, n, t.varying, d, t.width); };
+            const std::string into = lane(k, v);
+            if (folds_by_fma(t, k))
+                b.line(into + " = fma(" + operand(value.arg[0]) + ", " + operand(value.arg[1]) + ", " + into + ");");
+            else
+                b.line(into + " = " + accumulator_lane_call(*t.pass.accumulators[k].op, k, into, operand(t.folded[k])) +
+                       ";");
+        }
+        b.close();
+    }
+    if (t.width != 0) return;
     for (unsigned l = 0; l < t.pass.lanes; ++l) {
         b.open();
         b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
@@ -100,7 +175,9 @@ void fold_lane_columns(source_builder& b, const axis_text& t) {
         b.close();
     }
 }
-// the tail into lane 0; then lane l takes lane l + 8 and the eight are folded in order.
+
+// Lanes form, axis 1: each row of the band, `lanes` columns a step into as many accumulators,
+// the tail into lane 0; then the lanes fold into one (fold_lanes).
 void lanes_rows(source_builder& b, const axis_text& t) {
     const std::string u = b.dialect().index_type, step = std::to_string(t.pass.lanes) + "u";
     declare_band(b, "rows", "loom_r0", "loom_r1");
@@ -113,15 +190,9 @@ void lanes_rows(source_builder& b, const axis_text& t) {
     b.close();
     b.open_for("", "loom_c0 < cols", "++loom_c0");
     b.declare_const(u, "loom_c", "loom_c0");
-    fold_element(b, t, "loom_base", [](std::size_t k) { return lane(k, 0); });
+    fold_element(b, t, "loom_base", [&t](std::size_t k) { return lane_name(t, k, 0); });
     b.close();
-    for (std::size_t k = 0; k < t.count(); ++k) {
-        for (unsigned l = vector_lanes; l < t.pass.lanes; ++l)
-            b.line(lane(k, l % vector_lanes) + " = " + t.call(k, lane(k, l % vector_lanes), lane(k, l)) + ";");
-        std::string folded = lane(k, 0);
-        for (unsigned l = 1; l < vector_lanes && l < t.pass.lanes; ++l) folded = t.call(k, folded, lane(k, l));
-        b.line(out(k) + "[loom_r] = " + folded + ";");
-    }
+    for (std::size_t k = 0; k < t.count(); ++k) b.line(out(k) + "[loom_r] = " + fold_lanes(b, t, k) + ";");
     b.close();
 }
 
@@ -141,7 +212,7 @@ void lanes_columns(source_builder& b, const axis_text& t) {
     b.close();
     for (std::size_t k = 0; k < t.count(); ++k)
         for (unsigned l = 0; l < t.pass.lanes; ++l)
-            b.line(out(k) + "[loom_c0 + " + std::to_string(l) + "u] = " + lane(k, l) + ";");
+            b.line(out(k) + "[loom_c0 + " + std::to_string(l) + "u] = " + lane_name(t, k, l) + ";");
     b.next("else");
     b.open_for(u + " loom_c = loom_c0", "loom_c < cols", "++loom_c");
     declare_accumulators(b, t, acc);
@@ -206,14 +277,16 @@ kernel_source emit_axis_pass(const axis_pass_kernel& pass, const dialect& d) {
     const ir::kernel& in = *pass.input;
     if (!in.stores.empty() || pass.axis > 1 || pass.accumulators.empty())
         throw error("loom: internal error: an axis reduction pass stores nothing, folds a value, along axis 0 or 1");
-    if (pass.form == axis_form::lanes && (pass.lanes < vector_lanes || pass.lanes % vector_lanes != 0))
-        throw error("loom: internal error: an axis reduction's lanes are a multiple of 8");
-    const axis_text t = text_of(pass);
+    if (pass.form == axis_form::lanes && (pass.lanes < 2 || (pass.lanes & (pass.lanes - 1)) != 0))
+        throw error("loom: internal error: an axis reduction's lanes are a power of two");
+    const axis_text t = text_of(pass, d);
     source_builder b(d);
     std::vector<const combine_op*> ops;
     for (const accumulator& a : pass.accumulators) ops.push_back(a.op);
     b.append(pass_prologue(in, ops, d));
     for (std::size_t k = 0; k < ops.size(); ++k) write_accumulator_combine(b, *ops[k], k);
+    if (t.width != 0)
+        for (std::size_t k = 0; k < ops.size(); ++k) write_accumulator_lane_combine(b, *ops[k], k, t.width);
 
     const std::string u = d.index_type;
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d);

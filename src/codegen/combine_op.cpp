@@ -2,6 +2,7 @@
 #include "codegen/combine_op.hpp"
 
 #include "codegen/emit_core.hpp"
+#include "codegen/lane_vectors.hpp"
 #include "loom/error.hpp"
 
 namespace loom::codegen {
@@ -59,8 +60,11 @@ bool is_float_sum(const combine_op& op) {
     return op.role[a.slot] == operand_role::left && op.role[b.slot] == operand_role::right;
 }
 
-void write_combine(source_builder& b, const combine_op& op, const std::string& name) {
-    // Operand slots become p0 and p1, captures p2, p3, ...: the core names a scalar p<slot>.
+namespace {
+
+// The operation's body as a kernel: operand slots become scalar parameters p0 and p1, captures
+// p2, p3, ... (the core names a scalar p<slot>).
+ir::kernel combine_kernel(const combine_op& op) {
     std::vector<std::uint32_t> param_of_slot(op.role.size());
     std::uint32_t next_capture = 2;
     for (std::size_t s = 0; s < op.role.size(); ++s)
@@ -78,15 +82,50 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
         if (n.op == opcode::scalar) n.slot = param_of_slot[n.slot];
         k.body.push_back(n);
     }
-    const std::string t = b.type(op.type);
-    std::string signature =
-        std::string(b.dialect().function_prefix) + " " + t + " " + name + "(" + t + " p0, " + t + " p1";
+    return k;
+}
+
+// "<prefix> R name(T p0, T p1, C p2, ...)" with T and R `operand` and the captures' own types.
+std::string combine_signature(const source_builder& b, const combine_op& op, const std::string& name,
+                              const std::string& operand) {
+    std::string signature = std::string(b.dialect().function_prefix) + " " + operand + " " + name + "(" + operand +
+                            " p0, " + operand + " p1";
     for (std::size_t slot = 0, c = 2; slot < op.role.size(); ++slot)
         if (op.role[slot] == detail::operand_role::capture)
             signature += ", " + std::string(b.type(op.shape->slots[slot].type)) + " p" + std::to_string(c++);
-    b.open(signature + ")");
+    return signature + ")";
+}
+
+// The nodes that differ between lanes: the two operands and what is computed from them.
+std::vector<bool> operand_lanes(const ir::kernel& k) {
+    std::vector<bool> seeds(k.body.size(), false);
+    for (std::size_t j = 0; j < k.body.size(); ++j) seeds[j] = k.body[j].op == opcode::scalar && k.body[j].slot < 2;
+    return lanes_varying(k, std::move(seeds));
+}
+
+std::string lane_name(std::size_t k) { return "loom_combine" + std::to_string(k) + "_lanes"; }
+
+} // namespace
+
+void write_combine(source_builder& b, const combine_op& op, const std::string& name) {
+    const ir::kernel k = combine_kernel(op);
+    b.open(combine_signature(b, op, name, b.type(op.type)));
     write_values(b, k, {op.shape->root});
     b.line("return " + value_name(op.shape->root) + ";");
+    b.close();
+}
+
+bool combines_lanes(const combine_op& op, const dialect& d, unsigned lanes) {
+    const ir::kernel k = combine_kernel(op);
+    return lanes_vectorise(k, live_nodes(k, {op.shape->root}), operand_lanes(k), d, lanes);
+}
+
+void write_lane_combine(source_builder& b, const combine_op& op, const std::string& name, unsigned lanes) {
+    const ir::kernel k = combine_kernel(op);
+    const std::vector<bool> varying = operand_lanes(k);
+    b.open(combine_signature(b, op, name, lane_type(b.dialect(), op.type, lanes)));
+    write_lane_values(b, k, live_nodes(k, {op.shape->root}), varying, {lanes, "", ""});
+    b.line("return " + lane_operand(k, op.shape->root, varying, b.dialect(), lanes) + ";");
     b.close();
 }
 
@@ -105,6 +144,14 @@ void write_accumulator_combine(source_builder& b, const combine_op& op, std::siz
 
 std::string accumulator_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b) {
     return combine_call(op, "loom_combine" + std::to_string(k), a, b, "c" + std::to_string(k) + "_");
+}
+
+void write_accumulator_lane_combine(source_builder& b, const combine_op& op, std::size_t k, unsigned lanes) {
+    write_lane_combine(b, op, lane_name(k), lanes);
+}
+
+std::string accumulator_lane_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b) {
+    return combine_call(op, lane_name(k), a, b, "c" + std::to_string(k) + "_");
 }
 
 std::string pass_prologue(const ir::kernel& input, const std::vector<const combine_op*>& ops, const dialect& d) {

@@ -39,6 +39,12 @@ bool is_float_sum(const combine_op& op);
 // Throws loom::error when the operation reads a vector, a device scalar or the index.
 void write_combine(source_builder& b, const combine_op& op, const std::string& name);
 
+// Whether op can be written lane by lane over vectors of `lanes` operands (lane_vectors.hpp),
+// and that function: "<prefix> T16 name(T16 p0, T16 p1, C p2, ...)", lane l of the result
+// op(lane l of p0, lane l of p1), the captures scalars as in write_combine.
+bool combines_lanes(const combine_op& op, const dialect& d, unsigned lanes);
+void write_lane_combine(source_builder& b, const combine_op& op, const std::string& name, unsigned lanes);
+
 // "name(a, b, c0, c1...)" where captures are named <capture_prefix>0, 1, ...
 std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
                          const std::string& capture_prefix);
@@ -48,6 +54,9 @@ std::string combine_call(const combine_op& op, const std::string& name, const st
 // accumulator_call calls it.
 void write_accumulator_combine(source_builder& b, const combine_op& op, std::size_t k);
 std::string accumulator_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b);
+// The same for write_lane_combine's function of operation k (loom_combine<k>_lanes).
+void write_accumulator_lane_combine(source_builder& b, const combine_op& op, std::size_t k, unsigned lanes);
+std::string accumulator_lane_call(const combine_op& op, std::size_t k, const std::string& a, const std::string& b);
 
 // The pragmas a pass kernel over `input` with these operations needs (fp64 when anything in
 // it is double).

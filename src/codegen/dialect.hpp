@@ -66,6 +66,10 @@ struct dialect {
         const char* shuffle_up;
     } group;
     const char* function_prefix; // before a device function called from a kernel
+    // Whether the dialect has vector types named "<type>N" (OpenCL C's float16) that take
+    // arithmetic and the math built-ins lane by lane, and vector literals "(float16)(a, b, ...)":
+    // codegen/lane_vectors.hpp writes a CPU pass's lanes with them. CUDA's float4 has no operators.
+    bool lane_vectors;
 };
 
 const dialect& opencl_dialect();

@@ -60,6 +60,7 @@ const dialect cuda = {
      "__syncthreads();", // orders the block's global memory accesses as well
      "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
     "static __device__ __forceinline__",
+    false, // the CPU lanes forms stay scalar (they run on CPU devices)
 };
 
 } // namespace

@@ -43,6 +43,7 @@ const dialect opencl = {
     {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
      "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},
     "static",
+    true,
 };
 
 } // namespace

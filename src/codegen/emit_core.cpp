@@ -19,18 +19,6 @@ namespace {
 
 std::string value(std::uint32_t n) { return "v" + std::to_string(n); }
 
-// Nodes reachable from the roots: only those are emitted (dead code never reaches the text).
-std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_t>& roots) {
-    std::vector<bool> live(k.body.size(), false);
-    for (std::uint32_t r : roots) live[r] = true;
-    for (std::size_t i = k.body.size(); i-- > 0;) {
-        if (!live[i]) continue;
-        for (std::uint32_t a : k.body[i].arg)
-            if (a != ir::no_node) live[a] = true;
-    }
-    return live;
-}
-
 std::vector<std::uint32_t> stored_values(const ir::kernel& k) {
     std::vector<std::uint32_t> roots;
     ir::append_store_nodes(k, roots);
@@ -170,7 +158,22 @@ void values(source_builder& b, const ir::kernel& k, const std::vector<bool>& liv
 
 } // namespace
 
+std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_t>& roots) {
+    std::vector<bool> live(k.body.size(), false);
+    for (std::uint32_t r : roots) live[r] = true;
+    for (std::size_t i = k.body.size(); i-- > 0;) {
+        if (!live[i]) continue;
+        for (std::uint32_t a : k.body[i].arg)
+            if (a != ir::no_node) live[a] = true;
+    }
+    return live;
+}
+
 std::vector<bool> live_nodes(const ir::kernel& k) { return live_nodes(k, stored_values(k)); }
+
+std::string value_expression(const ir::kernel& k, std::uint32_t n, const dialect& d, const std::string& index) {
+    return expression(k, k.body[n], d, index);
+}
 
 std::string value_name(std::uint32_t n) { return value(n); }
 

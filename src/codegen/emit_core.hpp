@@ -52,5 +52,10 @@ void write_body(source_builder& b, const ir::kernel& k, const std::string& index
 
 // The nodes the kernel's stores reach; only those are written (dead code never reaches the text).
 std::vector<bool> live_nodes(const ir::kernel& k);
+// The nodes `roots` reach.
+std::vector<bool> live_nodes(const ir::kernel& k, const std::vector<std::uint32_t>& roots);
+
+// The right-hand side of node n's "T vN = ...;" line (write_values), `index` spelling the element.
+std::string value_expression(const ir::kernel& k, std::uint32_t n, const dialect& d, const std::string& index);
 
 } // namespace loom::codegen

@@ -91,7 +91,7 @@ TEST_CASE("axis_pass_has_the_row_and_column_as_loop_counters_and_divides_nothing
             }
 }
 
-TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_and_the_tail_alone") {
+TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_as_vectors_and_the_tail_alone") {
     const matvec_input in = matvec();
     const loom::codegen::combine_op sum = plus(dtype::f32);
     loom::codegen::axis_pass_kernel pass;
@@ -102,13 +102,72 @@ TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_and_the_tail_alone"
     pass.lanes = 16;
     const std::string text = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
     CHECK(text.find("loom_c0 + 16u <= cols") != std::string::npos);
-    CHECK(text.find("const ulong loom_c = loom_c0 + 15u;") != std::string::npos);
-    CHECK(text.find("float a0_15 = id0;") != std::string::npos);
-    CHECK(text.find("out0[loom_r] = ") != std::string::npos);
+    CHECK(text.find("float16 a0_0 = (float16)(id0);") != std::string::npos);
+    CHECK(text.find("static float16 loom_combine0_lanes(float16 p0, float16 p1)") != std::string::npos);
+    // The matrix and x as sixteen adjacent elements, y at the row a scalar broadcast to the lanes.
+    CHECK(text.find("= (float16)(p0[i], p0[i + 1], ") != std::string::npos);
+    CHECK(text.find("p0[i + 15])") != std::string::npos);
+    CHECK(text.find("= (float16)(p1[loom_c], p1[loom_c + 1], ") != std::string::npos);
+    CHECK(text.find(" + ((float16)(v") != std::string::npos);
+    CHECK(text.find("a0_0 = loom_combine0_lanes(a0_0, v") != std::string::npos);
+    CHECK(text.find("a0_0.s0 = loom_combine0(a0_0.s0, v") != std::string::npos); // the tail
+    // The tree: halves, quarters, ..., each level one operation.
+    CHECK(text.find("a0_0 = loom_combine0_lanes(a0_0, a0_0.s89abcdef01234567);") != std::string::npos);
+    CHECK(text.find("a0_0 = loom_combine0_lanes(a0_0, a0_0.s123456789abcdef0);") != std::string::npos);
+    CHECK(text.find("out0[loom_r] = a0_0.s0;") != std::string::npos);
     pass.axis = 0;
     const std::string columns = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
-    CHECK(columns.find("out0[loom_c0 + 15u] = a0_15;") != std::string::npos);
+    CHECK(columns.find("out0[loom_c0 + 15u] = a0_0.sf;") != std::string::npos);
     CHECK(columns.find("out0[loom_c] = a0;") != std::string::npos); // the narrower last block
+    // 32 lanes: two vectors, folded into one first.
+    pass.axis = 1;
+    pass.lanes = 32;
+    const std::string wide = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
+    CHECK(wide.find("const ulong loom_c = loom_c0 + 16u;") != std::string::npos);
+    CHECK(wide.find("a0_0 = loom_combine0_lanes(a0_0, a0_1);") != std::string::npos);
+}
+
+TEST_CASE("the scalar lanes form folds its lanes in the vector form's order") {
+    // CUDA has no vector arithmetic; in OpenCL a select on a per-element condition keeps the
+    // lanes scalar. Both fold lane l + w into lane l for w = 8, 4, 2, 1.
+    matvec_input in = matvec();
+    std::vector<loom::ir::node>& body = in.kernel.body;
+    auto add = [&](loom::ir::node n) {
+        body.push_back(n);
+        return std::uint32_t(body.size() - 1);
+    };
+    loom::ir::node zero{opcode::scalar, dtype::f32};
+    zero.slot = std::uint32_t(in.kernel.params.size());
+    in.kernel.params.push_back({loom::ir::param_kind::scalar, dtype::f32, false});
+    const std::uint32_t z = add(zero);
+    loom::ir::node test{opcode::less, dtype::boolean};
+    test.arg[0] = in.root;
+    test.arg[1] = z;
+    const std::uint32_t negative = add(test);
+    loom::ir::node pick{opcode::select, dtype::f32};
+    pick.arg[0] = negative;
+    pick.arg[1] = z;
+    pick.arg[2] = in.root;
+    const std::uint32_t root = add(pick);
+    const loom::codegen::combine_op sum = plus(dtype::f32);
+    for (const auto* d : {&loom::codegen::opencl_dialect(), &loom::codegen::cuda_dialect()})
+        for (std::uint32_t folded : {in.root, root}) {
+            if (d == &loom::codegen::opencl_dialect() && folded == in.root) continue; // vectors there
+            CAPTURE(d->name);
+            loom::codegen::axis_pass_kernel pass;
+            pass.input = &in.kernel;
+            pass.accumulators = {{folded, &sum}};
+            pass.form = loom::codegen::axis_form::lanes;
+            pass.lanes = 16;
+            const std::string text = loom::codegen::emit_axis_pass(pass, *d).text();
+            CHECK(text.find("float a0_15 = id0;") != std::string::npos);
+            CHECK(text.find("_lanes") == std::string::npos);
+            CHECK(text.find("a0_7 = loom_combine0(a0_7, a0_15);") != std::string::npos);
+            CHECK(text.find("a0_3 = loom_combine0(a0_3, a0_7);") != std::string::npos);
+            CHECK(text.find("a0_0 = loom_combine0(a0_0, a0_1);") != std::string::npos);
+            CHECK(text.find("out0[loom_r] = a0_0;") != std::string::npos);
+            if (d == &loom::codegen::cuda_dialect()) compiles_with_nvrtc(text);
+        }
 }
 
 TEST_CASE("with contraction, a sum folding a product folds it by fma; other folds and values are left alone") {

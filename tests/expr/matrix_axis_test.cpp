@@ -140,6 +140,47 @@ TEST_CASE("integer_sums_products_minima_maxima_and_user_operations_along_an_axis
     }
 }
 
+// On a CPU device an axis pass folds 16 columns a step as vectors where its body allows
+// (codegen/lane_vectors.hpp) and as scalars where it does not (here: a select whose condition
+// differs per element). Both forms fold the lanes in one order, so the same values give the same
+// bits either way.
+TEST_CASE("an axis fold gives the same bits whether its kernel holds the lanes as vectors or as scalars") {
+    for (int fuse : {1, 0}) {
+        CAPTURE(fuse);
+        loom::context& c = context_with(fuse);
+        for (const extents& e : {extents{5, 77}, extents{77, 5}, extents{33, 16}, extents{3, 500}}) {
+            CAPTURE(describe(e));
+            const std::vector<float> ha = random_matrix<float>(e, -1.0f, 1.0f, 700),
+                                     hx = random_values<float>(e.cols, -1.0f, 1.0f, 701);
+            loom::matrix<float> A(c, e.rows, e.cols, ha);
+            loom::vector<float> x(c, hx);
+            const auto terms = A * loom::as_row(x) + 0.25f;
+            const auto same_terms = loom::where(A > 2.0f, 0.0f, terms); // A <= 1: always the terms
+            const float limit = 1e30f;
+            auto capped = [limit](auto a, auto b) { return loom::min(a + b, limit); };
+            for (int axis : {1, 0}) {
+                CAPTURE(axis);
+                auto fold = [&](const auto& t) {
+                    return axis == 1 ? loom::vector<float>(loom::sum(t, loom::axis<1>)).to_host()
+                                     : loom::vector<float>(loom::sum(t, loom::axis<0>)).to_host();
+                };
+                auto user = [&](const auto& t) {
+                    return axis == 1 ? loom::vector<float>(loom::reduce(t, 0.0f, capped, loom::axis<1>)).to_host()
+                                     : loom::vector<float>(loom::reduce(t, 0.0f, capped, loom::axis<0>)).to_host();
+                };
+                const std::vector<float> vectors = fold(terms), scalars = fold(same_terms);
+                CHECK(vectors == scalars);
+                CHECK(user(terms) == user(same_terms));
+                std::vector<double> sum, magnitude;
+                host_sums(
+                    e.rows, e.cols, axis,
+                    [&](std::size_t i, std::size_t j) { return ha[i * e.cols + j] * hx[j] + 0.25f; }, sum, magnitude);
+                check_sums("sum(A * as_row(x) + 0.25f)", vectors, sum, magnitude, axis == 1 ? e.cols : e.rows);
+            }
+        }
+    }
+}
+
 TEST_CASE("min_and_max_along_an_axis_skip_nan_and_give_the_identity_for_a_row_of_none") {
     loom::context& c = context_with(1);
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
