@@ -64,22 +64,33 @@ bool folds_by_fma(const axis_text& t, std::size_t k) {
     return t.pass.contract_folds && value.op == opcode::mul && value.type == op.type && is_float_sum(op);
 }
 
+// Each accumulator into(k) folding its value (as the right operand, so that min and max skip a
+// NaN element as loom::min does), by fma where folds_by_fma says. `operand` names a node of the
+// input; `vectors`: into(k) and the values are vector lanes, folded by the operation's lane
+// function.
+void write_folds(source_builder& b, const axis_text& t, const std::function<std::string(std::size_t)>& into,
+                 const std::function<std::string(std::uint32_t)>& operand, bool vectors) {
+    for (std::size_t k = 0; k < t.count(); ++k) {
+        const ir::node& value = t.input.body[t.folded[k]];
+        const std::string a = into(k);
+        if (folds_by_fma(t, k)) {
+            b.line(a + " = fma(" + operand(value.arg[0]) + ", " + operand(value.arg[1]) + ", " + a + ");");
+            continue;
+        }
+        const std::string folded = operand(t.folded[k]);
+        b.line(a + " = " +
+               (vectors ? accumulator_lane_call(*t.pass.accumulators[k].op, k, a, folded) : t.call(k, a, folded)) +
+               ";");
+    }
+}
+
 // The element at (loom_r, loom_c), whose row starts at element `base`: its index i, its
-// values, and each accumulator into(k) folding its value (as the right operand, so that min
-// and max skip a NaN element as loom::min does).
+// values, and each accumulator into(k) folding its value.
 void fold_element(source_builder& b, const axis_text& t, const std::string& base,
                   const std::function<std::string(std::size_t)>& into) {
     b.declare_const(b.dialect().index_type, "i", base + " + loom_c");
     write_values(b, t.input, t.folded, "i");
-    for (std::size_t k = 0; k < t.count(); ++k) {
-        const ir::node& value = t.input.body[t.folded[k]];
-        if (folds_by_fma(t, k)) {
-            b.line(into(k) + " = fma(" + value_name(value.arg[0]) + ", " + value_name(value.arg[1]) + ", " + into(k) +
-                   ");");
-            continue;
-        }
-        b.line(into(k) + " = " + t.call(k, into(k), value_name(t.folded[k])) + ";");
-    }
+    write_folds(b, t, into, value_name, false);
 }
 
 void declare_accumulators(source_builder& b, const axis_text& t, const std::function<std::string(std::size_t)>& name) {
@@ -89,8 +100,8 @@ void declare_accumulators(source_builder& b, const axis_text& t, const std::func
 // Every accumulator's lanes, one accumulator's lanes together: the device compiler (LLVM's SLP
 // vectorizer) bundles neighbouring declarations into vector registers, and a bundle of one
 // value's lanes is isomorphic (a tuple's values interleaved lane by lane made PoCL's N-Body
-// pass of three values 8x slower than three passes of one).
-// Vector lanes: lanes / width vectors per accumulator.
+// pass of three values 8x slower than three passes of one). Vector lanes: lanes / width vectors
+// per accumulator.
 void declare_lane_accumulators(source_builder& b, const axis_text& t) {
     for (std::size_t k = 0; k < t.count(); ++k) {
         const std::string id = "id" + std::to_string(k);
@@ -143,31 +154,30 @@ std::string fold_lanes(source_builder& b, const axis_text& t, std::size_t k) {
     return lane_name(t, k, 0);
 }
 
+// Vector lanes: the values of each vector's `width` columns, from loom_c0 + v * width on, as
+// vectors, and each accumulator's vector v folding them lane by lane (row start loom_base).
+void fold_lane_vectors(source_builder& b, const axis_text& t) {
+    const dialect& d = b.dialect();
+    auto operand = [&](std::uint32_t n) { return lane_operand(t.input, n, t.varying, d, t.width); };
+    for (unsigned v = 0; v < t.pass.lanes / t.width; ++v) {
+        b.open();
+        b.declare_const(d.index_type, "loom_c", "loom_c0 + " + std::to_string(v * t.width) + "u");
+        b.declare_const(d.index_type, "i", "loom_base + loom_c");
+        write_lane_values(b, t.input, t.live, t.varying, {t.width, "i", "loom_c"});
+        write_folds(
+            b, t, [v](std::size_t k) { return lane(k, v); }, operand, true);
+        b.close();
+    }
+}
+
 // One element of each of `lanes` adjacent columns, from loom_c0 on, into lane accumulators
 // 0..lanes-1 (row start loom_base).
 void fold_lane_columns(source_builder& b, const axis_text& t) {
-    const std::string u = b.dialect().index_type;
-    // Vector lanes: each vector's columns' values as vectors, each accumulator's vector folding
-    // them lane by lane.
-    for (unsigned v = 0; t.width != 0 && v < t.pass.lanes / t.width; ++v) {
-        const dialect& d = b.dialect();
-        b.open();
-        b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(v * t.width) + "u");
-        b.declare_const(u, "i", "loom_base + loom_c");
-        write_lane_values(b, t.input, t.live, t.varying, {t.width, "i", "loom_c"});
-        for (std::size_t k = 0; k < t.count(); ++k) {
-            const ir::node& value = t.input.body[t.folded[k]];
-            auto operand = [&](std::uint32_t n) { return lane_operand(t.input, n, t.varying, d, t.width); };
-            const std::string into = lane(k, v);
-            if (folds_by_fma(t, k))
-                b.line(into + " = fma(" + operand(value.arg[0]) + ", " + operand(value.arg[1]) + ", " + into + ");");
-            else
-                b.line(into + " = " + accumulator_lane_call(*t.pass.accumulators[k].op, k, into, operand(t.folded[k])) +
-                       ";");
-        }
-        b.close();
+    if (t.width != 0) {
+        fold_lane_vectors(b, t);
+        return;
     }
-    if (t.width != 0) return;
+    const std::string u = b.dialect().index_type;
     for (unsigned l = 0; l < t.pass.lanes; ++l) {
         b.open();
         b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");

@@ -84,23 +84,17 @@ TEST_CASE("a kernel whose varying values lose their meaning lane by lane stays s
         b.store(y, b.op(opcode::select, dtype::f32, test, lx, b.scalar(a)));
         CHECK(vectorise(b.kernel()));
     }
-    SUBCASE("a gather: a read at an index computed per element") {
-        kernel_builder b;
-        const auto x = b.buffer(dtype::f32), idx = b.buffer(dtype::u64), y = b.buffer(dtype::f32);
-        const auto at = b.op(opcode::load_at, dtype::f32, b.load(idx)); // its buffer: `slot`, set below
-        b.store(y, at);
-        loom::ir::kernel k = b.kernel();
-        k.body[at].slot = x;
-        CHECK_FALSE(vectorise(k));
-    }
-    SUBCASE("a read at the element through load_at is contiguous") {
-        kernel_builder b;
-        const auto x = b.buffer(dtype::f32), y = b.buffer(dtype::f32);
-        const auto at = b.op(opcode::load_at, dtype::f32, b.index());
-        b.store(y, at);
-        loom::ir::kernel k = b.kernel();
-        k.body[at].slot = x;
-        CHECK(vectorise(k));
+    SUBCASE("a read through load_at: contiguous at the element, not at an index read per element") {
+        for (bool gather : {true, false}) {
+            CAPTURE(gather);
+            kernel_builder b;
+            const auto x = b.buffer(dtype::f32), idx = b.buffer(dtype::u64), y = b.buffer(dtype::f32);
+            const auto at = b.op(opcode::load_at, dtype::f32, gather ? b.load(idx) : b.index());
+            b.store(y, at);
+            loom::ir::kernel k = b.kernel();
+            k.body[at].slot = x; // load_at names its buffer in `slot`
+            CHECK(vectorise(k) == !gather);
+        }
     }
     SUBCASE("complex values") {
         kernel_builder b;
