@@ -48,8 +48,10 @@ private:
     }
     std::string slot(std::uint32_t s) const {
         if (s >= note_.slots.size()) return "?";
-        if (sh_.slots[s].kind == detail::slot_kind::scalar)
+        if (sh_.slots[s].kind == detail::slot_kind::scalar) {
+            if (note_.slots[s] == ir::literal_zero) return "0";
             return note_.slots[s] == ir::no_node ? "?" : "p" + std::to_string(note_.slots[s]);
+        }
         return buffer(note_.slots[s]);
     }
     void call(const char* function, const ir::node& n, unsigned first, unsigned count) {

@@ -4,6 +4,7 @@
 #include "codegen/lower_neighbour_reads.hpp"
 
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 namespace loom::codegen {
@@ -30,9 +31,18 @@ public:
         n.arg[2] = c;
         return body_.add(n);
     }
-    std::uint32_t add(std::uint32_t a, std::uint32_t b) { return op(opcode::add, dtype::i64, a, b); }
+    // A zero offset is the literal 0 (ir::is_literal_zero): sums and products with it fold here,
+    // so a read along the element's own row or plane costs no index arithmetic on that axis.
+    bool zero(std::uint32_t a) const { return ir::is_literal_zero(body_[a]); }
+    std::uint32_t add(std::uint32_t a, std::uint32_t b) {
+        if (zero(b)) return a;
+        return zero(a) ? b : op(opcode::add, dtype::i64, a, b);
+    }
     std::uint32_t sub(std::uint32_t a, std::uint32_t b) { return op(opcode::sub, dtype::i64, a, b); }
-    std::uint32_t mul(std::uint32_t a, std::uint32_t b) { return op(opcode::mul, dtype::i64, a, b); }
+    std::uint32_t mul(std::uint32_t a, std::uint32_t b) {
+        if (zero(a)) return a;
+        return zero(b) ? b : op(opcode::mul, dtype::i64, a, b);
+    }
     std::uint32_t div(std::uint32_t a, std::uint32_t b) { return op(opcode::div, dtype::i64, a, b); }
     std::uint32_t mod(std::uint32_t a, std::uint32_t b) { return op(opcode::mod, dtype::i64, a, b); }
     std::uint32_t cast(dtype t, std::uint32_t a) { return op(opcode::cast, t, a); }
@@ -59,6 +69,7 @@ public:
     // once (the same for every element), then one conditional subtraction. A `%` per element
     // is a scalar division per vector lane (AVX-512 has no vector integer division).
     std::uint32_t wrapped_from(std::uint32_t at, std::uint32_t offset, std::uint32_t size) {
+        if (zero(offset)) return at;
         const std::uint32_t j = add(at, wrapped(offset, size));
         const std::uint32_t past = op(opcode::greater_equal, dtype::boolean, j, size);
         const std::uint32_t back = sub(j, size);
@@ -91,8 +102,9 @@ struct coordinates {
     std::uint32_t width = no_node;               // 2-D and 3-D: elements per row
     std::uint32_t z = no_node, size_z = no_node; // 3-D: the plane, and the planes
     std::uint32_t height = no_node;              // 3-D: rows per plane
-    // 3-D: the element's own column, row and plane (inside the grid), which a wrapped read
-    // moves from with one conditional subtraction per coordinate.
+    // The element's own column (or index), row and plane, inside the grid: a 3-D wrapped read
+    // moves from them with one conditional subtraction per coordinate, and a coordinate equal
+    // to its own (a zero offset) needs no clamp, wrap or test.
     std::uint32_t x0 = no_node, y0 = no_node, z0 = no_node;
 };
 
@@ -129,10 +141,19 @@ grid_position grid_position_of(index_arithmetic& a, std::uint32_t w, const ir::k
 // The coordinates of a read (its operands renumbered into the lowered body).
 coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
     const std::uint32_t di = read.arg[ir::offset_i];
-    if (read.arg[ir::grid_width] == no_node) return {a.add(a.element(), di), a.count()};
+    if (read.arg[ir::grid_width] == no_node) {
+        coordinates c{a.add(a.element(), di), a.count()};
+        c.x0 = a.element();
+        return c;
+    }
     const grid_position g = grid_position_of(a, read.arg[ir::grid_width], k);
     const std::uint32_t dj = read.arg[ir::offset_j];
-    if (read.arg[ir::grid_height] == no_node) return {a.add(g.column, di), g.width, a.add(g.row, dj), g.rows, g.width};
+    if (read.arg[ir::grid_height] == no_node) {
+        coordinates c{a.add(g.column, di), g.width, a.add(g.row, dj), g.rows, g.width};
+        c.x0 = g.column;
+        c.y0 = g.row;
+        return c;
+    }
     // 3-D: row r of the grid is row r % h of plane r / h; the form has them where the launch's
     // 3-D reads share h.
     const bool form_planes = k.grid_height_param != no_node;
@@ -148,6 +169,11 @@ coordinates read_coordinates(index_arithmetic& a, const ir::node& read, const ir
     c.y0 = row;
     c.z0 = plane;
     return c;
+}
+
+// Coordinate j clamped into [0, size), or j itself where it is the element's own (`own`).
+std::uint32_t clamped(index_arithmetic& a, std::uint32_t j, std::uint32_t own, std::uint32_t size) {
+    return j == own ? j : a.clamped(j, size);
 }
 
 // Where a read lands when it stays inside: element i + offset (i + (dk * h + dj) * w + di on
@@ -174,8 +200,8 @@ std::uint32_t interior_read(index_arithmetic& a, const ir::node& read) {
 std::uint32_t row_resolved_read(index_arithmetic& a, const ir::node& read, const ir::kernel& k) {
     const coordinates c = read_coordinates(a, read, k);
     const bool clamp = boundary_policy(read.boundary) == boundary_policy::clamp;
-    const std::uint32_t y = clamp ? a.clamped(c.y, c.size_y) : a.wrapped_from(c.y0, read.arg[ir::offset_j], c.size_y);
-    const std::uint32_t z = clamp ? a.clamped(c.z, c.size_z) : a.wrapped_from(c.z0, read.arg[ir::offset_k], c.size_z);
+    const std::uint32_t y = clamp ? clamped(a, c.y, c.y0, c.size_y) : a.wrapped_from(c.y0, read.arg[ir::offset_j], c.size_y);
+    const std::uint32_t z = clamp ? clamped(a, c.z, c.z0, c.size_z) : a.wrapped_from(c.z0, read.arg[ir::offset_k], c.size_z);
     const std::uint32_t row = a.add(a.mul(z, c.height), y);
     return a.load(read, a.add(a.mul(row, c.width), c.x));
 }
@@ -190,9 +216,9 @@ std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::
         return a.add(a.mul(row, c.width), x);
     };
     auto clamped_index = [&] {
-        const std::uint32_t x = a.clamped(c.x, c.size_x);
-        const std::uint32_t y = two_d ? a.clamped(c.y, c.size_y) : no_node;
-        const std::uint32_t z = three_d ? a.clamped(c.z, c.size_z) : no_node;
+        const std::uint32_t x = clamped(a, c.x, c.x0, c.size_x);
+        const std::uint32_t y = two_d ? clamped(a, c.y, c.y0, c.size_y) : no_node;
+        const std::uint32_t z = three_d ? clamped(a, c.z, c.z0, c.size_z) : no_node;
         return element_at(x, y, z);
     };
     switch (boundary_policy(read.boundary)) {
@@ -210,22 +236,28 @@ std::uint32_t checked_read(index_arithmetic& a, const ir::node& read, const ir::
             const std::uint32_t y = a.wrapped_from(a.leaf(ir::index_value::grid_row), read.arg[ir::offset_j], c.size_y);
             return a.load(read, element_at(x, y, no_node));
         }
-        const std::uint32_t x = a.wrapped(c.x, c.size_x);
-        const std::uint32_t y = two_d ? a.wrapped(c.y, c.size_y) : no_node;
+        auto wrapped = [&](std::uint32_t j, std::uint32_t own, std::uint32_t size) {
+            return j == own ? j : a.wrapped(j, size);
+        };
+        const std::uint32_t x = wrapped(c.x, c.x0, c.size_x);
+        const std::uint32_t y = two_d ? wrapped(c.y, c.y0, c.size_y) : no_node;
         return a.load(read, element_at(x, y, no_node));
     }
     case boundary_policy::constant: {
         // The boundary value where the neighbour lies outside the vector or the grid, else the
         // neighbour: element i + offset, read only where that lies inside the vector (a read
         // with a bound, which the device compiler makes a masked load of consecutive elements).
-        std::uint32_t inside = a.in_range(c.x, c.size_x);
-        for (auto [at, size] : {std::pair{c.y, c.size_y}, std::pair{c.z, c.size_z}}) {
-            if (at == no_node) continue;
+        // A coordinate that is the element's own lies inside and is not tested.
+        std::uint32_t inside = no_node;
+        for (auto [at, own, size] : {std::tuple{c.x, c.x0, c.size_x}, std::tuple{c.y, c.y0, c.size_y},
+                                     std::tuple{c.z, c.z0, c.size_z}}) {
+            if (at == no_node || at == own) continue;
             const std::uint32_t also = a.in_range(at, size);
-            inside = a.op(opcode::logical_and, dtype::boolean, inside, also);
+            inside = inside == no_node ? also : a.op(opcode::logical_and, dtype::boolean, inside, also);
         }
         const std::uint32_t at = a.cast(dtype::u64, neighbour_index(a, read)); // below 0: past any bound
         const std::uint32_t value = a.load(read, at, a.leaf(ir::index_value::count, dtype::u64));
+        if (inside == no_node) return value;
         return a.op(opcode::select, read.type, inside, value, read.arg[ir::boundary_value]);
     }
     }
@@ -254,7 +286,8 @@ bool interior_testable(const ir::node& n, const ir::kernel& k) {
     // work-group of the 2-D launch may span planes, so there its reads are checked.
     if (n.arg[ir::grid_height] != no_node && k.form != ir::map_form::chunked) return false;
     for (unsigned o : {ir::offset_i, ir::offset_j, ir::offset_k, ir::grid_height})
-        if (n.arg[o] != no_node && k.body[n.arg[o]].op != opcode::scalar) return false;
+        if (n.arg[o] != no_node && k.body[n.arg[o]].op != opcode::scalar && !ir::is_literal_zero(k.body[n.arg[o]]))
+            return false;
     return true;
 }
 

@@ -39,10 +39,15 @@ unsigned dimensions(const ir::node& n) {
     return n.arg[ir::grid_height] == ir::no_node ? 2 : 3;
 }
 
-std::string param(const ir::kernel& k, std::uint32_t node) { return "p" + std::to_string(k.body[node].slot); }
+// A neighbour operand's parameter, or 0 for an offset compiled in as zero.
+std::string param(const ir::kernel& k, std::uint32_t node) {
+    return ir::is_literal_zero(k.body[node]) ? "0" : "p" + std::to_string(k.body[node].slot);
+}
 
 // The parameters of the operands `axes` of the neighbour reads of `dims` dimensions whose
 // border an interior test can rule out, one list per read with equal lists once, in body order.
+// A read whose offsets among `axes` are all zero never leaves the element's own row (or column)
+// there: it has no list.
 using parameter_list = std::vector<std::string>;
 // With `row_tested`, only the reads whose rows a row test must rule out (not row_resolved).
 std::vector<parameter_list> testable_operands(const ir::kernel& k, const std::vector<bool>& live, unsigned dims,
@@ -52,6 +57,10 @@ std::vector<parameter_list> testable_operands(const ir::kernel& k, const std::ve
         const ir::node& n = k.body[i];
         if (!live[i] || !interior_testable(n, k) || dimensions(n) != dims) continue;
         if (row_tested && row_resolved(n, k)) continue;
+        const bool moves = std::any_of(axes.begin(), axes.end(), [&](unsigned axis) {
+            return axis != ir::grid_height && !ir::is_literal_zero(k.body[n.arg[axis]]);
+        });
+        if (!moves) continue;
         parameter_list p;
         for (unsigned axis : axes) p.push_back(param(k, n.arg[axis]));
         if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
@@ -84,15 +93,16 @@ std::string grid_interior_test(const ir::kernel& k, const dialect& d, std::vecto
     for (std::uint32_t i = 0; i < k.body.size(); ++i) {
         const ir::node& n = k.body[i];
         if (!live[i] || !interior_testable(n, k)) continue;
-        const std::string di = "p" + std::to_string(k.body[n.arg[ir::offset_i]].slot);
+        const std::string di = param(k, n.arg[ir::offset_i]);
         if (n.arg[ir::grid_width] == ir::no_node) {
+            if (di == "0") continue;
             reads_1d = true;
             test += " & (loom_i0 + " + di + " >= 0) & (loom_i1 + " + di + " < (" + s + ")n)";
             continue;
         }
-        const std::string dj = "p" + std::to_string(k.body[n.arg[ir::offset_j]].slot);
-        test += " & (loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w) & (loom_r0 + " + dj +
-                " >= 0) & (loom_r1 + " + dj + " < loom_h)";
+        const std::string dj = param(k, n.arg[ir::offset_j]);
+        if (di != "0") test += " & (loom_c0 + " + di + " >= 0) & (loom_c1 + " + di + " < loom_w)";
+        if (dj != "0") test += " & (loom_r0 + " + dj + " >= 0) & (loom_r1 + " + dj + " < loom_h)";
     }
     if (test.empty()) return "";
     auto last = [&](const std::string& first, const char* size) { return first + " + (" + s + ")" + size + " - 1"; };
@@ -286,19 +296,33 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
         for (std::size_t j = 0; j < reached.size(); ++j) row_values[j] = row_values[j] || (reached[j] && same[j]);
     }
     write_marked_values(b, forms.kernel, row_values);
-    auto columns = [&](const std::string& from, const std::string& to, bool interior) {
-        b.open_for(sl + " loom_col = " + from, "loom_col < " + to, "++loom_col");
+    auto element = [&](bool interior) { // the body, at loom_col
         b.declare_const(u, "i", "(" + u + ")(loom_base + loom_col)");
         forms.kernel.stores = forms.stores[interior ? 1 : 0];
         std::vector<bool> element_values = live_nodes(forms.kernel);
         for (std::size_t j = 0; j < element_values.size(); ++j) element_values[j] = element_values[j] && !row_values[j];
         write_marked_values(b, forms.kernel, element_values);
         write_stores(b, forms.kernel);
+    };
+    auto columns = [&](const std::string& from, const std::string& to, bool interior) {
+        b.open_for(sl + " loom_col = " + from, "loom_col < " + to, "++loom_col");
+        element(interior);
         b.close();
     };
-    columns("0", "loom_lo", false);
+    // An edge of one column (offsets of at most 1, the usual stencil) is straight-line code: as
+    // a loop the device compiler vectorises it, with gathers and a remainder loop whose setup
+    // costs a narrow row more than its two edge cells (docs/skeleton-stencil.md).
+    auto edge = [&](const std::string& from, const std::string& to) {
+        b.open("if (" + (from == "0" ? to : to + " - " + from) + " == 1)");
+        b.declare_const(sl, "loom_col", from);
+        element(false);
+        b.next("else");
+        columns(from, to, false);
+        b.close();
+    };
+    edge("0", "loom_lo");
     columns("loom_lo", "loom_hi", true);
-    columns("loom_hi", "loom_w", false);
+    edge("loom_hi", "loom_w");
     b.close();
 }
 

@@ -62,6 +62,13 @@ kernel_group build_kernel(const plan_request& request, const group_bounds& bound
             }
             if (n.op == opcode::scalar) {
                 const std::uint32_t cls = st.slot_scalar.empty() ? no_buffer : st.slot_scalar[n.slot];
+                if (cls == zero_offset) { // compiled in: the read's lowering drops what it would add
+                    ir::node zero{opcode::index, dtype::i64};
+                    zero.slot = std::uint32_t(ir::index_value::zero);
+                    note.slots[n.slot] = ir::literal_zero;
+                    remap[i] = body.add(zero);
+                    continue;
+                }
                 if (cls != no_buffer && cls >= param_of_scalar.size()) param_of_scalar.resize(cls + 1, no_buffer);
                 std::uint32_t param = cls != no_buffer ? param_of_scalar[cls] : no_buffer;
                 if (param == no_buffer) {

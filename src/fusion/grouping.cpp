@@ -99,6 +99,7 @@ struct group_parameters {
             }
             if (scalars_free) continue;
             const std::uint32_t cls = k < st.slot_scalar.size() ? st.slot_scalar[k] : no_buffer;
+            if (cls == zero_offset) continue; // a literal, no parameter
             added += cls != no_buffer && cls < scalar_mark.size() && scalar_mark[cls] == group ? 0 : 1;
         }
         return added; // repeats within st itself counted apart: still an upper bound
@@ -109,7 +110,7 @@ struct group_parameters {
         for (std::size_t k = 0; k < st.slot_buffer.size(); ++k) {
             if (st.slot_buffer[k] != no_buffer) {
                 buffer_mark[st.slot_buffer[k]] = group;
-            } else if (k < st.slot_scalar.size() && st.slot_scalar[k] != no_buffer) {
+            } else if (k < st.slot_scalar.size() && st.slot_scalar[k] != no_buffer && st.slot_scalar[k] != zero_offset) {
                 if (st.slot_scalar[k] >= scalar_mark.size()) scalar_mark.resize(st.slot_scalar[k] + 1, 0);
                 scalar_mark[st.slot_scalar[k]] = group;
             }

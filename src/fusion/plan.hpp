@@ -14,14 +14,18 @@
 namespace loom::fusion {
 
 constexpr std::uint32_t no_buffer = 0xFFFFFFFFu;
+// The value class of a neighbour read's offset that is zero (slot_info::neighbour_offset): the
+// kernel holds a literal 0 for it, not a parameter. Every other neighbour operand has no class.
+constexpr std::uint32_t zero_offset = 0xFFFFFFFEu;
 
 struct planned_statement {
     const detail::shape* shape = nullptr;
     std::vector<std::uint32_t> slot_buffer; // per slot: buffer class, or no_buffer for a scalar
     // Per slot: the scalar's value class (scalars of one type and one value share a class, and
     // so a kernel parameter, and the expressions over them merge), or no_buffer: a vector, a
-    // neighbour operand, or no dedup asked (empty). Part of the plan key, so a plan depends
-    // on which scalars are equal, not on their values.
+    // neighbour operand (zero_offset for a zero offset), or no dedup asked (empty). Part of the
+    // plan key, so a plan depends on which scalars are equal and which offsets are zero, not on
+    // their values.
     std::vector<std::uint32_t> slot_scalar;
     std::uint32_t target = no_buffer; // buffer class written
     std::uint32_t length_class = 0;   // statements of equal length share a class

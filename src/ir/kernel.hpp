@@ -49,9 +49,11 @@ struct statement_note {
     const detail::shape* shape = nullptr; // what it computes; shapes are never freed
     std::uint32_t target = no_node;       // the buffer class it writes
     // Per slot of the shape: a vector slot's buffer class, or the kernel parameter that holds a
-    // scalar slot's value.
+    // scalar slot's value (literal_zero for a zero offset the kernel holds as a literal).
     std::vector<std::uint32_t> slots;
 };
+// A statement_note slot of a zero offset (fusion::zero_offset): the kernel has no parameter for it.
+constexpr std::uint32_t literal_zero = 0xFFFFFFFEu;
 
 // Grids of fewer elements than this fit int coordinates (kernel::narrow_grid): every offset is
 // bounded by its extent (stencil.hpp), so row * width + column + offset stays under 2^31.

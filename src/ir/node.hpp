@@ -77,6 +77,12 @@ enum class index_value : std::uint32_t {
     grid_planes,
 };
 
+// The literal 0 of index arithmetic, which also stands for a neighbour read's offset that is
+// zero (fusion::zero_offset): that coordinate is the element's own.
+inline bool is_literal_zero(const node& n) {
+    return n.op == opcode::index && index_value(n.slot) == index_value::zero;
+}
+
 // Hash-consing table shared by every builder of node lists: adding a node equal to an
 // existing one returns the existing index, which is how common sub-expressions merge.
 class node_list {

@@ -19,11 +19,16 @@ struct slot_info {
     bool broadcast = false; // a device scalar: element 0 read by every element (also `neighbour`), any length
     // A scalar that is an offset, grid width or boundary value of a neighbour read. The flush
     // gives equal scalars one kernel parameter, but not these: a stencil's offsets may change
-    // between runs, and that must not change the plan (see fusion::planned_statement).
+    // between runs, and that must not change the plan (see fusion::planned_statement), but for
+    // whether an offset is zero (neighbour_offset).
     bool neighbour_operand = false;
     // A vector read at computed indices (a gather or a view, also `neighbour`): its length is
     // its own, not the statement's, and is checked where the indices are made.
     bool any_length = false;
+    // An offset of a neighbour read (also a neighbour_operand). Whether it is zero is part of the
+    // plan: a zero offset is compiled in, so the read's coordinate on that axis is the element's
+    // own, with no parameter, clamp or border test (fusion::zero_offset).
+    bool neighbour_offset = false;
 };
 
 struct shape {

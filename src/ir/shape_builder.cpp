@@ -119,14 +119,19 @@ node_ref shape_builder::neighbour_slot(dtype element, boundary_policy policy, un
     n.slot = std::uint32_t(m.slots.size());
     m.slots.push_back({slot_kind::vector, element, true});
     auto operand = [&](dtype type) { return operand_slot(type); };
+    auto offset = [&] {
+        const node_ref r = operand_slot(dtype::i64);
+        m.slots.back().neighbour_offset = true;
+        return r;
+    };
     // The order the front end binds them in (loom/stencil.hpp's neighbour_read::bind).
-    n.arg[ir::offset_i] = operand(dtype::i64);
+    n.arg[ir::offset_i] = offset();
     if (dimensions >= 2) {
-        n.arg[ir::offset_j] = operand(dtype::i64);
+        n.arg[ir::offset_j] = offset();
         n.arg[ir::grid_width] = operand(dtype::i64);
     }
     if (dimensions == 3) {
-        n.arg[ir::offset_k] = operand(dtype::i64);
+        n.arg[ir::offset_k] = offset();
         n.arg[ir::grid_height] = operand(dtype::i64);
     }
     if (policy == boundary_policy::constant) n.arg[ir::boundary_value] = operand(element);

@@ -33,10 +33,13 @@ std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& clas
 // them as one parameter and the expressions over them merge (Black-Scholes written as one
 // expression per output repeats its scalars, and each repeat was a new parameter that kept
 // the repeated erf() calls apart). Neighbour operands keep no class: changing an offset must
-// not change the plan. Only the first 32 distinct values get classes, which bounds the
-// search on the dispatch path.
+// not change the plan, but for whether an offset is zero (fusion::zero_offset): a zero offset
+// is compiled in, and a stencil's reads along its own row or plane then need no index
+// arithmetic, clamp or border test on that axis. Only the first 32 distinct values get
+// classes, which bounds the search on the dispatch path.
 std::uint32_t flush_planner::scalar_class(const slot_info& slot, const scalar_bits& bits) {
-    if (slot.neighbour_operand) return fusion::no_buffer;
+    if (slot.neighbour_operand)
+        return slot.neighbour_offset && bits == scalar_bits{} ? fusion::zero_offset : fusion::no_buffer;
     const std::pair<dtype, scalar_bits> value{slot.type, bits};
     for (std::size_t c = 0; c < scalar_values_.size(); ++c)
         if (scalar_values_[c] == value) return std::uint32_t(c);

@@ -36,6 +36,8 @@ public:
     std::uint32_t load(std::uint32_t p) { return leaf(opcode::load, k_.params[p].type, p); }
     std::uint32_t scalar(std::uint32_t p) { return leaf(opcode::scalar, k_.params[p].type, p); }
     std::uint32_t index() { return leaf(opcode::index, dtype::u64, 0); }
+    // The literal 0 a zero neighbour offset is compiled in as (fusion::zero_offset).
+    std::uint32_t zero() { return leaf(opcode::index, dtype::i64, std::uint32_t(loom::ir::index_value::zero)); }
     std::uint32_t op(opcode o, dtype t, std::uint32_t a, std::uint32_t b = loom::ir::no_node,
                      std::uint32_t c = loom::ir::no_node) {
         loom::ir::node n{o, t};

@@ -115,8 +115,14 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
         CHECK(contains(s, "if ((loom_row + p3 < 0) | (loom_row + p3 >= loom_h)) loom_hi = 0;")); // the row offset
         CHECK(contains(s, "if (loom_lo < -p5 - loom_base) loom_lo = -p5 - loom_base;"));         // the 1-D read
         CHECK(occurrences(s, "; ++loom_col) {") == 3);
-        const std::string interior = between(s, "loom_col = loom_lo;", "}\n"),
-                          left = between(s, "loom_col = 0;", "}\n"), right = between(s, "loom_col = loom_hi;", "}\n");
+        const std::string interior = between(s, "loom_col = loom_lo;", "}\n");
+        // Each end: one column as straight-line code, else a loop over its columns.
+        CHECK(contains(s, "if (loom_lo == 1) {"));
+        CHECK(contains(s, "if (loom_w - loom_hi == 1) {"));
+        const std::string left = between(s, "const " + sl + " loom_col = 0;", "} else {"),
+                          right = between(s, "const " + sl + " loom_col = loom_hi;", "} else {"),
+                          left_loop = between(s, "for (" + sl + " loom_col = 0;", "}\n"),
+                          right_loop = between(s, "for (" + sl + " loom_col = loom_hi;", "}\n");
         CHECK(occurrences(interior, " = p0[v") == 2); // both reads untested in the interior loop
         CHECK_FALSE(contains(interior, " ? "));
         // The row's own values, the grid read's clamped row among them, come once before the
@@ -125,7 +131,7 @@ TEST_CASE("a chunked grid kernel walks bands of rows, each row's interior column
         CHECK(occurrences(row, " ? ") == 2);
         CHECK_FALSE(contains(row, "loom_col"));
         CHECK_FALSE(contains(row, "p0["));
-        for (const std::string& end : {left, right}) CHECK(occurrences(end, " ? ") == 4);
+        for (const std::string& end : {left, right, left_loop, right_loop}) CHECK(occurrences(end, " ? ") == 4);
         CHECK_FALSE(contains(s, "get_local_id"));
     }
 }

@@ -4,6 +4,7 @@
 // in each way a kernel gets its coordinates.
 #include "codegen_support.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -157,15 +158,18 @@ const boundary_policy policies[] = {boundary_policy::clamp, boundary_policy::wra
 TEST_CASE("a lowered 1-D neighbour read gives its policy's element for offsets inside and far outside") {
     const std::uint64_t n = 10;
     const std::vector<float> x = numbered(n);
+    for (bool literal : {false, true}) // a zero offset as a parameter, or compiled in
     for (boundary_policy policy : policies)
         for (std::int64_t d : {-23, -10, -3, -1, 0, 1, 4, 9, 10, 31}) {
+            if (literal && d != 0) continue;
+            CAPTURE(literal);
             CAPTURE(int(policy));
             CAPTURE(d);
             kernel_builder b; // y = x[i + d]
             const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32), offset = b.scalar_param(dtype::i64),
                        fallback = b.scalar_param(dtype::f32);
             const auto value_node = policy == boundary_policy::constant ? b.scalar(fallback) : no_node;
-            b.store(out, b.neighbour(in, policy, b.scalar(offset), no_node, no_node, value_node));
+            b.store(out, b.neighbour(in, policy, literal ? b.zero() : b.scalar(offset), no_node, no_node, value_node));
             const loom::ir::kernel k = b.kernel();
             const loom::codegen::lowered_kernel l =
                 lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
@@ -184,10 +188,13 @@ TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the ind
     const std::uint64_t n = std::uint64_t(w * h);
     const std::vector<float> u = numbered(n);
     enum class coordinates { integer_division, double_division, launch };
+    for (bool literal : {false, true}) // zero offsets as parameters, or compiled in
     for (coordinates from : {coordinates::integer_division, coordinates::double_division, coordinates::launch})
         for (boundary_policy policy : policies)
             for (std::int64_t di : {-9, -1, 0, 2, 5})
                 for (std::int64_t dj : {-4, -1, 0, 1, 7}) {
+                    if (literal && di != 0 && dj != 0) continue;
+                    CAPTURE(literal);
                     CAPTURE(int(from));
                     CAPTURE(int(policy));
                     CAPTURE(di);
@@ -197,7 +204,10 @@ TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the ind
                     const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
                                pw = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
                     const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
-                    b.store(out, b.neighbour(in, policy, b.scalar(pi), b.scalar(pj), b.scalar(pw), value_node));
+                    auto offset = [&](std::uint32_t param, std::int64_t at) {
+                        return literal && at == 0 ? b.zero() : b.scalar(param);
+                    };
+                    b.store(out, b.neighbour(in, policy, offset(pi, di), offset(pj, dj), b.scalar(pw), value_node));
                     if (from == coordinates::launch) b.grid_launch(pw);
                     loom::ir::kernel k = b.kernel();
                     k.double_grid_division = from == coordinates::double_division;
@@ -230,12 +240,15 @@ TEST_CASE("a lowered 3-D neighbour read gives its policy's element, dividing per
     // in it, every element tested. Planes, interior: the chunked form's interior, where a clamped
     // or wrapped read takes its neighbour row (row_resolved) and the column stays inside the row.
     enum class coordinates { per_read, planes_checked, planes_interior };
+    for (bool literal : {false, true}) // zero offsets as parameters, or compiled in
     for (coordinates from : {coordinates::per_read, coordinates::planes_checked, coordinates::planes_interior})
         for (boundary_policy policy : policies)
             for (std::int64_t di : {-5, -1, 0, 1, 4})
                 for (std::int64_t dj : {-4, -1, 0, 2})
                     for (std::int64_t dk : {-3, -1, 0, 1, 2}) {
+                        if (literal && di != 0 && dj != 0 && dk != 0) continue;
                         const bool interior = from == coordinates::planes_interior;
+                        CAPTURE(literal);
                         CAPTURE(int(from));
                         CAPTURE(int(policy));
                         CAPTURE(di);
@@ -247,7 +260,10 @@ TEST_CASE("a lowered 3-D neighbour read gives its policy's element, dividing per
                                    pk = b.scalar_param(dtype::i64), pw = b.scalar_param(dtype::i64),
                                    ph = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
                         const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
-                        const auto read = b.neighbour3(in, policy, b.scalar(pi), b.scalar(pj), b.scalar(pk),
+                        auto offset = [&](std::uint32_t param, std::int64_t at) {
+                            return literal && at == 0 ? b.zero() : b.scalar(param);
+                        };
+                        const auto read = b.neighbour3(in, policy, offset(pi, di), offset(pj, dj), offset(pk, dk),
                                                        b.scalar(pw), b.scalar(ph), value_node);
                         b.store(out, read);
                         b.grid_launch(pw);
@@ -303,6 +319,35 @@ TEST_CASE("an interior read is element i + offset with no policy; a read the for
     for (std::uint64_t i = 0; i + 3 < n; ++i) {
         CAPTURE(i);
         CHECK(e.at(l.kernel.stores[0].value, {i, n}).f == x[i + 3] + x[std::size_t(clamped(std::int64_t(i) + 6, 16))]);
+    }
+}
+
+TEST_CASE("a zero offset compiled in leaves that coordinate the element's own: no clamp, wrap or test") {
+    const std::int64_t w = 8, h = 4;
+    const std::uint64_t n = std::uint64_t(w * h);
+    const std::vector<float> u = numbered(n);
+    for (boundary_policy policy : policies) {
+        CAPTURE(int(policy));
+        kernel_builder b; // v = u(x + di, y): its row is the element's own
+        const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
+        const auto pi = b.scalar_param(dtype::i64), pw = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
+        const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
+        b.store(out, b.neighbour(in, policy, b.scalar(pi), b.zero(), b.scalar(pw), value_node));
+        b.grid_launch(pw);
+        const loom::ir::kernel k = b.kernel();
+        const loom::codegen::lowered_kernel l = lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
+        // One coordinate moves: one clamp, one wrap (a select), or one range test (two comparisons).
+        auto count = [&](opcode o) {
+            return std::count_if(l.kernel.body.begin(), l.kernel.body.end(), [&](const auto& m) { return m.op == o; });
+        };
+        CHECK(count(opcode::clamp) == (policy == boundary_policy::clamp ? 1 : 0));
+        CHECK(count(opcode::greater_equal) == (policy == boundary_policy::clamp ? 0 : 1));
+        evaluator e(l.kernel, {{}, {}, {-3, 0}, {w, 0}, {0, outside}}, {u, {}});
+        for (std::uint64_t i = 0; i < n; ++i) {
+            CAPTURE(i);
+            const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
+            CHECK(e.at(l.kernel.stores[0].value, {i, n, col, row, h, w}).f == expected(u, policy, col - 3, row, w, h));
+        }
     }
 }
 

@@ -105,6 +105,42 @@ TEST_CASE("3-D reads at offsets past the grid, beside 2-D and 1-D reads, fused a
     CHECK(wrong == 0);
 }
 
+TEST_CASE("3-D reads whose offsets move to and from zero between flushes equal the host, fused and unfused") {
+    // Whether each offset is zero is part of the plan (a zero offset is compiled in): the same
+    // statement with offsets that become zero, then not, must never reuse the other kernel.
+    const long nx = 19, ny = 5, nz = 4;
+    const std::size_t n = std::size_t(nx * ny * nz);
+    const auto hu = loom_test::random_values<float>(n, -1.0f, 1.0f, 913);
+    const std::array<std::array<long, 3>, 6> offsets = {
+        {{1, 0, 0}, {0, 0, 0}, {0, -1, 2}, {0, 0, 0}, {-2, 3, 0}, {1, 0, 0}}};
+    loom::context unfused(loom::context_options{"opencl", "", 0});
+    for (loom::context* c : {&ctx(), &unfused}) {
+        loom::vector<float> u(*c, hu), out(*c, n);
+        const auto g = loom::grid(u, std::size_t(nx), std::size_t(ny), std::size_t(nz));
+        for (const auto& d : offsets) {
+            CAPTURE(d[0]);
+            CAPTURE(d[1]);
+            CAPTURE(d[2]);
+            out = loom::at(g, d[0], d[1], d[2]) + 2.0f * loom::at(g, d[1], d[2], d[0], loom::boundary::wrap) +
+                  4.0f * loom::at(g, d[2], d[0], d[1], loom::boundary::constant(0.5f));
+            const auto got = out.to_host();
+            std::size_t wrong = 0;
+            for (long z = 0; z < nz; ++z)
+                for (long y = 0; y < ny; ++y)
+                    for (long x = 0; x < nx; ++x) {
+                        auto at = [&](long dx, long dy, long dz, policy p) {
+                            return host_grid3(hu, nx, ny, nz, x + dx, y + dy, z + dz, p, 0.5f);
+                        };
+                        const float want = at(d[0], d[1], d[2], policy::clamp) +
+                                           2.0f * at(d[1], d[2], d[0], policy::wrap) +
+                                           4.0f * at(d[2], d[0], d[1], policy::constant);
+                        wrong += got[std::size_t((z * ny + y) * nx + x)] != want;
+                    }
+            CHECK(wrong == 0);
+        }
+    }
+}
+
 TEST_CASE("3-D reads of grids with one width and different plane heights, in one statement, equal the host") {
     // The grid form shares one plane height among its 3-D reads: here the statement runs in
     // the 1-D form, each read finding its own plane. Again with one height, in the grid form.
@@ -182,13 +218,17 @@ TEST_CASE("loom::convolve is one kernel, with coefficients as arguments") {
         // The kernel adds in the order of the taps, as the host does.
         REQUIRE(hy[i] == doctest::Approx(want).epsilon(1e-6));
     }
-    // Other coefficients and another centre: the same kernel, no compile. (The boundary policy
-    // is part of the kernel: a wrapped convolution is another one.)
+    // Other coefficients: the same kernel, no compile. (The boundary policy is part of the
+    // kernel: a wrapped convolution is another one; so is another centre, which moves the tap
+    // at offset zero, compiled in as the element's own read.)
     const auto before = ctx().statistics().kernels_compiled;
     const std::array<float, 5> edge{-1.0f, 0.0f, 1.0f, 0.0f, 0.0f};
-    z = loom::convolve(edge, x, 1);
+    z = loom::convolve(edge, x);
     auto hz = z.to_host();
     CHECK(ctx().statistics().kernels_compiled == before);
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(hz[i] == clamped(long(i)) - clamped(long(i) - 2));
+    z = loom::convolve(edge, x, 1);
+    hz = z.to_host();
     for (std::size_t i = 0; i < n; ++i) REQUIRE(hz[i] == clamped(long(i) + 1) - clamped(long(i) - 1));
     z = loom::convolve(edge, x, 1, loom::boundary::wrap);
     hz = z.to_host();
