@@ -38,9 +38,10 @@ coefficients transposed(const coefficients& c) {
 // Along the rows: out(i, 8b + v) = sum_k m[v][k] in(i, 8b + k). The flat image is a sequence of
 // block rows of 8 pixels, so output phase v of every block row is the view out.slice(v, n/8, 8)
 // and input phase k is in.slice(k, n/8, 8): no index arithmetic, and the weights are host
-// numbers (kernel arguments). A write through a view ends its kernel (docs/views.md), so this
-// is eight kernels of n/8 elements; a matrix statement with gathers instead costs an index
-// computation and two gathers per term (bench_dct8x8's loom_gathers; docs/bench/summary.md).
+// numbers (kernel arguments). The eight writes share no element, so they are one kernel, and
+// the eight statements' reads of one phase are one load: equal views share their arguments
+// (docs/views.md). A matrix statement with gathers instead costs an index computation and two
+// gathers per term (bench_dct8x8's loom_gathers; docs/bench/summary.md).
 void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficients& m) {
     const std::size_t groups = in.size() / 8;
     for (int v = 0; v < 8; ++v) {
@@ -51,11 +52,11 @@ void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficie
 
 // Down the columns: out(i, j) = sum_k m[i % 8][k] in(8 (i / 8) + k, j). A matrix statement over
 // the element's row and column: the weights as broadcast columns (weight[k] holds m[i % 8][k]
-// for every row i), the input read by a gather. Its row comes from one 64-bit division per
-// element (docs/matrices.md, Costs), most of this pass's time: no view describes "row 8b + k of
-// every band", and the transposes that would turn this into a second row pass read across rows
-// and cost more. (bench_dct8x8's loom_rowmagic finds the row by a multiply and a shift instead:
-// faster, but a trick a user should not need.)
+// for every row i), the input read by a gather. On rows of 16 or more the kernel runs on whole
+// rows: the row and column are the launch's, each weight is read once per row, and the gather
+// reads a contiguous row of the input (docs/matrices.md, Costs). Narrower images find the row
+// by a 64-bit division per element. (bench_dct8x8's loom_rowmagic finds it by a multiply and a
+// shift, a trick a user should not need.)
 void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out,
                  const std::vector<loom::vector<float>>& weight) {
     const auto i = loom::index<0>();

@@ -99,7 +99,7 @@ private:
 
     // start + i * stride, from two scalar slots.
     static detail::node_ref index(detail::shape_builder& b) {
-        const detail::node_ref start = b.operand_slot(dtype::i64), stride = b.operand_slot(dtype::i64);
+        const detail::node_ref start = b.view_index_slot(false), stride = b.view_index_slot(true);
         return b.apply(opcode::add, start, b.apply(opcode::mul, expr::signed_index(b), stride));
     }
     void bind_index(detail::statement_recorder& r) const {

@@ -11,6 +11,7 @@
 #include "codegen/emit.hpp"
 #include "codegen/kernel_header.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/rows_from_launch.hpp"
 #include "loom/error.hpp"
 
 namespace loom::codegen {
@@ -142,8 +143,8 @@ bool coordinates_narrowable(const ir::kernel& k) {
         if (n.op == opcode::load_neighbour)
             for (unsigned a : {ir::offset_i, ir::offset_j, ir::grid_width, ir::offset_k, ir::grid_height})
                 if (n.arg[a] != ir::no_node) coordinate[n.arg[a]] = true;
-    for (std::uint32_t i = 0; i < k.body.size(); ++i)
-        if (k.body[i].type == dtype::i64 && !coordinate[i]) return false;
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) // index leaves: the launch's coordinates, 0 and 1
+        if (k.body[i].type == dtype::i64 && !coordinate[i] && k.body[i].op != opcode::index) return false;
     for (const ir::kernel_param& p : k.params)
         if (p.kind == ir::param_kind::buffer && p.type == dtype::i64) return false;
     return true;
@@ -261,16 +262,16 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
     b.open_for(sl + " loom_row = loom_r0", "loom_row < loom_r1", "++loom_row");
     b.declare_const(sl, "loom_base", "loom_row * loom_w");
     declare_plane_position(b, k, sl);
-    b.line(sl + " loom_lo = 0, loom_hi = loom_w;");
+    std::vector<std::string> bounds; // the lines that narrow [loom_lo, loom_hi), the untested columns
     auto narrow = [&](const std::string& low, const std::string& high) { // columns in [low, high)
-        b.line("if (loom_lo < " + low + ") loom_lo = " + low + ";");
-        b.line("if (loom_hi > " + high + ") loom_hi = " + high + ";");
+        bounds.push_back("if (loom_lo < " + low + ") loom_lo = " + low + ";");
+        bounds.push_back("if (loom_hi > " + high + ") loom_hi = " + high + ";");
     };
     const std::vector<bool> live = live_nodes(k);
     for (unsigned dims : {2u, 3u})
         for (const std::string& p : testable_offsets(k, live, dims)) narrow("-" + p, "loom_w - " + p);
     for (const std::string& p : testable_offsets(k, live, 2, ir::offset_j))
-        b.line("if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;");
+        bounds.push_back("if ((loom_row + " + p + " < 0) | (loom_row + " + p + " >= loom_h)) loom_hi = 0;");
     // A 3-D read not row_resolved: the row's own row and plane, r % h and r / h (loom_y and
     // loom_plane where the reads share h), moved by dj and dk, must stay inside the plane and
     // the planes.
@@ -280,13 +281,17 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
         const std::string y = (planes ? "loom_y" : "loom_row % " + h) + " + " + dj;
         const std::string z = (planes ? "loom_plane" : "loom_row / " + h) + " + " + dk;
         const std::string depth = planes ? "loom_planes" : "loom_h / " + h;
-        b.line("if ((" + y + " < 0) | (" + y + " >= " + h + ") | (" + z + " < 0) | (" + z + " >= " + depth +
-               ")) loom_hi = 0;");
+        bounds.push_back("if ((" + y + " < 0) | (" + y + " >= " + h + ") | (" + z + " < 0) | (" + z + " >= " +
+                         depth + ")) loom_hi = 0;");
     }
     for (const std::string& p : testable_offsets(k, live, 1))
         narrow("-" + p + " - loom_base", "(" + sl + ")n - " + p + " - loom_base");
-    b.line("if (loom_lo > loom_w) loom_lo = loom_w;");
-    b.line("if (loom_hi < loom_lo) loom_hi = loom_lo;");
+    if (!bounds.empty()) {
+        b.line(sl + " loom_lo = 0, loom_hi = loom_w;");
+        for (const std::string& line : bounds) b.line(line);
+        b.line("if (loom_lo > loom_w) loom_lo = loom_w;");
+        b.line("if (loom_hi < loom_lo) loom_hi = loom_lo;");
+    }
     lowered_forms forms = lower_neighbour_reads(k, {neighbour_form::checked, neighbour_form::interior});
     const std::vector<bool> same = row_invariant(forms.kernel);
     std::vector<bool> row_values(forms.kernel.body.size(), false);
@@ -320,9 +325,13 @@ void grid_chunked_map(source_builder& b, const map_kernel& m) {
         columns(from, to, false);
         b.close();
     };
-    edge("0", "loom_lo");
-    columns("loom_lo", "loom_hi", true);
-    edge("loom_hi", "loom_w");
+    if (bounds.empty()) { // no read leaves the row: every column untested (a matrix statement's positions)
+        columns("0", "loom_w", true);
+    } else {
+        edge("0", "loom_lo");
+        columns("loom_lo", "loom_hi", true);
+        edge("loom_hi", "loom_w");
+    }
     b.close();
 }
 
@@ -371,7 +380,8 @@ kernel_source emit(const ir::kernel& k, const dialect& d) {
     b.append(emit_prologue(k, d));
     b.open(std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(k, d) + d.index_type + " n)");
     write_guard(b, k);
-    const map_kernel m{k};
+    const ir::kernel launched = rows_from_launch(k); // k where it is no grid kernel
+    const map_kernel m{launched};
     if (k.grid_width_param != ir::no_node && k.form == ir::map_form::chunked) {
         grid_chunked_map(b, m);
     } else if (k.grid_width_param != ir::no_node) {

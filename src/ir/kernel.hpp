@@ -102,9 +102,15 @@ void append_store_nodes(const kernel& k, std::vector<std::uint32_t>& roots);
 // Whether any scalar of k is packed (kernel_param::packed).
 bool packs_scalars(const kernel& k);
 
-// The parameters holding the grid width of the kernel's 2-D neighbour reads, in body
-// order (repeats included); empty when it has none, or a width that is not a 64-bit
-// scalar parameter.
+// Where node n of k is a row position, element / p for a u64 scalar parameter p (how
+// ir::lower_positions finds a matrix statement's row, and a 3-D array's row over its planes):
+// p. Else no_node.
+std::uint32_t row_position_divisor(const kernel& k, const node& n);
+
+// The parameters holding a row width the kernel's grid form must share: the grid width of its
+// 2-D and 3-D neighbour reads and the divisor of its row positions (row_position_divisor), in
+// body order (repeats included); empty when it has none, or one that is not a 64-bit scalar
+// parameter or travels packed.
 std::vector<std::uint32_t> grid_width_params(const kernel& k);
 
 // The same for the rows per plane of the kernel's 3-D neighbour reads.

@@ -29,6 +29,12 @@ struct slot_info {
     // plan: a zero offset is compiled in, so the read's coordinate on that axis is the element's
     // own, with no parameter, clamp or border test (fusion::zero_offset).
     bool neighbour_offset = false;
+    // A view's start or stride (also a neighbour_operand). Equal starts share a kernel parameter,
+    // and equal strides do (never a start with a stride, nor either with another scalar), so two
+    // reads through views of equal start and stride are one load, as the user's eight reads of
+    // each phase in the DCT's row pass: whether starts (or strides) are equal is part of the plan.
+    enum class view_part : std::uint8_t { none, start, stride };
+    view_part view_index = view_part::none;
 };
 
 struct shape {

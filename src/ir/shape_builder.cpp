@@ -159,6 +159,12 @@ node_ref shape_builder::operand_slot(dtype type) {
     return r;
 }
 
+node_ref shape_builder::view_index_slot(bool stride) {
+    const node_ref r = operand_slot(dtype::i64);
+    impl_->slots.back().view_index = stride ? slot_info::view_part::stride : slot_info::view_part::start;
+    return r;
+}
+
 dtype shape_builder::type_of(node_ref n) const { return impl_->type(n); }
 
 node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to); }

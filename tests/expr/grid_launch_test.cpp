@@ -109,3 +109,45 @@ TEST_CASE("a kernel reading grids of two widths runs as a 1-D map and equals the
             ho[std::size_t(i)] != clamped(ha, 64, i % 64 + 1, i / 64 + 1) - clamped(hb, 48, i % 48 - 2, i / 48 + 3);
     CHECK(wrong == 0);
 }
+
+TEST_CASE("matrix and 3-D array statements with positions equal the host on whole rows and in the 1-D form") {
+    // Rows of 97 and 20 run on the grid launch (row and column from it, no division), rows of 8
+    // in the 1-D form; a statement beside a stencil on a grid of another width runs 1-D too. The
+    // gather reads row (r & ~7) + 3 of the same column, as the block DCT's column pass does.
+    for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{41, 97}, {33, 20}, {50, 8}}) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        const std::size_t n = rows * cols;
+        const auto hx = random_floats(n, 705), hc = random_floats(rows, 706), hr = random_floats(cols, 707);
+        loom::vector<float> cv(ctx(), hc), rv(ctx(), hr);
+        loom::matrix<float> x(ctx(), rows, cols, hx), m(ctx(), rows, cols), beside(ctx(), rows, cols);
+        const auto i = loom::index<0>();
+        const auto j = loom::index<1>();
+        const std::uint64_t band = ~std::uint64_t(7), width = cols;
+        m = loom::cast<float>(i) * 1000.0f + loom::cast<float>(j) + loom::as_column(cv) * loom::as_row(rv) +
+            loom::gather(x.elements(), (((i & band) + 3) % rows) * width + j);
+        const auto g = loom::grid(x.elements(), rows, cols); // rows wide: another width
+        beside = loom::cast<float>(j) - loom::at(g, 1, 0);
+        const auto hm = m.to_host(), hb = beside.to_host();
+        std::size_t wrong = 0;
+        for (std::size_t r = 0; r < rows; ++r)
+            for (std::size_t c = 0; c < cols; ++c) {
+                const std::size_t e = r * cols + c;
+                const float want = float(r) * 1000.0f + float(c) + hc[r] * hr[c] + hx[((r & band) + 3) % rows * cols + c];
+                const long gx = long(e % rows), gy = long(e / rows); // the other grid's coordinates
+                wrong += hm[e] != want || hb[e] != float(c) - clamped(hx, long(rows), gx + 1, gy);
+            }
+        CHECK(wrong == 0);
+    }
+    const std::size_t d0 = 5, d1 = 6, d2 = 40;
+    loom::array3<float> a(ctx(), d0, d1, d2);
+    a = loom::cast<float>(loom::index<0>()) * 10000.0f + loom::cast<float>(loom::index<1>()) * 100.0f +
+        loom::cast<float>(loom::index<2>());
+    const auto ha = a.to_host();
+    std::size_t wrong = 0;
+    for (std::size_t p = 0; p < d0; ++p)
+        for (std::size_t r = 0; r < d1; ++r)
+            for (std::size_t c = 0; c < d2; ++c)
+                wrong += ha[(p * d1 + r) * d2 + c] != float(p) * 10000.0f + float(r) * 100.0f + float(c);
+    CHECK(wrong == 0);
+}

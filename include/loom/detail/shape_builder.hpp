@@ -62,6 +62,9 @@ public:
     // A scalar slot that stays apart from equal scalars (an offset or view bound that may
     // change between runs without changing the plan).
     node_ref operand_slot(dtype type);
+    // A view's start, or with `stride` its stride (slot_info::view_index): an operand slot that
+    // shares a class with equal operands of its kind only, so reads through equal views are one load.
+    node_ref view_index_slot(bool stride);
     // Applies C++'s conversion rules for the op (see docs/type-promotion.md);
     // throws loom::error when the op does not apply to the operand types.
     node_ref apply(opcode op, node_ref a);
