@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "ir/node.hpp"
+#include "loom/detail/scalar_bits.hpp"
 
 namespace loom::detail {
 
@@ -36,6 +38,15 @@ struct slot_info {
     enum class view_part : std::uint8_t { none, start, stride };
     view_part view_index = view_part::none;
 };
+
+// Whether equal values of slot s share one kernel parameter (a value class, keyed by
+// scalar_value): host scalars, and a view's starts among themselves and strides among
+// themselves; no other neighbour operand.
+inline bool shares_equal_values(const slot_info& s) {
+    return !s.neighbour_operand || s.view_index != slot_info::view_part::none;
+}
+// What equal scalars agree on: type, view part and bits.
+using scalar_value = std::tuple<dtype, slot_info::view_part, scalar_bits>;
 
 struct shape {
     std::uint32_t id = 0;

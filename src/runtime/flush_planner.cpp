@@ -38,9 +38,9 @@ std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& clas
 // arithmetic, clamp or border test on that axis. Only the first 32 distinct values get
 // classes, which bounds the search on the dispatch path.
 std::uint32_t flush_planner::scalar_class(const slot_info& slot, const scalar_bits& bits) {
-    if (slot.neighbour_operand && slot.view_index == slot_info::view_part::none)
+    if (!shares_equal_values(slot))
         return slot.neighbour_offset && bits == scalar_bits{} ? fusion::zero_offset : fusion::no_buffer;
-    const std::tuple<dtype, slot_info::view_part, scalar_bits> value{slot.type, slot.view_index, bits};
+    const scalar_value value{slot.type, slot.view_index, bits};
     for (std::size_t c = 0; c < scalar_values_.size(); ++c)
         if (scalar_values_[c] == value) return std::uint32_t(c);
     if (scalar_values_.size() == 32) return fusion::no_buffer;

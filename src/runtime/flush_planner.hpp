@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -65,8 +64,7 @@ private:
     std::vector<std::uint64_t> lengths_;
     std::vector<std::uint32_t> disjoint_writes_; // the statements fusion::disjoint_span_write allows to join
     std::vector<std::uint32_t> slot_scalar_;     // per queued slot: its scalar value class
-    // Per scalar value class: its type, the view part it is (slot_info::view_index), its value.
-    std::vector<std::tuple<dtype, slot_info::view_part, scalar_bits>> scalar_values_;
+    std::vector<scalar_value> scalar_values_; // per scalar value class: its value
 };
 
 } // namespace loom::detail

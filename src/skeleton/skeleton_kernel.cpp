@@ -7,9 +7,9 @@
 namespace loom::skeleton {
 
 std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
-                                 std::vector<std::pair<dtype, detail::scalar_bits>>& seen) {
-    if (slot.neighbour_operand) return no_class;
-    const std::pair<dtype, detail::scalar_bits> value{slot.type, bits};
+                                 std::vector<detail::scalar_value>& seen) {
+    if (!detail::shares_equal_values(slot)) return no_class;
+    const detail::scalar_value value{slot.type, slot.view_index, bits};
     for (std::size_t c = 0; c < seen.size(); ++c)
         if (seen[c] == value) return scalar_class_base + std::uint32_t(c);
     if (seen.size() == 32) return no_class;

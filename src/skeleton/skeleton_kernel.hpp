@@ -35,10 +35,12 @@ struct input_kernel {
 // The class of a scalar slot whose value is `bits`: equal values (type and bits) share one, so
 // the input passes them as one parameter and the expressions over them merge (N-Body's
 // `rsqrt(r2 + eps2)` written three times then computes one square root, not three). Values
-// are numbered by first appearance in `seen`; neighbour operands, and values past the 32nd,
-// get no_class (a parameter of their own), so that a new offset never changes a plan.
+// are numbered by first appearance in `seen`; neighbour operands (but view starts and strides,
+// detail::shares_equal_values), and values past the 32nd, get no_class (a parameter of their
+// own), so that a new offset never changes a plan. A zero offset stays a parameter here: the
+// skeletons' inputs do not compile offsets in (fusion::zero_offset is the statements' own).
 std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
-                                 std::vector<std::pair<dtype, detail::scalar_bits>>& seen);
+                                 std::vector<detail::scalar_value>& seen);
 constexpr std::uint32_t scalar_class_base = 0x80000000u; // scalar classes start here
 
 // slot_class[s]: the buffer class of vector slot s (equal for slots naming one buffer), the

@@ -111,7 +111,7 @@ struct skeleton_state final : detail::context_extension {
     plan_key<axis_key_head> axis_key;
     std::vector<backend::kernel_arg> args;
     std::vector<const detail::buffer*> classes;                       // bind_input's
-    std::vector<std::pair<dtype, detail::scalar_bits>> scalar_values; // bind_input's scalar value classes
+    std::vector<detail::scalar_value> scalar_values;                  // bind_input's scalar value classes
     std::vector<std::uint32_t> slot_class;                            // bind_input's result
 };
 

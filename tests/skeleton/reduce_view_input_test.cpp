@@ -53,3 +53,20 @@ TEST_CASE("a view and a vector of other lengths in one reduction input are a len
     loom::vector<float> out(ctx(), 4);
     CHECK_THROWS_AS(loom::inclusive_scan(x.slice(0, 5), out), loom::length_error);
 }
+
+TEST_CASE("a reduction over views of equal start and stride reads them once, and stays right as the starts change") {
+    // Equal view starts (and strides) share an argument in a reduction's input too, so
+    // x.slice(a, m, 2) * x.slice(b, m, 2) reads one slice when a == b; the rounds move a and b
+    // to and from equal, and each is checked against the host.
+    const std::size_t m = 333, n = 2 * m + 1;
+    std::vector<float> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = float(i % 17) - 8.0f;
+    loom::vector<float> x(ctx(), host);
+    for (auto [a, b] : {std::pair<std::size_t, std::size_t>{1, 1}, {0, 1}, {1, 0}, {0, 0}, {1, 1}}) {
+        CAPTURE(a);
+        CAPTURE(b);
+        double want = 0;
+        for (std::size_t i = 0; i < m; ++i) want += double(host[a + 2 * i]) * double(host[b + 2 * i]);
+        CHECK(loom::sum(x.slice(a, m, 2) * x.slice(b, m, 2)) == doctest::Approx(want));
+    }
+}
