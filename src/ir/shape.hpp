@@ -47,6 +47,20 @@ inline bool shares_equal_values(const slot_info& s) {
 }
 // What equal scalars agree on: type, view part and bits.
 using scalar_value = std::tuple<dtype, slot_info::view_part, scalar_bits>;
+constexpr std::uint32_t no_value_class = 0xFFFFFFFFu;
+// The value class of slot s holding `bits`: its number in `seen`, which it joins at its first
+// appearance; no_value_class where s takes none (shares_equal_values) or `seen` already holds 32
+// values, which bounds the search on the dispatch path (the flush planner and the skeletons'
+// inputs both number their scalars so).
+inline std::uint32_t value_class(const slot_info& s, const scalar_bits& bits, std::vector<scalar_value>& seen) {
+    if (!shares_equal_values(s)) return no_value_class;
+    const scalar_value value{s.type, s.view_index, bits};
+    for (std::size_t c = 0; c < seen.size(); ++c)
+        if (seen[c] == value) return std::uint32_t(c);
+    if (seen.size() == 32) return no_value_class;
+    seen.push_back(value);
+    return std::uint32_t(seen.size() - 1);
+}
 
 struct shape {
     std::uint32_t id = 0;

@@ -36,16 +36,12 @@ std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& clas
 // not change the plan, but for whether an offset is zero (fusion::zero_offset): a zero offset
 // is compiled in, and a stencil's reads along its own row or plane then need no index
 // arithmetic, clamp or border test on that axis. Only the first 32 distinct values get
-// classes, which bounds the search on the dispatch path.
+// classes (detail::value_class).
 std::uint32_t flush_planner::scalar_class(const slot_info& slot, const scalar_bits& bits) {
     if (!shares_equal_values(slot))
         return slot.neighbour_offset && bits == scalar_bits{} ? fusion::zero_offset : fusion::no_buffer;
-    const scalar_value value{slot.type, slot.view_index, bits};
-    for (std::size_t c = 0; c < scalar_values_.size(); ++c)
-        if (scalar_values_[c] == value) return std::uint32_t(c);
-    if (scalar_values_.size() == 32) return fusion::no_buffer;
-    scalar_values_.push_back(value);
-    return std::uint32_t(scalar_values_.size() - 1);
+    const std::uint32_t c = value_class(slot, bits, scalar_values_);
+    return c == no_value_class ? fusion::no_buffer : c;
 }
 
 // The plan key: fusion switch, guard and purpose; per statement its shape, length class, target

@@ -8,13 +8,8 @@ namespace loom::skeleton {
 
 std::uint32_t scalar_value_class(const detail::slot_info& slot, detail::scalar_bits bits,
                                  std::vector<detail::scalar_value>& seen) {
-    if (!detail::shares_equal_values(slot)) return no_class;
-    const detail::scalar_value value{slot.type, slot.view_index, bits};
-    for (std::size_t c = 0; c < seen.size(); ++c)
-        if (seen[c] == value) return scalar_class_base + std::uint32_t(c);
-    if (seen.size() == 32) return no_class;
-    seen.push_back(value);
-    return scalar_class_base + std::uint32_t(seen.size() - 1);
+    const std::uint32_t c = detail::value_class(slot, bits, seen);
+    return c == detail::no_value_class ? no_class : scalar_class_base + c;
 }
 
 input_kernel build_input(const detail::shape& s, const std::vector<std::uint32_t>& slot_class, dtype value_type) {
