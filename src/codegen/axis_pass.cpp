@@ -16,10 +16,19 @@ namespace {
 
 // The widest vector of lanes: OpenCL C's float16.
 constexpr unsigned widest_vector = 16;
+// Rows folded side by side (lanes_rows), for an element of at most light_element_nodes live nodes
+// in rows of at least block_row_length columns: on the CPU device four long rows a step beat one
+// (matvec), and four short rows a step lose to one (docs/bench/summary.md has the runs).
+constexpr unsigned rows_per_block = 4;
+constexpr long light_element_nodes = 8;
+constexpr unsigned block_row_length = 4096;
 
 std::string acc(std::size_t k) { return "a" + std::to_string(k); }
-// Lane l of accumulator k (scalar lanes), or its vector l (vector lanes).
-std::string lane(std::size_t k, unsigned l) { return "a" + std::to_string(k) + "_" + std::to_string(l); }
+// Lane l of accumulator k (scalar lanes), or its vector l (vector lanes), for the row `row` of a
+// block of rows (lanes_rows) after the first.
+std::string lane(std::size_t k, unsigned l, unsigned row = 0) {
+    return "a" + std::to_string(k) + "_" + std::to_string(l) + (row ? "_r" + std::to_string(row) : "");
+}
 std::string out(std::size_t k) { return "out" + std::to_string(k); }
 
 // What the pass writes and how it names it.
@@ -31,6 +40,8 @@ struct axis_text {
     // then the nodes the folds reach and those that vary across the lanes.
     unsigned width = 0;
     std::vector<bool> live, varying;
+    // Lanes form, axis 1: whether long rows go rows_per_block at a time (lanes_rows).
+    bool block_rows = false;
 
     std::size_t count() const { return pass.accumulators.size(); }
     std::string type(const source_builder& b, std::size_t k) const { return b.type(pass.accumulators[k].op->type); }
@@ -53,6 +64,10 @@ axis_text text_of(const axis_pass_kernel& pass, const dialect& d) {
         bool vectors = lanes_vectorise(t.input, t.live, t.varying, d, width);
         for (const accumulator& a : pass.accumulators) vectors = vectors && combines_lanes(*a.op, d, width);
         t.width = vectors ? width : 0;
+        // A light element (a product of two loads, say) leaves the pass bound by memory; a
+        // heavier one (N-Body's) keeps a row at a time, whose values alone fill the registers.
+        const auto work = std::count(t.live.begin(), t.live.end(), true);
+        t.block_rows = pass.axis == 1 && t.width != 0 && work <= light_element_nodes;
     }
     return t;
 }
@@ -102,22 +117,22 @@ void declare_accumulators(source_builder& b, const axis_text& t, const std::func
 // value's lanes is isomorphic (a tuple's values interleaved lane by lane made PoCL's N-Body
 // pass of three values 8x slower than three passes of one). Vector lanes: lanes / width vectors
 // per accumulator.
-void declare_lane_accumulators(source_builder& b, const axis_text& t) {
+void declare_lane_accumulators(source_builder& b, const axis_text& t, unsigned row = 0) {
     for (std::size_t k = 0; k < t.count(); ++k) {
         const std::string id = "id" + std::to_string(k);
         if (t.width != 0) {
             const std::string type = lane_type(b.dialect(), t.pass.accumulators[k].op->type, t.width);
             for (unsigned v = 0; v < t.pass.lanes / t.width; ++v)
-                b.declare(type, lane(k, v), "(" + type + ")(" + id + ")");
+                b.declare(type, lane(k, v, row), "(" + type + ")(" + id + ")");
             continue;
         }
-        for (unsigned l = 0; l < t.pass.lanes; ++l) b.declare(t.type(b, k), lane(k, l), id);
+        for (unsigned l = 0; l < t.pass.lanes; ++l) b.declare(t.type(b, k), lane(k, l, row), id);
     }
 }
 
 // Lane l of accumulator k in the lanes form: a0_3, or a0_0.s3 where the lanes are vectors.
-std::string lane_name(const axis_text& t, std::size_t k, unsigned l) {
-    return t.width != 0 ? lane_of(lane(k, l / t.width), l % t.width) : lane(k, l);
+std::string lane_name(const axis_text& t, std::size_t k, unsigned l, unsigned row = 0) {
+    return t.width != 0 ? lane_of(lane(k, l / t.width, row), l % t.width) : lane(k, l, row);
 }
 
 // This work-item's share [<first>, <last>) of `total` things, a contiguous band of them.
@@ -136,27 +151,29 @@ void declare_band(source_builder& b, const std::string& total, const std::string
 // this order, so that the form a kernel takes never changes its result. Vector lanes take a level
 // in one operation: whole vectors while w spans them, then the first vector and itself rotated by
 // w. The last levels were 5% of N-Body's time at 1024 bodies when they folded lane by lane in order.
-std::string fold_lanes(source_builder& b, const axis_text& t, std::size_t k) {
+std::string fold_lanes(source_builder& b, const axis_text& t, std::size_t k, unsigned row = 0) {
     const unsigned lanes = t.pass.lanes, width = t.width;
     const combine_op& op = *t.pass.accumulators[k].op;
     for (unsigned w = lanes / 2; w >= 1; w /= 2) {
         if (width == 0) {
-            for (unsigned l = 0; l < w; ++l) b.line(lane(k, l) + " = " + t.call(k, lane(k, l), lane(k, l + w)) + ";");
+            for (unsigned l = 0; l < w; ++l)
+                b.line(lane(k, l, row) + " = " + t.call(k, lane(k, l, row), lane(k, l + w, row)) + ";");
         } else if (w >= width) {
             for (unsigned v = 0; v < w / width; ++v)
-                b.line(lane(k, v) + " = " + accumulator_lane_call(op, k, lane(k, v), lane(k, v + w / width)) + ";");
+                b.line(lane(k, v, row) + " = " +
+                       accumulator_lane_call(op, k, lane(k, v, row), lane(k, v + w / width, row)) + ";");
         } else {
-            std::string rotated = lane(k, 0) + ".s";
+            std::string rotated = lane(k, 0, row) + ".s";
             for (unsigned l = 0; l < width; ++l) rotated += "0123456789abcdef"[(l + w) % width];
-            b.line(lane(k, 0) + " = " + accumulator_lane_call(op, k, lane(k, 0), rotated) + ";");
+            b.line(lane(k, 0, row) + " = " + accumulator_lane_call(op, k, lane(k, 0, row), rotated) + ";");
         }
     }
-    return lane_name(t, k, 0);
+    return lane_name(t, k, 0, row);
 }
 
 // Vector lanes: the values of each vector's `width` columns, from loom_c0 + v * width on, as
 // vectors, and each accumulator's vector v folding them lane by lane (row start loom_base).
-void fold_lane_vectors(source_builder& b, const axis_text& t) {
+void fold_lane_vectors(source_builder& b, const axis_text& t, unsigned row) {
     const dialect& d = b.dialect();
     auto operand = [&](std::uint32_t n) { return lane_operand(t.input, n, t.varying, d, t.width); };
     for (unsigned v = 0; v < t.pass.lanes / t.width; ++v) {
@@ -165,44 +182,74 @@ void fold_lane_vectors(source_builder& b, const axis_text& t) {
         b.declare_const(d.index_type, "i", "loom_base + loom_c");
         write_lane_values(b, t.input, t.live, t.varying, {t.width, "i", "loom_c"});
         write_folds(
-            b, t, [v](std::size_t k) { return lane(k, v); }, operand, true);
+            b, t, [v, row](std::size_t k) { return lane(k, v, row); }, operand, true);
         b.close();
     }
 }
 
 // One element of each of `lanes` adjacent columns, from loom_c0 on, into lane accumulators
 // 0..lanes-1 (row start loom_base).
-void fold_lane_columns(source_builder& b, const axis_text& t) {
+void fold_lane_columns(source_builder& b, const axis_text& t, unsigned row = 0) {
     if (t.width != 0) {
-        fold_lane_vectors(b, t);
+        fold_lane_vectors(b, t, row);
         return;
     }
     const std::string u = b.dialect().index_type;
     for (unsigned l = 0; l < t.pass.lanes; ++l) {
         b.open();
         b.declare_const(u, "loom_c", "loom_c0 + " + std::to_string(l) + "u");
-        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l); });
+        fold_element(b, t, "loom_base", [&](std::size_t k) { return lane(k, l, row); });
         b.close();
     }
 }
 
 // Lanes form, axis 1: each row of the band, `lanes` columns a step into as many accumulators,
-// the tail into lane 0; then the lanes fold into one (fold_lanes).
+// the tail into lane 0; then the lanes fold into one (fold_lanes). Where the element is light
+// (axis_text::block_rows) and rows are long, four rows go side by side, each with accumulators
+// of its own: what they share (matvec's x) is read once a step for the four, and four rows
+// stream at once, as the handwritten `band4_vec8` does. A row's values and fold order are the
+// ones it has alone. Rows shorter than block_row_length, whose four rows are one contiguous
+// stretch then read out of order, go one at a time, as the rows left over do.
 void lanes_rows(source_builder& b, const axis_text& t) {
     const std::string u = b.dialect().index_type, step = std::to_string(t.pass.lanes) + "u";
     declare_band(b, "rows", "loom_r0", "loom_r1");
-    b.open_for(u + " loom_r = loom_r0", "loom_r < loom_r1", "++loom_r");
-    b.declare_const(u, "loom_base", "loom_r * cols");
-    declare_lane_accumulators(b, t);
-    b.declare(u, "loom_c0", "0");
-    b.open_for("", "loom_c0 + " + step + " <= cols", "loom_c0 += " + step);
-    fold_lane_columns(b, t);
-    b.close();
-    b.open_for("", "loom_c0 < cols", "++loom_c0");
-    b.declare_const(u, "loom_c", "loom_c0");
-    fold_element(b, t, "loom_base", [&t](std::size_t k) { return lane_name(t, k, 0); });
-    b.close();
-    for (std::size_t k = 0; k < t.count(); ++k) b.line(out(k) + "[loom_r] = " + fold_lanes(b, t, k) + ";");
+    b.declare(u, "loom_rb", "loom_r0");
+    auto rows = [&](unsigned count) { // rows loom_rb .. loom_rb + count - 1
+        auto in_row = [&](unsigned q, const std::function<void()>& body, bool base = true) {
+            b.open();
+            b.declare_const(u, "loom_r", "loom_rb + " + std::to_string(q) + "u");
+            if (base) b.declare_const(u, "loom_base", "loom_r * cols");
+            body();
+            b.close();
+        };
+        for (unsigned q = 0; q < count; ++q) declare_lane_accumulators(b, t, q);
+        b.declare(u, "loom_c0", "0");
+        b.open_for("", "loom_c0 + " + step + " <= cols", "loom_c0 += " + step);
+        for (unsigned q = 0; q < count; ++q) in_row(q, [&] { fold_lane_columns(b, t, q); });
+        b.close();
+        b.open_for("", "loom_c0 < cols", "++loom_c0");
+        b.declare_const(u, "loom_c", "loom_c0");
+        for (unsigned q = 0; q < count; ++q)
+            in_row(q, [&] { fold_element(b, t, "loom_base", [&](std::size_t k) { return lane_name(t, k, 0, q); }); });
+        b.close();
+        for (unsigned q = 0; q < count; ++q)
+            in_row(
+                q,
+                [&] {
+                    for (std::size_t k = 0; k < t.count(); ++k)
+                        b.line(out(k) + "[loom_r] = " + fold_lanes(b, t, k, q) + ";");
+                },
+                false);
+    };
+    if (t.block_rows) {
+        const std::string block = std::to_string(rows_per_block) + "u";
+        b.open_for("", "cols >= " + std::to_string(block_row_length) + "u && loom_rb + " + block + " <= loom_r1",
+                   "loom_rb += " + block);
+        rows(rows_per_block);
+        b.close();
+    }
+    b.open_for("", "loom_rb < loom_r1", "++loom_rb");
+    rows(1);
     b.close();
 }
 

@@ -115,6 +115,12 @@ TEST_CASE("axis_pass_lanes_form_folds_sixteen_columns_a_step_as_vectors_and_the_
     CHECK(text.find("a0_0 = loom_combine0_lanes(a0_0, a0_0.s89abcdef01234567);") != std::string::npos);
     CHECK(text.find("a0_0 = loom_combine0_lanes(a0_0, a0_0.s123456789abcdef0);") != std::string::npos);
     CHECK(text.find("out0[loom_r] = a0_0.s0;") != std::string::npos);
+    // A light element: four long rows a step, each with accumulators of its own and its own tree,
+    // then the rows left over (and every row of a short matrix) one at a time.
+    CHECK(text.find("for (; cols >= 4096u && loom_rb + 4u <= loom_r1; loom_rb += 4u) {") != std::string::npos);
+    CHECK(text.find("float16 a0_0_r3 = (float16)(id0);") != std::string::npos);
+    CHECK(text.find("a0_0_r3 = loom_combine0_lanes(a0_0_r3, a0_0_r3.s123456789abcdef0);") != std::string::npos);
+    CHECK(text.find("for (; loom_rb < loom_r1; ++loom_rb) {") != std::string::npos);
     pass.axis = 0;
     const std::string columns = loom::codegen::emit_axis_pass(pass, loom::codegen::opencl_dialect()).text();
     CHECK(columns.find("out0[loom_c0 + 15u] = a0_0.sf;") != std::string::npos);
@@ -166,6 +172,7 @@ TEST_CASE("the scalar lanes form folds its lanes in the vector form's order") {
             CHECK(text.find("a0_3 = loom_combine0(a0_3, a0_7);") != std::string::npos);
             CHECK(text.find("a0_0 = loom_combine0(a0_0, a0_1);") != std::string::npos);
             CHECK(text.find("out0[loom_r] = a0_0;") != std::string::npos);
+            CHECK(text.find("loom_rb + 4u") == std::string::npos); // scalar lanes: a row a step
             if (d == &loom::codegen::cuda_dialect()) compiles_with_nvrtc(text);
         }
 }
