@@ -26,5 +26,6 @@
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"
 #include "loom/stencil.hpp"
+#include "loom/strided.hpp"
 #include "loom/tie.hpp"
 #include "loom/vector.hpp"

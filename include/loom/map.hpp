@@ -20,15 +20,19 @@ namespace loom {
 // value and vectors by reference, so the result may be assigned, used in a larger
 // expression, or stored while the vectors it reads live. Inside another traced lambda,
 // map (and a loom::function) simply composes expressions.
+//
+// The function may also return a host number (`[](auto) { return 1.0; }`): an expression of that
+// constant, of the number's type, whose length is the statement's target's. It may take no
+// operands at all: a generator such as `[] { return loom::cast<float>(loom::index()) * 0.5f; }`.
 template <class F, class... A> auto map(const F& f, const A&... args) {
-    static_assert(sizeof...(A) > 0, "loom::map: give at least one operand");
     static_assert(((expr::is_operand_v<A> || std::is_arithmetic_v<A>)&&...),
                   "loom::map: operands must be loom::vector, Loom expressions or arithmetic host scalars");
-    auto traced = f(expr::as_operand(args)...);
-    static_assert(expr::is_expression_v<decltype(traced)>,
-                  "loom::map: the function must return an expression built from its arguments (a lambda "
-                  "returning a constant or a loom::vector cannot be traced); use loom::where instead of ?:");
-    return traced;
+    using result = decltype(f(expr::as_operand(args)...));
+    static_assert(expr::is_expression_v<result> || expr::is_operand_object<std::decay_t<result>>::value ||
+                      is_host_number_v<std::decay_t<result>>,
+                  "loom::map: the function must return an expression built from its arguments, a loom::vector or "
+                  "a host number; use loom::where instead of ?: on symbolic values");
+    return expr::as_operand(f(expr::as_operand(args)...));
 }
 
 // A traced function with a name, reusable across expressions and callable from inside

@@ -376,6 +376,14 @@ public:
     template <class E> matrix_block& operator=(const E& e) { return assign(e); }
     matrix_block& operator=(const matrix_block& other) { return assign(other); }
     LOOM_COMPOUND_ASSIGNMENTS(matrix_block)
+    // Throws what `*this = value` would throw, and records nothing (loom::tie checks every
+    // output before it writes the first).
+    template <class E> void check_assignment(const E& e) {
+        check_extents(e);
+        record(e, statement_use::check_only);
+    }
+    // The matrix's storage this block writes, and its context.
+    const detail::buffer_ptr& buffer() const { return window_.source.memory.get(); }
 
     // ---- as an expression terminal: its window (expressions hold it so) ----
     const expr::matrix_window<T, false>& window() const { return window_; }
@@ -386,12 +394,15 @@ public:
     void extents(expr::extent_check& c) const { window_.extents(c); }
 
 private:
-    template <class E> matrix_block& assign(const E& e) {
-        const detail::buffer_ptr& target = window_.source.memory.get();
+    template <class E> void check_extents(const E& e) const {
         expr::extent_check c("a matrix block assignment");
         c.target(window_.rows, window_.cols);
         expr::collect_extents(e, c);
         c.finish();
+    }
+    template <class E> matrix_block& assign(const E& e) {
+        const detail::buffer_ptr& target = window_.source.memory.get();
+        check_extents(e);
         if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value) {
             if (expr::reads_buffer(e, target.get())) {
                 // The value reads the matrix this block writes: compute it whole first.
@@ -412,7 +423,12 @@ private:
     }
 
     template <class E> matrix_block& store(const E& e) {
-        if (window_.rows == 0 || window_.cols == 0) return *this;
+        record(e, statement_use::commit);
+        return *this;
+    }
+    enum class statement_use { commit, check_only };
+    template <class E> void record(const E& e, statement_use use) {
+        if (window_.rows == 0 || window_.cols == 0) return;
         const detail::shape* const shape = expr::lowered_once(
             [&] {
                 detail::shape_builder b;
@@ -430,8 +446,10 @@ private:
         recorder.scalar_slot(&window_.cols, sizeof window_.cols); // the block's width, for its positions
         const detail::written_span span{std::int64_t(window_.first_row * window_.source.cols + window_.first_col),
                                         std::int64_t(window_.source.cols), window_.rows * window_.cols, window_.cols};
-        recorder.commit_view_assignment(shape, target, window_.rows * window_.cols, &span);
-        return *this;
+        if (use == statement_use::commit)
+            recorder.commit_view_assignment(shape, target, window_.rows * window_.cols, &span);
+        else
+            recorder.check_statement(shape, window_.rows * window_.cols);
     }
 
     expr::matrix_window<T, false> window_;
@@ -529,6 +547,10 @@ public:
     }
     template <class U> matrix& operator=(const matrix<U>& other) { return assign(other); }
     template <class U> matrix& operator=(const matrix_block<U>& b) { return assign(b); }
+    // A = a view of rows * cols elements (a slice, a loom::strided view of A's shape).
+    template <class V, std::enable_if_t<expr::is_view<V>::value, int> = 0> matrix& operator=(const V& view) {
+        return assign(view);
+    }
     template <class U> matrix& operator=(const scalar<U>& s) { return assign(s); }
     template <class S, std::enable_if_t<std::is_arithmetic_v<S>, int> = 0> matrix& operator=(S value) {
         return assign(value);

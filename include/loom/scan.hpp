@@ -30,7 +30,10 @@ void scan_expression(const E& e, vector<T>& output, bool exclusive, T init, T id
         if (expr::first_buffer(e) && length_of(**expr::first_buffer(e)) == 0) return;
         throw error("loom: scan into an empty loom::vector; construct the output with a context and a size first");
     }
-    context_impl& ctx = expr::context_of_expression(e, "loom scan");
+    // An input that names no vector (loom::index() and scalars) runs in the output's context,
+    // over the output's length.
+    context_impl& ctx =
+        expr::first_buffer(e) ? expr::context_of_expression(e, "loom scan") : *context_of(*output.buffer());
     std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
     run_pending(ctx);
     const skeleton_operation s = expr::operation<T>(op, identity);

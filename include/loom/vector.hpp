@@ -102,6 +102,9 @@ public:
     LOOM_NOT_A_HOST_NUMBER // std::sin(x), double d = x: a compile-time error with a message (expr/domain.hpp)
 
         using value_type = T;
+    // The standard container's other member types (the iterators' are further below).
+    using size_type = std::size_t;
+    using difference_type = std::ptrdiff_t;
 
     // A reference to one element: reading or writing it flushes and moves one element.
     // Convenient, and slow: use whole-vector transfers for more than a few elements.
@@ -178,9 +181,9 @@ public:
         assign(other);
     }
 
+    // A moved-from vector is empty and keeps its context (so it can be resized or assigned again).
     vector(vector&& other) noexcept
-        : ctx_(std::move(other.ctx_)), buf_(std::move(other.buf_)), claim_(std::move(other.claim_)),
-          size_(other.size_) {
+        : ctx_(other.ctx_), buf_(std::move(other.buf_)), claim_(std::move(other.claim_)), size_(other.size_) {
         other.size_ = 0;
     }
 
@@ -207,7 +210,7 @@ public:
     vector& operator=(vector&& other) noexcept {
         if (this != std::addressof(other)) {
             release();
-            ctx_ = std::move(other.ctx_);
+            ctx_ = other.ctx_;
             buf_ = std::move(other.buf_);
             claim_ = std::move(other.claim_);
             size_ = other.size_;
@@ -239,8 +242,17 @@ public:
     // x += e, x -= e, ...: the statement x = x op e.
     LOOM_COMPOUND_ASSIGNMENTS(vector)
 
+    // Throws what `*this = value` would throw, and records nothing (loom::tie checks every output
+    // before it writes the first). A vector of this type as the value is never an error: it
+    // gives this vector its length.
+    template <class V> void check_assignment(const V& value) {
+        if constexpr (!std::is_same_v<V, vector>) record(value, statement_use::check_only);
+    }
+
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
+    // The largest number of elements a vector's byte count can express.
+    std::size_t max_size() const { return ~std::size_t(0) / sizeof(T); }
 
     std::vector<T> to_host() const {
         std::vector<T> host(size_);
@@ -260,21 +272,89 @@ public:
         return get(i);
     }
 
+    // The first and last element (proxies like operator[]: each access moves one element).
+    // Throws loom::error on an empty vector.
+    element_proxy front() {
+        check_nonempty("front");
+        return (*this)[0];
+    }
+    T front() const {
+        check_nonempty("front");
+        return (*this)[0];
+    }
+    element_proxy back() {
+        check_nonempty("back");
+        return (*this)[size_ - 1];
+    }
+    T back() const {
+        check_nonempty("back");
+        return (*this)[size_ - 1];
+    }
+
+    // Like std::vector::assign: n copies of value, or the host range [first, last), in this
+    // vector's context (a default-constructed vector has none: construct it with a context).
+    void assign(std::size_t n, T value) {
+        if (!ctx_)
+            throw error("loom: assign(n, value) to a default-constructed loom::vector; construct it with a context");
+        if (!buf_ || size_ != n)
+            *this = vector(context(ctx_), n, value);
+        else
+            *this = value;
+    }
+    template <class It, class = typename std::iterator_traits<It>::iterator_category> void assign(It first, It last) {
+        if (!ctx_)
+            throw error("loom: assign(first, last) to a default-constructed loom::vector; construct it with a context");
+        *this = vector(context(ctx_), first, last);
+    }
+    // One element more or less at the end, as std::vector's. Each call makes a new buffer and
+    // copies the vector on the device (and push_back moves one element from the host), so a
+    // loop of them is as slow as a loop of v[i]: build on the host and copy once instead.
+    void push_back(T value) {
+        resize(size_ + 1);
+        set(size_ - 1, value);
+    }
+    void pop_back() {
+        check_nonempty("pop_back");
+        resize(size_ - 1);
+    }
+    // No elements; the context stays.
+    void clear() {
+        if (ctx_) *this = vector(context(ctx_), 0);
+    }
+
     // Elements start, start + stride, ... (count of them) as a view that reads and assigns inside
     // expressions (loom/view.hpp); the bounds are checked here.
     vector_view<T> slice(std::size_t start, std::size_t count, std::ptrdiff_t stride = 1);
     // Like std::vector::resize: the first min(n, size()) elements are kept, new ones are zero.
-    // A new buffer: statements recorded earlier keep the old one.
+    // A new buffer: statements recorded earlier keep the old one. A vector with no elements
+    // (built with size 0, cleared, moved from) grows in its context; one that never had a
+    // context (default-constructed) needs resize(ctx, n).
     void resize(std::size_t n);
+    // Gives a vector with no context one (and otherwise moves it to ctx), then resizes to n;
+    // elements kept as resize(n) keeps them where the context stays the same, else zero.
+    void resize(const context& ctx, std::size_t n);
+    // This vector becomes a copy of other: its context, length and values (converted to T), as
+    // VexCL's resize(v) does.
+    template <class U> void resize(const vector<U>& other);
+    // This vector takes host's length and values, in its context.
+    void resize(const std::vector<T>& host);
 
+    using reference = element_proxy;
+    using const_reference = T;
     using iterator = detail::vector_iterator<vector>;
     using const_iterator = detail::vector_iterator<const vector>;
+    using reverse_iterator = std::reverse_iterator<iterator>;
+    using const_reverse_iterator = std::reverse_iterator<const_iterator>;
     iterator begin() { return {this, 0}; }
     iterator end() { return {this, size_}; }
     const_iterator begin() const { return {this, 0}; }
     const_iterator end() const { return {this, size_}; }
     const_iterator cbegin() const { return begin(); }
     const_iterator cend() const { return end(); }
+    reverse_iterator rbegin() { return reverse_iterator(end()); }
+    reverse_iterator rend() { return reverse_iterator(begin()); }
+    const_reverse_iterator rbegin() const { return const_reverse_iterator(end()); }
+    const_reverse_iterator rend() const { return const_reverse_iterator(begin()); }
 
     // Exchanges the two vectors' device buffers: no copy, no flush (statements already
     // recorded keep the buffers they named). The ping-pong step of iterative schemes;
@@ -373,20 +453,31 @@ private:
     }
 
     template <class E> vector& assign(const E& e) {
+        record(e, statement_use::commit);
+        return *this;
+    }
+    enum class statement_use { commit, check_only };
+    template <class E> void record(const E& e, statement_use use) {
         if (!buf_)
             throw error("loom: assignment to an empty loom::vector; construct it with a context and a size first");
         // Lowered once per (expression type, element type): later statements reuse the shape.
         const detail::shape* const shape = expr::lowered_once([&] { return expr::assignment_shape<T>(e); }, e);
         detail::statement_recorder recorder(*detail::context_of(*buf_));
         expr::bind(recorder, e);
-        recorder.commit_assignment(shape, buf_);
-        return *this;
+        if (use == statement_use::commit)
+            recorder.commit_assignment(shape, buf_);
+        else
+            recorder.check_statement(shape, size_);
     }
 
     void check_at(std::size_t i) const {
         if (i >= size_)
             throw std::out_of_range("loom::vector::at: element " + std::to_string(i) +
                                     " is out of range for a vector of " + std::to_string(size_) + " elements");
+    }
+    // loom::error on an empty vector (what = the member called).
+    void check_nonempty(const char* what) const {
+        if (size_ == 0) throw error(std::string("loom::vector::") + what + ": the vector is empty");
     }
     void check_index(std::size_t i) const {
         if (i >= size_)

@@ -70,6 +70,11 @@ public:
     // view = expression (or vector, view, host scalar): a statement over count elements.
     template <class E> vector_view& operator=(const E& e) { return assign(e); }
     vector_view& operator=(const vector_view& other) { return assign(other); }
+    // Throws what `*this = value` would throw, and records nothing (loom::tie checks every
+    // output before it writes the first).
+    template <class E> void check_assignment(const E& e) { record(e, statement_use::check_only); }
+    // The vector this view writes, and its context.
+    const detail::buffer_ptr& buffer() const { return source_.get(); }
 
     // ---- as an expression terminal (see expr/lower.hpp) ----
     detail::node_ref lower(detail::shape_builder& b) const {
@@ -108,7 +113,12 @@ private:
     }
 
     template <class E> vector_view& store(const E& e) {
-        if (count_ == 0) return *this;
+        record(e, statement_use::commit);
+        return *this;
+    }
+    enum class statement_use { commit, check_only };
+    template <class E> void record(const E& e, statement_use use) {
+        if (count_ == 0) return;
         const detail::shape* const shape = expr::lowered_once(
             [&] {
                 detail::shape_builder b;
@@ -121,8 +131,10 @@ private:
         bind_index(recorder);
         recorder.vector_slot(source_.get());
         const detail::written_span span{start_, stride_, count_};
-        recorder.commit_view_assignment(shape, source_.get(), count_, &span);
-        return *this;
+        if (use == statement_use::commit)
+            recorder.commit_view_assignment(shape, source_.get(), count_, &span);
+        else
+            recorder.check_statement(shape, count_);
     }
 
     void check(std::uint64_t source_size) const {
@@ -160,12 +172,38 @@ template <class T> vector_view<T> reversed(vector<T>& x) {
 }
 
 template <class T> void vector<T>::resize(std::size_t n) {
-    if (!buf_) throw error("loom: resize of an empty loom::vector; construct it with a context first");
-    if (n == size_) return;
+    if (!ctx_)
+        throw error("loom: resize(" + std::to_string(n) +
+                    ") of a default-constructed loom::vector, which has no context to allocate in; call "
+                    "resize(ctx, n), or construct it with (ctx, n)");
+    if (buf_ && n == size_) return;
     vector<T> grown(context(ctx_), n); // new elements are zero, as std::vector's value-initialised ones
-    const std::size_t kept = n < size_ ? n : size_;
+    const std::size_t kept = buf_ ? (n < size_ ? n : size_) : 0;
     if (kept) grown.slice(0, kept) = slice(0, kept);
     *this = std::move(grown);
+}
+
+template <class T> void vector<T>::resize(const context& ctx, std::size_t n) {
+    if (ctx_ == ctx.impl()) return resize(n);
+    *this = vector<T>(ctx, n);
+}
+
+template <class T> template <class U> void vector<T>::resize(const vector<U>& other) {
+    if (static_cast<const void*>(&other) == this) return;
+    if (!other.buffer()) {
+        release();
+        return;
+    }
+    const detail::context_ptr ctx = detail::shared_context_of(*other.buffer());
+    if (!buf_ || ctx_ != ctx || size_ != other.size()) *this = vector<T>(context(ctx), other.size());
+    assign(other);
+}
+
+template <class T> void vector<T>::resize(const std::vector<T>& host) {
+    if (!ctx_)
+        throw error("loom: resize(host) of a default-constructed loom::vector, which has no context to allocate "
+                    "in; construct it with (ctx, host)");
+    *this = vector<T>(context(ctx_), host);
 }
 
 namespace expr {
@@ -212,8 +250,7 @@ public:
 
     template <class E> scatter_target& operator=(const E& e) {
         if (!target_->buffer()) throw error("loom::scatter into an empty loom::vector");
-        const expr::first_operand_t first = expr::first_operand(index_);
-        if (!first.buffer) throw error("loom::scatter: the index expression names no vector, so it has no length");
+        const std::uint64_t length = statement_length(e);
         const detail::buffer* target = target_->buffer().get();
         bool reads_target = expr::reads_buffer(index_, target);
         if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value)
@@ -221,9 +258,9 @@ public:
         if (reads_target) {
             // The value or the index reads the target: both are computed whole first.
             const context ctx(detail::shared_context_of(*target_->buffer()));
-            vector<std::uint64_t> where(ctx, first.length);
+            vector<std::uint64_t> where(ctx, length);
             where = loom::cast<std::uint64_t>(index_);
-            vector<T> value(ctx, first.length);
+            vector<T> value(ctx, length);
             value = e;
             scatter_target<T, decltype(expr::index_operand(where))>(*target_, expr::index_operand(where)) = value;
             return *this;
@@ -243,11 +280,23 @@ public:
         const std::uint64_t n = target_->size();
         recorder.scalar_slot(&n, sizeof n);
         recorder.vector_slot(target_->buffer());
-        recorder.commit_view_assignment(shape, target_->buffer(), first.length);
+        recorder.commit_view_assignment(shape, target_->buffer(), length);
         return *this;
     }
 
 private:
+    // The number of elements scattered: the index's length where it names a vector, else the
+    // value's, else the target's (`loom::scatter(y, n - 1 - loom::index()) = x` reverses x into y).
+    template <class E> std::uint64_t statement_length(const E& e) const {
+        const expr::first_operand_t index = expr::first_operand(index_);
+        if (index.buffer) return index.length;
+        if constexpr (expr::is_expression_v<E> || expr::is_operand_object<E>::value) {
+            const expr::first_operand_t value = expr::first_operand(e);
+            if (value.buffer) return value.length;
+        }
+        return target_->size();
+    }
+
     vector<T>* target_;
     I index_;
 };

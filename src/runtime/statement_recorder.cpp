@@ -164,6 +164,10 @@ void statement_recorder::check_operands(const shape* s, std::uint64_t length) co
                     " does not support; write float literals (2.0f) or cast to float, or pick a device with fp64");
 }
 
+void statement_recorder::check_statement(const shape* written, std::uint64_t length) const {
+    check_operands(ctx_.statement_form(written), length);
+}
+
 void statement_recorder::commit_view_assignment(const shape* written, const buffer_ptr& target, std::uint64_t length,
                                                 const written_span* span) {
     const shape* s = ctx_.statement_form(written);

@@ -91,9 +91,10 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     using namespace skeleton;
     scan_call call = written;
     call.input = ctx.statement_form(written.input);
-    const bound_input in = bind_input(ctx, *call.input, call.view_length, "scan");
+    bound_input in = bind_input(ctx, *call.input, call.view_length, "scan");
     const skeleton_operation& sop = *call.op;
     if (output->ctx != &ctx) throw error("loom: scan: the output vector belongs to another context than the input");
+    if (!in.has_length) in.length = output->length; // an input that names no vector: the output's length
     if (in.length != output->length)
         throw length_error("loom: scan: length mismatch: the input has " + std::to_string(in.length) +
                            " elements and the output " + std::to_string(output->length));

@@ -91,6 +91,7 @@ bound_input bind_input(detail::context_impl& ctx, const detail::shape& s, std::u
         in.length = view_length;
         have_length = true;
     }
+    in.has_length = have_length;
     return in;
 }
 

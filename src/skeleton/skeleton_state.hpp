@@ -110,9 +110,9 @@ struct skeleton_state final : detail::context_extension {
     plan_table<axis_key_head, skeleton_plan> axis_plans;
     plan_key<axis_key_head> axis_key;
     std::vector<backend::kernel_arg> args;
-    std::vector<const detail::buffer*> classes;                       // bind_input's
-    std::vector<detail::scalar_value> scalar_values;                  // bind_input's scalar value classes
-    std::vector<std::uint32_t> slot_class;                            // bind_input's result
+    std::vector<const detail::buffer*> classes;      // bind_input's
+    std::vector<detail::scalar_value> scalar_values; // bind_input's scalar value classes
+    std::vector<std::uint32_t> slot_class;           // bind_input's result
 };
 
 // The skeleton state of this context (created on first use).
@@ -130,6 +130,9 @@ struct bound_input {
     const fusion::bound_slot* slots = nullptr;
     const std::vector<std::uint32_t>& slot_class; // the context's scratch: valid until the next bind_input
     std::uint64_t length = 0;
+    // Whether an operand gave the input its length; an input of loom::index() and scalars alone
+    // has none, and takes the length of what it is computed into (a scan's output).
+    bool has_length = false;
 };
 // The classes of the input's slots (`slots`: s.slots.size() of them, the last recorded) into the
 // context's scratch, which it returns: buffers numbered by first appearance, scalars by

@@ -89,6 +89,10 @@ public:
     // span of the vector or a matrix block (none for a scatter).
     void commit_view_assignment(const shape* s, const buffer_ptr& target, std::uint64_t length,
                                 const written_span* span = nullptr);
+    // Throws what committing a statement of shape s over `length` elements would throw, and
+    // commits nothing (the recorder is then dropped): loom::tie checks every output before it
+    // records the first.
+    void check_statement(const shape* s, std::uint64_t length) const;
 
 private:
     // Checks lengths, contexts and fp64 of the slots recorded for a statement of `length` elements.

@@ -17,6 +17,11 @@ template <class T> class vector;
 template <class T> class scalar;
 template <class T> class vector_view;
 
+// A base of every Loom expression node, so that argument-dependent lookup of an unqualified call
+// (sin(x + y), where(x > 0, x, y), sum(x * x)) searches namespace loom: an expression's own class
+// and its children's lie in loom::expr and boost::proto, where Loom's functions are not.
+struct expression_anchor {};
+
 namespace expr {
 
 namespace proto = boost::proto;
@@ -104,7 +109,7 @@ template <class D> inline constexpr bool no_host_number = false;
         return 0;                                                                                                      \
     }
 
-template <class E> struct expression : proto::extends<E, expression<E>, domain> {
+template <class E> struct expression : proto::extends<E, expression<E>, domain>, expression_anchor {
     LOOM_NOT_A_HOST_NUMBER
     static_assert(!is_host_memory_terminal<E>::value,
                   "loom: an expression operand must be a loom::vector, a Loom expression or an arithmetic host "
