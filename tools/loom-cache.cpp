@@ -307,8 +307,9 @@ int verify_command(const fs::path& dir, bool fix) {
     for (const auto& e : inv.bad) std::cout << "bad       " << e.files.hex << "  " << e.problem << '\n';
     for (const auto& p : inv.leftovers)
         std::cout << "leftover  " << p.filename().string() << "  (an interrupted write, over an hour old)\n";
-    for (const auto& p : inv.foreign)
-        std::cout << "ignored   " << p.filename().string() << "  (not a Loom entry; left alone)\n";
+    for (const auto& f : inv.foreign)
+        std::cout << "ignored   " << f.path.filename().string() << "  (not a Loom entry"
+                  << (f.problem.empty() ? "" : ": " + f.problem) << "; left alone)\n";
     const std::size_t checked = inv.good.size() + inv.bad.size();
     std::cout << "checked " << plural(checked, "entry", "entries") << " in " << dir.string()
               << (inv.dir_exists ? "" : " (the directory does not exist)") << ": " << inv.good.size() << " good, "

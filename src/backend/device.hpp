@@ -77,6 +77,9 @@ struct native_handles {
 class kernel {
 public:
     virtual ~kernel() = default;
+    // The parameters its entry point declares, where the driver can tell (OpenCL); nullopt where
+    // it cannot (CUDA). Asked when a hand-written kernel is made, never on the launch path.
+    virtual std::optional<std::size_t> parameter_count() const { return std::nullopt; }
 };
 
 // Launch geometry chosen by the skeleton layer (src/launch/policy.hpp).

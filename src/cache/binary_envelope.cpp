@@ -42,6 +42,11 @@ std::vector<unsigned char> wrap_binary(const key& k, std::uint64_t source_xxh3,
     return out;
 }
 
+bool header_names_key(std::string_view file_start, const key& k) {
+    return file_start.size() >= key_header_bytes && std::memcmp(file_start.data(), magic, 8) == 0 &&
+           get(file_start, 8) == k.high && get(file_start, 16) == k.low;
+}
+
 std::vector<unsigned char> unwrap_binary(std::string_view file, const key& k, std::uint64_t source_xxh3,
                                          std::string& problem) {
     if (file.size() < header_bytes || std::memcmp(file.data(), magic, 8) != 0) {

@@ -2,6 +2,7 @@
 #include "cache/cache_inventory.hpp"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 
 namespace loom::cache {
@@ -9,7 +10,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_leftover_name(const std::string& name) { return name.rfind(".tmp-", 0) == 0 || name.rfind(".trash-", 0) == 0; }
+bool all_digits(std::string_view text) {
+    return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// A staging or removal area as disk_cache names them: .tmp-<key>-<pid>-<n> or .trash-<key>-<pid>-<n>,
+// a directory. Anything else with a dot is somebody else's.
+bool is_leftover(const fs::path& path, const std::string& name) {
+    std::string_view rest = name;
+    if (rest.rfind(".tmp-", 0) == 0)
+        rest.remove_prefix(5);
+    else if (rest.rfind(".trash-", 0) == 0)
+        rest.remove_prefix(7);
+    else
+        return false;
+    if (rest.size() < 33 || !key_from_hex(rest.substr(0, 32)) || rest[32] != '-') return false;
+    rest.remove_prefix(33);
+    const std::size_t dash = rest.find('-');
+    if (dash == std::string_view::npos || !all_digits(rest.substr(0, dash)) || !all_digits(rest.substr(dash + 1)))
+        return false;
+    std::error_code ec;
+    return fs::is_directory(fs::symlink_status(path, ec));
+}
 
 // Sizes and times of one entry; false when it vanished meanwhile (another process removed it).
 bool measure_entry(const fs::path& path, entry_on_disk& out) {
@@ -67,7 +89,7 @@ std::vector<entry_on_disk> list_entries(const fs::path& dir) {
     std::vector<entry_on_disk> entries;
     for_each_item(dir, [&](const fs::path& path, const std::string& name) {
         entry_on_disk e;
-        if (key_from_hex(name) && measure_entry(path, e)) entries.push_back(std::move(e));
+        if (key_from_hex(name) && written_by_loom(path) && measure_entry(path, e)) entries.push_back(std::move(e));
     });
     std::sort(entries.begin(), entries.end(), [](const entry_on_disk& a, const entry_on_disk& b) {
         return std::tie(a.last_used, a.hex) < std::tie(b.last_used, b.hex);
@@ -92,12 +114,14 @@ inventory take_inventory(const fs::path& dir) {
             entry_check check = read_entry(path);
             if (check.entry)
                 inv.good.push_back({std::move(files), std::move(*check.entry)});
+            else if (check.foreign)
+                inv.foreign.push_back({path, std::move(check.problem)});
             else
                 inv.bad.push_back({std::move(files), std::move(check.problem)});
-        } else if (is_leftover_name(name)) {
+        } else if (is_leftover(path, name)) {
             if (is_old_leftover(path)) inv.leftovers.push_back(path); // younger ones are in flight
         } else {
-            inv.foreign.push_back(path);
+            inv.foreign.push_back({path, {}});
         }
     });
     std::sort(inv.good.begin(), inv.good.end(), [](const auto& a, const auto& b) {
@@ -105,7 +129,7 @@ inventory take_inventory(const fs::path& dir) {
     });
     std::sort(inv.bad.begin(), inv.bad.end(), [](const auto& a, const auto& b) { return a.files.hex < b.files.hex; });
     std::sort(inv.leftovers.begin(), inv.leftovers.end());
-    std::sort(inv.foreign.begin(), inv.foreign.end());
+    std::sort(inv.foreign.begin(), inv.foreign.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
     return inv;
 }
 
@@ -140,7 +164,7 @@ std::size_t clear(const fs::path& dir) {
     std::vector<entry_on_disk> entries = list_entries(dir);
     for (const entry_on_disk& e : entries) remove_or_throw(e);
     for_each_item(dir, [](const fs::path& path, const std::string& name) {
-        if (is_leftover_name(name) && is_old_leftover(path)) remove_leftover(path);
+        if (is_leftover(path, name) && is_old_leftover(path)) remove_leftover(path);
     });
     return entries.size();
 }

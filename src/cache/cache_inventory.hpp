@@ -30,8 +30,9 @@ struct entry_on_disk {
     std::filesystem::file_time_type last_used; // mtime of meta.json, which load() touches
 };
 
-// Entry directories in `dir`, least recently used first. A missing directory has none.
-// Throws io_error when the directory cannot be read.
+// Entry directories in `dir` that Loom wrote (written_by_loom), least recently used first: what
+// prune, clear and the size limit may remove. A missing directory has none. Throws io_error
+// when the directory cannot be read.
 std::vector<entry_on_disk> list_entries(const std::filesystem::path& dir);
 
 // Staging and removal areas of writers that died mid-way: older than this, nobody owns them.
@@ -46,12 +47,16 @@ struct inventory {
         entry_on_disk files;
         std::string problem;
     };
+    struct foreign_item {
+        std::filesystem::path path;
+        std::string problem; // for an entry's name: why it is not Loom's; else empty
+    };
     std::filesystem::path dir;
     bool dir_exists = false;
     std::vector<good_entry> good;                 // complete, every checksum holds
-    std::vector<bad_entry> bad;                   // an entry's name, but damaged or not Loom's
-    std::vector<std::filesystem::path> leftovers; // .tmp-* / .trash-* older than leftover_age
-    std::vector<std::filesystem::path> foreign;   // anything else: not Loom's, never touched
+    std::vector<bad_entry> bad;                   // an entry Loom wrote, damaged since (removable)
+    std::vector<std::filesystem::path> leftovers; // Loom's staging or removal areas older than leftover_age
+    std::vector<foreign_item> foreign;            // anything else, entry names included: never touched
 
     std::uint64_t total_bytes() const;
 };
@@ -71,7 +76,7 @@ struct prune_result {
 prune_result prune(const std::filesystem::path& dir, std::optional<std::uint64_t> max_bytes,
                    std::optional<std::chrono::seconds> older_than);
 
-// Removes every entry and every leftover, keeps the directory and files that are not Loom's.
+// Removes every entry and every leftover Loom wrote; keeps the directory and what is not Loom's.
 // Returns the number of entries removed. Throws io_error.
 std::size_t clear(const std::filesystem::path& dir);
 

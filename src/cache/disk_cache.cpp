@@ -184,6 +184,137 @@ std::string identity_mismatch(const stored_entry& e, const kernel_identity& id) 
     return {};
 }
 
+// meta.json parsed; a discarded value, with `problem` saying why, when it is missing, too large
+// to be Loom's, unreadable or not a JSON object.
+json read_metadata(const fs::path& entry_dir, std::string& problem) {
+    std::error_code ec;
+    const fs::path meta_path = entry_dir / metadata_file_name;
+    const std::uintmax_t meta_size = fs::file_size(meta_path, ec);
+    if (ec) {
+        problem = "meta.json is missing";
+        return json(json::value_t::discarded);
+    }
+    if (meta_size > metadata_size_limit) {
+        problem = "meta.json is " + std::to_string(meta_size) + " bytes: not Loom metadata";
+        return json(json::value_t::discarded);
+    }
+    auto text = read_file(meta_path, meta_size);
+    json meta = text ? json::parse(*text, nullptr, false) : json(json::value_t::discarded);
+    if (!text || meta.is_discarded() || !meta.is_object()) {
+        problem = !text ? "meta.json cannot be read" : "meta.json is not a JSON object";
+        return json(json::value_t::discarded);
+    }
+    return meta;
+}
+
+// Why meta.json's format_version is not the whole number Loom writes; empty when it is one.
+std::string format_version_problem(const json& meta) {
+    const auto it = meta.find("format_version");
+    if (it == meta.end()) return "meta.json has no format_version: not Loom metadata";
+    if (it->is_number_unsigned()) return {};
+    if (it->is_string()) {
+        const std::string& text = it->get_ref<const std::string&>();
+        return "meta.json's format_version is a string, not a number (\"" +
+               (text.size() <= 20 ? text : text.substr(0, 17) + "...") + "\")";
+    }
+    if (it->is_number()) return "meta.json's format_version is " + it->dump() + ", not a whole number";
+    return std::string("meta.json's format_version is a JSON ") + it->type_name() + ", not a number";
+}
+
+// Whether meta.json is Loom's metadata of the entry directory named `name`.
+bool metadata_names_entry(const json& meta, const std::string& name) {
+    if (!meta.is_object()) return false;
+    const auto version = meta.find("format_version"), k = meta.find("key");
+    return version != meta.end() && version->is_number_unsigned() && k != meta.end() && k->is_string() &&
+           k->get_ref<const std::string&>() == name;
+}
+
+// Whether one of the entry's binary files starts with Loom's header naming the entry's key.
+bool binary_names_entry(const fs::path& entry_dir) {
+    const std::optional<key> k = key_from_hex(entry_dir.filename().string());
+    if (!k) return false;
+    for (const char* kind : {"opencl-binary", "cubin", "ptx"}) {
+        const fs::path path = entry_dir / *binary_file_for(kind);
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::symlink_status(path, ec))) continue; // never open a pipe or follow a link
+        std::ifstream in(path, std::ios::binary);
+        char head[key_header_bytes];
+        if (in.read(head, sizeof head) && header_names_key(std::string_view(head, sizeof head), *k)) return true;
+    }
+    return false;
+}
+
+// Reads and checks one entry; `meta` receives meta.json as parsed (discarded when it is not JSON).
+entry_check check_entry(const fs::path& entry_dir, json& meta) {
+    entry_check result;
+    std::error_code ec;
+    if (!fs::is_directory(fs::symlink_status(entry_dir, ec))) {
+        result.problem =
+            fs::exists(fs::symlink_status(entry_dir, ec)) ? "not a directory: a file Loom did not write" : "missing";
+        return result;
+    }
+    meta = read_metadata(entry_dir, result.problem);
+    if (!result.problem.empty()) return result;
+    result.problem = format_version_problem(meta);
+    if (!result.problem.empty()) return result;
+    metadata_reader r;
+    const std::uint64_t version = r.count(meta, "format_version");
+    if (version != format_version) {
+        result.problem =
+            "format version " + std::to_string(version) + ", this Loom reads version " + std::to_string(format_version);
+        return result;
+    }
+    stored_entry e;
+    e.hex = r.text(meta, "key");
+    e.created = r.text(meta, "created");
+    e.compile_ms = r.number(meta, "compile_ms");
+    e.backend = r.text(meta, "backend");
+    e.device = r.text(meta, "device");
+    e.driver = r.text(meta, "driver");
+    e.options = r.text(meta, "options");
+    e.summary = r.text(meta, "summary");
+    e.name = r.optional_text(meta, "name");
+    e.header = r.optional_text(meta, "header");
+    const json& source = r.object(meta, "source");
+    e.source_file = r.text(source, "file");
+    e.source_bytes = r.count(source, "bytes");
+    e.source_xxh3 = r.hash(source, "xxh3_64");
+    const json& binary = r.object(meta, "binary");
+    e.binary_file = r.text(binary, "file");
+    e.binary_kind = r.text(binary, "kind");
+    e.binary_bytes = r.count(binary, "bytes");
+    e.binary_xxh3 = r.hash(binary, "xxh3_64");
+    if (!r.problem.empty()) {
+        result.problem = r.problem;
+        return result;
+    }
+    // File names come from fixed tables, so a crafted meta.json cannot point outside the entry.
+    if (e.hex != entry_dir.filename().string()) {
+        result.problem = "meta.json names key " + e.hex + ", not the directory it is in";
+    } else if (binary_file_for(e.binary_kind) != e.binary_file) {
+        result.problem = "unknown binary kind '" + e.binary_kind + "' or file '" + e.binary_file + "'";
+    } else if (e.source_file != "source.cl" && e.source_file != "source.cu") {
+        result.problem = "unexpected source file name '" + e.source_file + "'";
+    } else if (!fs::is_regular_file(entry_dir / build_log_file_name, ec)) {
+        result.problem = "build.log is missing";
+    }
+    if (result.problem.empty())
+        result.problem = check_file(entry_dir / e.source_file, e.source_bytes, e.source_xxh3, nullptr);
+    std::string binary_bytes;
+    if (result.problem.empty())
+        result.problem = check_file(entry_dir / e.binary_file, e.binary_bytes, e.binary_xxh3, &binary_bytes);
+    if (!result.problem.empty()) return result;
+    const std::optional<key> k = key_from_hex(e.hex);
+    if (!k) {
+        result.problem = "meta.json's key '" + e.hex + "' is not 32 hex digits";
+        return result;
+    }
+    result.binary = unwrap_binary(binary_bytes, *k, e.source_xxh3, result.problem);
+    if (!result.problem.empty()) return result;
+    result.entry = std::move(e);
+    return result;
+}
+
 mode mode_from_environment() {
     const char* value = std::getenv("LOOM_CACHE");
     if (!value || !*value) return mode::readwrite;
@@ -271,97 +402,39 @@ settings settings_from_environment() {
 fs::path entry_path(const fs::path& dir, const key& k) { return dir / k.hex(); }
 
 entry_check read_entry(const fs::path& entry_dir) {
-    entry_check result;
-    std::error_code ec;
-    if (!fs::is_directory(fs::symlink_status(entry_dir, ec))) {
-        result.problem =
-            fs::exists(fs::symlink_status(entry_dir, ec)) ? "not a directory: a file Loom did not write" : "missing";
-        return result;
+    json meta(json::value_t::discarded);
+    entry_check result = check_entry(entry_dir, meta);
+    if (!result.entry && result.problem != "missing") {
+        std::error_code ec;
+        result.foreign = !fs::is_directory(fs::symlink_status(entry_dir, ec)) ||
+                         !(metadata_names_entry(meta, entry_dir.filename().string()) || binary_names_entry(entry_dir));
     }
-    const fs::path meta_path = entry_dir / metadata_file_name;
-    const std::uintmax_t meta_size = fs::file_size(meta_path, ec);
-    if (ec) {
-        result.problem = "meta.json is missing";
-        return result;
-    }
-    if (meta_size > metadata_size_limit) {
-        result.problem = "meta.json is " + std::to_string(meta_size) + " bytes: not Loom metadata";
-        return result;
-    }
-    auto text = read_file(meta_path, meta_size);
-    const json meta = text ? json::parse(*text, nullptr, false) : json();
-    if (!text || meta.is_discarded() || !meta.is_object()) {
-        result.problem = !text ? "meta.json cannot be read" : "meta.json is not a JSON object";
-        return result;
-    }
-    metadata_reader r;
-    const std::uint64_t version = r.count(meta, "format_version");
-    if (!r.problem.empty()) {
-        result.problem = "meta.json has no format_version: not Loom metadata";
-        return result;
-    }
-    if (version != format_version) {
-        result.problem =
-            "format version " + std::to_string(version) + ", this Loom reads version " + std::to_string(format_version);
-        return result;
-    }
-    stored_entry e;
-    e.hex = r.text(meta, "key");
-    e.created = r.text(meta, "created");
-    e.compile_ms = r.number(meta, "compile_ms");
-    e.backend = r.text(meta, "backend");
-    e.device = r.text(meta, "device");
-    e.driver = r.text(meta, "driver");
-    e.options = r.text(meta, "options");
-    e.summary = r.text(meta, "summary");
-    e.name = r.optional_text(meta, "name");
-    e.header = r.optional_text(meta, "header");
-    const json& source = r.object(meta, "source");
-    e.source_file = r.text(source, "file");
-    e.source_bytes = r.count(source, "bytes");
-    e.source_xxh3 = r.hash(source, "xxh3_64");
-    const json& binary = r.object(meta, "binary");
-    e.binary_file = r.text(binary, "file");
-    e.binary_kind = r.text(binary, "kind");
-    e.binary_bytes = r.count(binary, "bytes");
-    e.binary_xxh3 = r.hash(binary, "xxh3_64");
-    if (!r.problem.empty()) {
-        result.problem = r.problem;
-        return result;
-    }
-    // File names come from fixed tables, so a crafted meta.json cannot point outside the entry.
-    if (e.hex != entry_dir.filename().string()) {
-        result.problem = "meta.json names key " + e.hex + ", not the directory it is in";
-    } else if (binary_file_for(e.binary_kind) != e.binary_file) {
-        result.problem = "unknown binary kind '" + e.binary_kind + "' or file '" + e.binary_file + "'";
-    } else if (e.source_file != "source.cl" && e.source_file != "source.cu") {
-        result.problem = "unexpected source file name '" + e.source_file + "'";
-    } else if (!fs::is_regular_file(entry_dir / build_log_file_name, ec)) {
-        result.problem = "build.log is missing";
-    }
-    if (result.problem.empty())
-        result.problem = check_file(entry_dir / e.source_file, e.source_bytes, e.source_xxh3, nullptr);
-    std::string binary_bytes;
-    if (result.problem.empty())
-        result.problem = check_file(entry_dir / e.binary_file, e.binary_bytes, e.binary_xxh3, &binary_bytes);
-    if (!result.problem.empty()) return result;
-    const std::optional<key> k = key_from_hex(e.hex);
-    if (!k) {
-        result.problem = "meta.json's key '" + e.hex + "' is not 32 hex digits";
-        return result;
-    }
-    result.binary = unwrap_binary(binary_bytes, *k, e.source_xxh3, result.problem);
-    if (!result.problem.empty()) return result;
-    result.entry = std::move(e);
     return result;
 }
 
+bool written_by_loom(const fs::path& entry_dir) {
+    try {
+        std::error_code ec;
+        if (!fs::is_directory(fs::symlink_status(entry_dir, ec))) return false;
+        std::string problem;
+        return metadata_names_entry(read_metadata(entry_dir, problem), entry_dir.filename().string()) ||
+               binary_names_entry(entry_dir);
+    } catch (const std::exception&) { // an unreadable entry is not known to be Loom's
+        return false;
+    }
+}
+
 bool remove_entry(const fs::path& entry_dir, std::string* why) {
-    const fs::path doomed = private_name(entry_dir.parent_path(), ".trash-", entry_dir.filename().string());
     std::error_code ec;
+    // Gone already (another process removed or replaced it) is what the caller wanted.
+    if (!fs::exists(fs::symlink_status(entry_dir, ec))) return true;
+    if (!written_by_loom(entry_dir)) {
+        if (why) *why = "Loom did not write it, so it is left alone";
+        return false;
+    }
+    const fs::path doomed = private_name(entry_dir.parent_path(), ".trash-", entry_dir.filename().string());
     fs::rename(entry_dir, doomed, ec);
     if (ec) {
-        // Gone already (another process removed or replaced it) is what the caller wanted.
         if (ec == std::errc::no_such_file_or_directory) return true;
         if (why) *why = ec.message();
         return false;
@@ -400,6 +473,14 @@ std::optional<std::vector<unsigned char>> disk_cache::load(const key& k, const k
         }
         entry_check check = read_entry(entry);
         std::string problem = check.entry ? identity_mismatch(*check.entry, id) : check.problem;
+        if (!problem.empty() && check.foreign) {
+            // Not Loom's to remove or replace: store() leaves it too, so the kernel stays in memory.
+            if (logging::enabled(logging::channel::cache))
+                logging::write(logging::channel::cache, "disk miss " + hex + ": warning: " + entry.string() +
+                                                            " is not an entry Loom wrote (" + problem +
+                                                            "); left alone, so this kernel is kept in memory only");
+            return std::nullopt;
+        }
         if (!problem.empty()) {
             const bool drop = settings_.access == mode::readwrite;
             if (drop) remove_entry(entry);
@@ -436,6 +517,7 @@ std::string disk_cache::place_entry(const fs::path& staged, const key& k, const 
         // Another process stored this kernel first, or a bad entry sits in the way.
         entry_check existing = read_entry(target);
         if (existing.entry && identity_mismatch(*existing.entry, id).empty()) break;
+        if (existing.foreign) break; // not Loom's: left alone, and the kernel stays in memory
         remove_entry(target);
     }
     // Other processes keep storing and dropping this kernel; theirs is as good as ours, and at
@@ -461,6 +543,10 @@ void disk_cache::store(const key& k, const kernel_identity& id, const std::vecto
     fs::path staged;
     std::error_code ec;
     try {
+        // Something Loom did not write sits where the entry belongs: load() said so on the cache
+        // log, and it stays as it is.
+        const fs::path target = entry_path(settings_.dir, k);
+        if (fs::exists(fs::symlink_status(target, ec)) && !written_by_loom(target)) return;
         fs::create_directories(settings_.dir, ec);
         if (ec) {
             fall_back_to_memory("cannot create " + settings_.dir.string() + " (" + ec.message() + ")");
@@ -551,7 +637,9 @@ std::optional<tuning_record> disk_cache::load_tuning(const key& k) const {
 
 void disk_cache::store_tuning(const key& k, const tuning_record& r) {
     if (settings_.access != mode::readwrite || !usable() || settings_.dir.empty()) return;
-    const std::string failure = write_tuning(entry_path(settings_.dir, k), k.hex(), r);
+    const fs::path entry = entry_path(settings_.dir, k);
+    const std::string failure =
+        written_by_loom(entry) ? write_tuning(entry, k.hex(), r) : entry.string() + " is not an entry Loom wrote";
     if (logging::enabled(logging::channel::cache))
         logging::write(logging::channel::cache,
                        "disk tuning " + k.hex() + (failure.empty() ? ": " + describe(r) : " not stored: " + failure));

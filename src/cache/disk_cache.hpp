@@ -92,13 +92,22 @@ struct entry_check {
     std::optional<stored_entry> entry; // set when the entry is complete and every checksum holds
     std::vector<unsigned char> binary; // the binary's payload, read and unwrapped while checking it
     std::string problem;               // why not, in words a user can act on
+    // Set with a problem when what sits at the entry's path is not Loom's (written_by_loom):
+    // loads ignore it, and nothing removes or replaces it.
+    bool foreign = false;
 };
 
 std::filesystem::path entry_path(const std::filesystem::path& dir, const key& k);
 // Reads and checks everything about one entry directory; never throws.
 entry_check read_entry(const std::filesystem::path& entry_dir);
+// Whether Loom wrote what sits at an entry's path: a directory (not a link) whose meta.json
+// has a numeric format_version and names the directory's key, or, where meta.json is damaged,
+// whose binary's header (binary_envelope.hpp) names that key. Loom removes or replaces only
+// what it wrote; a damaged entry of its own may go, anything else stays. Never throws.
+bool written_by_loom(const std::filesystem::path& entry_dir);
 // Moves the entry out of sight with one rename, then deletes it, so a reader sees it whole or
-// not at all. Returns false (and leaves `why`) when it could not be removed.
+// not at all. Returns false (and leaves `why`) when it could not be removed, or when Loom did
+// not write it (written_by_loom), which is then left as it is.
 bool remove_entry(const std::filesystem::path& entry_dir, std::string* why = nullptr);
 
 class disk_cache {
@@ -116,14 +125,17 @@ public:
 
     // The binary when a complete entry exists whose metadata matches the identity (format
     // version, backend, device, driver, options, source text) and whose files match their
-    // checksums. Anything else is a miss; a bad entry is removed in readwrite mode. Never throws.
+    // checksums. Anything else is a miss; a bad entry is removed in readwrite mode, unless Loom
+    // did not write it: then it is left alone, one line on the cache log says so, and the kernel
+    // stays in memory (store() does not replace it). Never throws.
     std::optional<std::vector<unsigned char>> load(const key& k, const kernel_identity& id,
                                                    std::string* binary_kind = nullptr);
     // Writes the whole entry into a private temporary directory and renames it into place, so
     // readers never see half an entry; creates a missing directory. Never throws: the first
     // failure (a directory that cannot be created or written, a full disk) logs one warning and
     // turns further stores into no-ops. Does nothing in read and off modes. Evicts
-    // least-recently-used entries beyond max_bytes.
+    // least-recently-used entries beyond max_bytes. Never stores over something at the entry's
+    // path that Loom did not write.
     void store(const key& k, const kernel_identity& id, const std::vector<unsigned char>& binary,
                const entry_details& d);
     // The driver rejected a binary this cache returned: drop the entry (readwrite mode) so

@@ -12,6 +12,7 @@
 
 #include <xxhash.h>
 
+#include "cache/build_turns.hpp"
 #include "support/log.hpp"
 
 namespace loom::cache {
@@ -64,7 +65,15 @@ kernel_identity program_cache::identity_of(const std::string& source) const {
     const backend::device_info& info = device_.info();
     return {source, info.backend, info.name, info.driver, options_};
 }
-program_cache::~program_cache() = default;
+// A driver may delete a program's temporary files when it is released (PoCL without its own
+// kernel cache): each kernel goes in its build turn, so that no other context builds, loads or
+// releases the same text meanwhile.
+program_cache::~program_cache() {
+    for (auto& [text, kept] : kernels_) {
+        build_turn turn(kept.k);
+        kept.kernel.reset();
+    }
+}
 
 cached_kernel& program_cache::entry(const codegen::kernel_source& source, const std::string& summary) {
     auto it = kernels_.find(found_by(source));
@@ -150,15 +159,23 @@ cached_kernel& program_cache::keep_built(const codegen::kernel_source& source, c
 }
 
 cached_kernel& program_cache::compile(const codegen::kernel_source& source, const std::string& summary) {
+    const key k = make_key(identity_of(found_by(source)));
+    build_turn turn(k); // no other context builds this text meanwhile
+    if (const shared_binary* shared = turn.shared())
+        if (auto loaded = device_.load(shared->binary, shared->kind, source.name)) {
+            ++stats_.memory_hits; // compiled in this process, by another context
+            return keep(source, k, std::move(loaded));
+        }
     if (cached_kernel* hit = from_disk(source)) return *hit;
     dump_.write(source, device_.dialect().source_extension);
     auto [built, ms] = build(source);
+    turn.share(built.binary, built.binary_kind);
     return keep_built(source, summary, std::move(built), ms);
 }
 
 std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& requests) {
     std::vector<cached_kernel*> out(requests.size(), nullptr);
-    std::vector<std::size_t> misses; // first request of each source neither in memory nor on disk
+    std::vector<std::size_t> misses; // first request of each source not in memory
     std::vector<std::string> keys(requests.size());
     for (std::size_t r = 0; r < requests.size(); ++r) {
         keys[r] = found_by(requests[r].source);
@@ -166,20 +183,43 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
         if (it != kernels_.end()) {
             out[r] = &it->second;
             ++stats_.memory_hits;
-        } else if (cached_kernel* hit = from_disk(requests[r].source)) {
-            out[r] = hit;
         } else if (std::none_of(misses.begin(), misses.end(), [&](std::size_t m) { return keys[m] == keys[r]; })) {
             misses.push_back(r);
         }
     }
-    for (std::size_t m : misses) dump_.write(requests[m].source, device_.dialect().source_extension);
-    std::vector<std::pair<backend::build_result, double>> built(misses.size());
-    std::vector<std::exception_ptr> failed(misses.size());
-    auto build_one = [&](std::size_t m) {
+    // Each miss on a thread of its own where the device allows, in its build turn: a binary
+    // another context shared meanwhile, else the disk, else the compiler. Kept afterwards, here.
+    struct outcome {
+        key k;
+        std::unique_ptr<backend::kernel> loaded; // from a shared binary or the disk
+        bool from_disk = false;
+        std::pair<backend::build_result, double> built;
+        std::exception_ptr failed;
+    };
+    std::vector<outcome> found(misses.size());
+    auto find_one = [&](std::size_t m) {
+        const codegen::kernel_source& source = requests[misses[m]].source;
+        outcome& o = found[m];
         try {
-            built[m] = build(requests[misses[m]].source);
+            const std::string text = found_by(source);
+            const kernel_identity identity = identity_of(text);
+            o.k = make_key(identity);
+            build_turn turn(o.k);
+            if (const shared_binary* shared = turn.shared())
+                if ((o.loaded = device_.load(shared->binary, shared->kind, source.name))) return;
+            std::string kind;
+            if (auto binary = disk_.load(o.k, identity, &kind)) {
+                if ((o.loaded = device_.load(*binary, kind, source.name))) {
+                    o.from_disk = true; // disk_cache logs the hit
+                    return;
+                }
+                disk_.forget(o.k); // the driver rejected it: rebuild and store a fresh one
+            }
+            dump_.write(source, device_.dialect().source_extension);
+            o.built = build(source);
+            turn.share(o.built.first.binary, o.built.first.binary_kind);
         } catch (...) {
-            failed[m] = std::current_exception();
+            o.failed = std::current_exception();
         }
     };
     const std::size_t workers =
@@ -191,19 +231,24 @@ std::vector<cached_kernel*> program_cache::entries(const std::vector<request>& r
         for (std::size_t w = 0; w < workers; ++w)
             threads.emplace_back([&] {
                 logging::context_scope scope(context);
-                for (std::size_t m; (m = next.fetch_add(1)) < misses.size();) build_one(m);
+                for (std::size_t m; (m = next.fetch_add(1)) < misses.size();) find_one(m);
             });
         for (std::thread& t : threads) t.join();
     } else {
-        for (std::size_t m = 0; m < misses.size(); ++m) build_one(m);
+        for (std::size_t m = 0; m < misses.size(); ++m) find_one(m);
     }
     std::exception_ptr first_failure;
     for (std::size_t m = 0; m < misses.size(); ++m) {
-        if (failed[m]) {
-            if (!first_failure) first_failure = failed[m];
-            continue;
+        outcome& o = found[m];
+        const request& req = requests[misses[m]];
+        if (o.failed) {
+            if (!first_failure) first_failure = o.failed;
+        } else if (o.loaded) {
+            ++(o.from_disk ? stats_.disk_hits : stats_.memory_hits);
+            keep(req.source, o.k, std::move(o.loaded));
+        } else {
+            keep_built(req.source, req.summary, std::move(o.built.first), o.built.second);
         }
-        keep_built(requests[misses[m]].source, requests[misses[m]].summary, std::move(built[m].first), built[m].second);
     }
     if (first_failure) std::rethrow_exception(first_failure);
     for (std::size_t r = 0; r < requests.size(); ++r)

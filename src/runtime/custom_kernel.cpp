@@ -1,11 +1,13 @@
 // loom::kernel (include/loom/kernel.hpp, docs/custom-kernels.md): a kernel from the user's own
 // source, compiled through the program cache (so cached on disk, and a build failure is a
 // loom::build_error with the log), launched through the executor after the pending statements.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_source.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/kernel_parameters.hpp"
 #include "support/log.hpp"
 
 namespace loom::detail {
@@ -14,6 +16,7 @@ struct custom_kernel {
     context_ptr ctx;
     std::string name;
     backend::kernel* compiled = nullptr;   // owned by the context's program cache
+    std::optional<std::size_t> parameters; // as its driver or source says; nullopt: unknown, not checked
     std::vector<backend::kernel_arg> args; // scratch of the launches, under the context's lock
 };
 
@@ -30,6 +33,8 @@ std::shared_ptr<custom_kernel> build_custom_kernel(context_impl& ctx, const std:
     text.name = name;
     text.body = source; // the program cache finds it by name and body: each name is a kernel of its own
     k->compiled = &ctx.programs().get(text, "loom::kernel " + name);
+    k->parameters = k->compiled->parameter_count();
+    if (!k->parameters) k->parameters = parameters_in_source(source, name);
     return k;
 }
 
@@ -43,6 +48,11 @@ namespace {
 void launch_custom_kernel(custom_kernel& k, const custom_argument* args, std::size_t count, std::uint64_t items,
                           std::uint32_t group, std::uint64_t rows, std::uint32_t group_rows) {
     context_impl& ctx = *k.ctx;
+    // Before the driver, which would name neither the kernel nor the counts (CL_INVALID_KERNEL_ARGS).
+    if (k.parameters && count != *k.parameters)
+        fail(k, "the kernel takes " + std::to_string(*k.parameters) + " argument" + (*k.parameters == 1 ? "" : "s") +
+                    " and the launch gives " + std::to_string(count) +
+                    "; pass one argument per parameter, in the order the kernel declares them");
     if (items == 0 || (rows == 0 && group_rows != 0))
         fail(k, "a launch needs work-items (launch_shape::items > 0), and group_rows only with rows");
     if (rows != 0 && (group == 0 || group_rows == 0))

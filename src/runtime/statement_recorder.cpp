@@ -1,6 +1,7 @@
 // Recording statements and moving data: the calls the header-only front end makes.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "ir/shape.hpp"
@@ -16,7 +17,13 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
                     " does not support double precision (no cl_khr_fp64); use float vectors, or pick a device "
                     "with fp64 through LOOM_DEVICE");
     // Refused here, before anything is recorded, rather than when a flush allocates it:
-    // a failing flush would take the pending statements of other vectors with it.
+    // a failing flush would take the pending statements of other vectors with it. Every byte
+    // count of the buffer (allocation, wrap, transfers) is then below 2^64.
+    if (length > std::numeric_limits<std::uint64_t>::max() / size_of(type))
+        throw out_of_memory("loom: a vector of " + std::to_string(length) + " " + name_of(type) + " elements (" +
+                            std::to_string(size_of(type)) +
+                            " bytes each) exceeds the addressable size: its byte "
+                            "count does not fit in 64 bits; use smaller vectors");
     const std::uint64_t bytes = length * size_of(type);
     if (length > ctx->info().max_allocation / size_of(type))
         throw out_of_memory("loom: out of device memory: a vector of " + std::to_string(length) + " " + name_of(type) +
@@ -50,7 +57,18 @@ void name_buffer(buffer& b, const char* name) {
     b.name = text;
 }
 
+namespace {
+// A transfer's elements lie inside the buffer, so its byte offset and count fit as the buffer's do.
+void check_transfer(const buffer& b, std::uint64_t first, std::uint64_t count, const char* what) {
+    if (count > b.length || first > b.length - count)
+        throw error(std::string("loom: a ") + what + " of " + std::to_string(count) + " elements from position " +
+                    std::to_string(first) + " does not fit in a vector of " + std::to_string(b.length) +
+                    " elements; copy a range inside the vector");
+}
+} // namespace
+
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
+    check_transfer(b, first, count, "copy to the device");
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
@@ -61,6 +79,7 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
 }
 
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
+    check_transfer(b, first, count, "copy to the host");
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());

@@ -236,22 +236,22 @@ TEST_CASE("foreign files are ignored by load and reported by the inventory") {
     CHECK_FALSE(load(cache, foreign_json));
     CHECK(load(cache, good) == good.binary);
 
-    // Rebuild the damaged ones so the inventory sees them (load removed them in readwrite mode).
-    write_text(entry_path(tmp.path(), plain_file.key()), "not a kernel");
-    fs::create_directories(entry_path(tmp.path(), foreign_json.key()));
-    write_text(entry_path(tmp.path(), foreign_json.key()) / "meta.json", R"({"name": "my notes"})");
     const inventory inv = take_inventory(tmp.path());
     REQUIRE(inv.good.size() == 1);
-    REQUIRE(inv.bad.size() == 2);
-    REQUIRE(inv.foreign.size() == 1);
-    CHECK(inv.foreign[0].filename() == "notes.txt");
-    for (const auto& bad : inv.bad) {
-        if (bad.files.hex == plain_file.key().hex())
-            CHECK(bad.problem == "not a directory: a file Loom did not write");
+    CHECK(inv.bad.empty()); // nothing Loom wrote is damaged
+    REQUIRE(inv.foreign.size() == 3);
+    for (const auto& f : inv.foreign) {
+        if (f.path.filename() == plain_file.key().hex())
+            CHECK(f.problem == "not a directory: a file Loom did not write");
+        else if (f.path.filename() == foreign_json.key().hex())
+            CHECK(f.problem == "meta.json has no format_version: not Loom metadata");
         else
-            CHECK(bad.problem == "meta.json has no format_version: not Loom metadata");
+            CHECK((f.path.filename() == "notes.txt" && f.problem.empty()));
     }
-    CHECK(read_text(tmp.path() / "notes.txt") == "mine"); // never touched
+    // Never touched, by the loads above either.
+    CHECK(read_text(entry_path(tmp.path(), plain_file.key())) == "not a kernel");
+    CHECK(read_text(entry_path(tmp.path(), foreign_json.key()) / "meta.json") == R"({"name": "my notes"})");
+    CHECK(read_text(tmp.path() / "notes.txt") == "mine");
 }
 
 TEST_CASE("storing over a damaged entry replaces it") {

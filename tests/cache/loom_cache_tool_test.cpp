@@ -196,17 +196,60 @@ TEST_CASE("loom-cache verify exits 0 on a clean cache and 1 on a damaged one, an
     CHECK(has(r.output, "1 good, 0 bad"));
 }
 
+TEST_CASE("loom-cache verify reports what Loom did not write at an entry's name, and --fix leaves it") {
+    filled_cache c;
+    const sample_kernel file_at_entry = make_sample(7), string_version = make_sample(8);
+    write_text(c.tmp.path() / file_at_entry.key().hex(), "my file");
+    fs::create_directories(c.tmp.path() / string_version.key().hex());
+    const std::string foreign_meta = R"({"format_version": "3", "key": ")" + string_version.key().hex() + "\"}";
+    write_text(c.tmp.path() / string_version.key().hex() / "meta.json", foreign_meta);
+    // And an entry Loom wrote whose metadata was edited the same way: damaged, and Loom's to repair.
+    nlohmann::json meta = nlohmann::json::parse(read_text(c.entry(c.second) / "meta.json"));
+    meta["format_version"] = "3";
+    write_text(c.entry(c.second) / "meta.json", meta.dump(2));
+
+    tool_result r = run_tool("verify --dir " + c.dir);
+    INFO(r.output);
+    CHECK(r.status == 1);
+    CHECK(has(r.output,
+              "bad       " + c.second.key().hex() + "  meta.json's format_version is a string, not a number (\"3\")"));
+    CHECK(has(r.output, "ignored   " + file_at_entry.key().hex() +
+                            "  (not a Loom entry: not a directory: a file Loom did not write; left alone)"));
+    CHECK(has(r.output, "ignored   " + string_version.key().hex() +
+                            "  (not a Loom entry: meta.json's format_version is a string, not a number (\"3\"); "
+                            "left alone)"));
+    CHECK(has(r.output, "checked 3 entries in " + c.tmp.path().string() + ": 2 good, 1 bad"));
+
+    r = run_tool("verify --fix --dir " + c.dir);
+    CHECK(r.status == 0);
+    CHECK(has(r.output, "removed 1 bad entry"));
+    CHECK_FALSE(fs::exists(c.entry(c.second)));
+    CHECK(read_text(c.tmp.path() / file_at_entry.key().hex()) == "my file");
+    CHECK(read_text(c.tmp.path() / string_version.key().hex() / "meta.json") == foreign_meta);
+
+    r = run_tool("verify --dir " + c.dir); // nothing left to repair: what is not Loom's is no damage
+    CHECK(r.status == 0);
+    CHECK(has(r.output, "2 good, 0 bad"));
+    r = run_tool("clear --dir " + c.dir);
+    CHECK(r.status == 0);
+    CHECK(names_in(c.tmp.path()) ==
+          std::vector<std::string>{std::min(file_at_entry.key().hex(), string_version.key().hex()),
+                                   std::max(file_at_entry.key().hex(), string_version.key().hex())});
+}
+
 TEST_CASE("loom-cache verify reports and --fix removes leftovers of interrupted writes") {
     filled_cache c;
-    const fs::path stale = c.tmp.path() / ".tmp-0123-99999-0", young = c.tmp.path() / ".tmp-4567-99999-1";
+    const std::string hex = c.first.key().hex();
+    const fs::path stale = c.tmp.path() / (".tmp-" + hex + "-99999-0"),
+                   young = c.tmp.path() / (".tmp-" + hex + "-99999-1");
     fs::create_directories(stale);
     fs::create_directories(young);
     write_text(stale / "binary.bin", "half");
     fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
     tool_result r = run_tool("verify --dir " + c.dir);
     CHECK(r.status == 1);
-    CHECK(has(r.output, "leftover  .tmp-0123-99999-0"));
-    CHECK_FALSE(has(r.output, ".tmp-4567")); // may belong to a writer still at work
+    CHECK(has(r.output, "leftover  .tmp-" + hex + "-99999-0"));
+    CHECK_FALSE(has(r.output, "-99999-1")); // may belong to a writer still at work
     r = run_tool("verify --fix --dir " + c.dir);
     CHECK(r.status == 0);
     CHECK_FALSE(fs::exists(stale));

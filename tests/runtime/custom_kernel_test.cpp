@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "../cache/cache_test_support.hpp"
 #include "error_support.hpp"
+#include "runtime/kernel_parameters.hpp"
 
 using namespace loom_test_errors;
 
@@ -121,4 +123,38 @@ TEST_CASE("loom::kernel errors say what to fix, and a failed launch leaves vecto
                   "loop_while"));
         for (float v : y.to_host()) CHECK(v == 4.0f);
     }
+}
+
+TEST_CASE("a loom::kernel launched with too few or too many arguments names the kernel and both counts") {
+    loom::context ctx(on_opencl(1));
+    loom::kernel k(ctx, "axpb", axpb);
+    loom::vector<float> x(ctx, 8, 1.0f), y(ctx, 8, 4.0f);
+    loom::scalar<float> s(ctx, 0.5f);
+    std::string m = error_of([&] { k({8}, y, x, 2.0f, s); });
+    CHECK_MESSAGE(has(m, "loom::kernel \"axpb\": the kernel takes 5 arguments and the launch gives 4"), m);
+    CHECK_MESSAGE(!has(m, "CL_INVALID_KERNEL_ARGS"), m);
+    m = error_of([&] { k({8}, y, x, 2.0f, s, std::uint64_t(8), 7); });
+    CHECK_MESSAGE(has(m, "loom::kernel \"axpb\": the kernel takes 5 arguments and the launch gives 6"), m);
+    for (float v : y.to_host()) CHECK(v == 4.0f); // refused before anything ran
+    k({8}, y, x, 2.0f, s, std::uint64_t(8));
+    for (float v : y.to_host()) CHECK(v == 2.5f);
+}
+
+TEST_CASE("a hand-written kernel's parameters are counted from its source where the driver cannot tell") {
+    using loom::detail::parameters_in_source;
+    const std::string cuda = "#define N 4\n"
+                             "__device__ float twice(float v, float w) { return 2 * v; }\n"
+                             "extern \"C\" __global__ void scale(float* y, const float* x, float a,\n"
+                             "                                   unsigned long long n) { y[0] = twice(x[0], a); }\n"
+                             "extern \"C\" __global__ void none() {}\n"
+                             "extern \"C\" __global__ void nothing(void) {}\n"
+                             "extern \"C\" __global__ void sized(float (*rows)[4], int pick[2]) {}\n";
+    CHECK(parameters_in_source(cuda, "scale") == std::optional<std::size_t>(4));
+    CHECK(parameters_in_source(cuda, "none") == std::optional<std::size_t>(0));
+    CHECK(parameters_in_source(cuda, "nothing") == std::optional<std::size_t>(0));
+    CHECK(parameters_in_source(cuda, "sized") == std::optional<std::size_t>(2));
+    CHECK(parameters_in_source(cuda, "twice") == std::nullopt); // a device function, not a kernel
+    CHECK(parameters_in_source(cuda, "absent") == std::nullopt);
+    CHECK(parameters_in_source(axpb, "axpb") == std::optional<std::size_t>(5));
+    CHECK(parameters_in_source("__kernel void cut(int a, int b", "cut") == std::nullopt);
 }

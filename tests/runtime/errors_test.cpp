@@ -124,6 +124,27 @@ TEST_CASE("a vector larger than the device's largest allocation throws out_of_me
     CHECK(small.to_host() == std::vector<float>(16, 1.0f));
 }
 
+TEST_CASE("a length whose byte count overflows 64 bits is reported as such, not as the wrapped-around bytes") {
+    loom::context ctx(on_opencl());
+    loom::vector<float> x(ctx, 16, 1.0f);
+    const std::uint64_t floats = (std::uint64_t(1) << 62) + 1; // x 4 bytes = 2^64 + 4: 4 once wrapped
+    const auto overflow_reported = [](const std::string& m, std::uint64_t n, const char* type, int bytes) {
+        CHECK_MESSAGE(has(m, "a vector of " + std::to_string(n) + " " + type + " elements (" + std::to_string(bytes) +
+                                 " bytes each) exceeds the addressable size"),
+                      m);
+        CHECK_MESSAGE(!has(m, "(4 bytes)"), m);
+        CHECK_MESSAGE(!has(m, "(8 bytes)"), m);
+    };
+    overflow_reported(
+        thrown<loom::out_of_memory>([&] { (void)loom::vector<float>::wrap(ctx, x.native_handle(), floats); }), floats,
+        "float", 4);
+    overflow_reported(thrown<loom::out_of_memory>([&] { loom::vector<float> v(ctx, floats); }), floats, "float", 4);
+    const std::uint64_t words = (std::uint64_t(1) << 61) + 1;
+    overflow_reported(thrown<loom::out_of_memory>([&] { loom::vector<std::uint64_t> v(ctx, words); }), words, "uint64",
+                      8);
+    CHECK(x.to_host() == std::vector<float>(16, 1.0f)); // nothing else changed
+}
+
 TEST_CASE("an allocation beyond what the device holds in all throws out_of_memory before the driver is asked") {
     loom::context ctx(on_opencl());
     loom::backend::device& dev = ctx.impl()->device();

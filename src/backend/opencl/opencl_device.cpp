@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,12 @@ struct opencl_memory final : memory {
 struct opencl_kernel final : kernel {
     cl::Program program;
     cl::Kernel entry;
+
+    std::optional<std::size_t> parameter_count() const override {
+        cl_uint count = 0;
+        if (entry.getInfo(CL_KERNEL_NUM_ARGS, &count) != CL_SUCCESS) return std::nullopt;
+        return count;
+    }
 };
 
 // PoCL serialises a program as "poclbin" followed by its files, the program's bitcode
