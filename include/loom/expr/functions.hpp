@@ -34,13 +34,22 @@ template <int Axis> struct is_reduction_tag<axis_t<Axis>> : std::true_type {};
 template <class... A> using enable_if_loom_call =
     std::enable_if_t<(expr::is_operand_v<A> || ...) && !(expr::is_reduction_tag<std::decay_t<A>>::value || ...), int>;
 
+// Each function is also declared in loom::expr: an expression's nodes hold vectors as
+// expr::vector_ref<T>, so loom::expr is the namespace argument-dependent lookup searches for
+// `sin(x + y)` written unqualified (a bare vector, `sin(x)`, brings namespace loom as well).
 #define LOOM_UNARY_FUNCTION(name)                                                                                      \
     template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                                  \
         return expr::call<opcode::name>(std::forward<A>(a));                                                           \
+    }                                                                                                                  \
+    namespace expr {                                                                                                   \
+    using ::loom::name;                                                                                                \
     }
 #define LOOM_BINARY_FUNCTION(name)                                                                                     \
     template <class A, class B, enable_if_loom_call<A, B> = 0> auto name(A&& a, B&& b) {                               \
         return expr::call<opcode::name>(std::forward<A>(a), std::forward<B>(b));                                       \
+    }                                                                                                                  \
+    namespace expr {                                                                                                   \
+    using ::loom::name;                                                                                                \
     }
 
 LOOM_UNARY_FUNCTION(sin)
@@ -87,6 +96,27 @@ LOOM_UNARY_FUNCTION(real)
 LOOM_UNARY_FUNCTION(imag)
 // std::polar(r, theta): r * (cos(theta) + i sin(theta)), from real operands.
 LOOM_BINARY_FUNCTION(polar)
+// Classification, as <cmath>: a bool (stored as 0 or 1 in a numeric vector). An integer operand
+// is classified as the double it converts to: never NaN nor infinite, normal unless 0.
+LOOM_UNARY_FUNCTION(isnan)
+LOOM_UNARY_FUNCTION(isinf)
+LOOM_UNARY_FUNCTION(isfinite)
+LOOM_UNARY_FUNCTION(isnormal)
+LOOM_UNARY_FUNCTION(signbit)
+// Bit counts of an integer of 8 to 64 bits, signed or unsigned, in its own width, as an int (as
+// C++20's std::popcount, std::countl_zero and std::countr_zero): clz(uint8_t(1)) is 7, ctz(0) the
+// width. A floating-point operand does not compile.
+LOOM_UNARY_FUNCTION(popcount)
+LOOM_UNARY_FUNCTION(clz)
+LOOM_UNARY_FUNCTION(ctz)
+// <cmath>'s copysign, fdim (x - y if x > y, else +0), rint (to nearest, halves to even) and
+// nextafter, typed as the other math functions.
+LOOM_BINARY_FUNCTION(copysign)
+LOOM_BINARY_FUNCTION(fdim)
+LOOM_UNARY_FUNCTION(rint)
+LOOM_BINARY_FUNCTION(nextafter)
+// x * 2^e exactly (std::ldexp): float for a float x, else double; e an integer, converted to int.
+LOOM_BINARY_FUNCTION(ldexp)
 
 #undef LOOM_UNARY_FUNCTION
 #undef LOOM_BINARY_FUNCTION
@@ -100,6 +130,11 @@ template <class V, class L, class H, enable_if_loom_call<V, L, H> = 0> auto clam
 template <class A, class B, class C, enable_if_loom_call<A, B, C> = 0> auto fma(A&& a, B&& b, C&& c) {
     return expr::call<opcode::fma>(std::forward<A>(a), std::forward<B>(b), std::forward<C>(c));
 }
+
+namespace expr {
+using ::loom::clamp;
+using ::loom::fma;
+} // namespace expr
 
 // Element-wise cond ? a : b, typed like the conditional operator.
 template <class C, class A, class B, enable_if_loom_call<C, A, B> = 0> auto where(C&& cond, A&& a, B&& b) {
