@@ -51,6 +51,11 @@ struct dialect {
     // The function that computes op for operands of type t (t is f32 or f64); nullptr
     // where the emitter core spells the op itself (min, max, clamp, integer abs).
     const char* (*math_name)(opcode op, dtype t);
+    // The classification (isnan isinf isfinite isnormal signbit) of value a of floating type t,
+    // as a value that converts to bool; popcount or clz of value a of integer type t, counted in
+    // t's own width, as an int. The dialects' built-ins take different widths and give different
+    // types; the emitter core writes the rest (ctz, integer classification) from these.
+    std::string (*bit_builtin)(opcode op, dtype t, const std::string& a);
     // What the multi-pass kernels (reduction and scan passes) need beyond a map: work-group
     // memory, barriers and the group built-ins.
     struct work_group {

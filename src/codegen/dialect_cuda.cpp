@@ -5,6 +5,7 @@
 
 #include "codegen/dialect.hpp"
 #include "ir/op_table.hpp"
+#include "ir/promotion.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -22,6 +23,8 @@ const char* cuda_math_name(opcode op, dtype t) {
     if (t == dtype::f32) return float_names.at(int(op)).c_str();
     return op == opcode::abs ? "fabs" : ir::info(op).name;
 }
+
+std::string cuda_bit_builtin(opcode op, dtype t, const std::string& a);
 
 const dialect cuda = {
     "cuda",
@@ -56,12 +59,35 @@ const dialect cuda = {
      "unsigned long long", "float", "double", "float2", "double2"},
     {"make_float2", "make_double2"}, // NVRTC declares the vector types and their make_ functions
     cuda_math_name,
+    cuda_bit_builtin,
     {"__shared__", "__syncthreads();",
      "__syncthreads();", // orders the block's global memory accesses as well
      "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
     "static __device__ __forceinline__",
     false, // the CPU lanes forms stay scalar (they run on CPU devices)
 };
+
+// CUDA's isnan, isinf, isfinite and signbit take float and double; it has no isnormal, which is
+// written as a finite magnitude of at least the smallest normal. __popc and __clz take 32 bits,
+// __popcll and __clzll 64: a narrower operand is zero-extended through its own unsigned type,
+// and its clz loses the 32 - width leading zeros that adds.
+std::string cuda_bit_builtin(opcode op, dtype t, const std::string& a) {
+    if (op == opcode::isnormal) {
+        const bool f32 = t == dtype::f32;
+        const std::string magnitude = (f32 ? "fabsf(" : "fabs(") + a + ")";
+        return "(" + magnitude + (f32 ? " >= 0x1p-126f && " : " >= 0x1p-1022 && ") + magnitude +
+               (f32 ? " <= 0x1.fffffep+127f)" : " <= 0x1.fffffffffffffp+1023)");
+    }
+    if (ir::is_float(t)) return std::string(ir::info(op).name) + "(" + a + ")";
+    const std::size_t bits = 8 * size_of(t);
+    const bool clz = op == opcode::clz;
+    if (bits == 64) return (clz ? "__clzll((long long)" : "__popcll((unsigned long long)") + a + ")";
+    const dtype own = ir::is_signed_integer(t) ? dtype(std::uint8_t(t) + 4) : t; // i8..i32 -> u8..u32
+    const std::string widened = "(unsigned int)(" + std::string(type_name(cuda, own)) + ")" + a;
+    if (!clz) return "__popc(" + widened + ")";
+    if (bits == 32) return "__clz((int)" + widened + ")";
+    return "(__clz((int)" + widened + ") - " + std::to_string(32 - bits) + ")";
+}
 
 } // namespace
 

@@ -2,6 +2,7 @@
 // double, so a function has one name whatever its type.
 #include "codegen/dialect.hpp"
 #include "ir/op_table.hpp"
+#include "ir/promotion.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -10,6 +11,8 @@ const char* opencl_math_name(opcode op, dtype) {
     if (op == opcode::abs) return "fabs"; // float abs; integer abs is written by the core
     return ir::info(op).name;
 }
+
+std::string opencl_bit_builtin(opcode op, dtype t, const std::string& a);
 
 const dialect opencl = {
     "opencl",
@@ -40,11 +43,19 @@ const dialect opencl = {
      "double2"},
     {"(float2)", "(double2)"}, // a vector literal
     opencl_math_name,
+    opencl_bit_builtin,
     {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
      "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},
     "static",
     true,
 };
+
+// OpenCL C's built-ins take every width: popcount and clz count in the operand's own and
+// return its type; isnan and the others return an int (1 or 0) for a scalar.
+std::string opencl_bit_builtin(opcode op, dtype t, const std::string& a) {
+    const std::string call = std::string(ir::info(op).name) + "(" + a + ")";
+    return ir::is_float(t) ? call : "(int)" + call;
+}
 
 } // namespace
 

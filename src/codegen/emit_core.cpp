@@ -74,6 +74,23 @@ std::string to_complex(const dialect& d, dtype t, dtype from, const std::string&
     return complex_value(d, t, r + a, r + "0");
 }
 
+// The unsigned type of an integer type's width: i8..i64 -> u8..u64.
+dtype unsigned_of(dtype t) { return ir::is_signed_integer(t) ? dtype(std::uint8_t(t) + 4) : t; }
+
+// isnan and the others. An integer (or bool) operand is classified as the double <cmath> converts
+// it to, which needs no conversion: never NaN nor infinite, normal unless 0, its sign bit set
+// when it is negative.
+std::string classification(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& a) {
+    const dtype t = k.body[n.arg[0]].type;
+    if (ir::is_float(t)) return d.bit_builtin(n.op, t, a);
+    switch (n.op) {
+    case opcode::isfinite: return "1";
+    case opcode::isnormal: return "(" + a + " != 0)";
+    case opcode::signbit: return ir::is_signed_integer(t) ? "(" + a + " < 0)" : "0";
+    default: return "0"; // isnan, isinf
+    }
+}
+
 std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index) {
     const ir::op_info& op = ir::info(n.op);
     const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
@@ -138,6 +155,19 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
             return s + "(" + a + (div ? " / " : " % ") + b + ")))";
         }
         return s + "(" + a + (div ? " / " : " % ") + b + "))";
+    }
+    case opcode::isnan:
+    case opcode::isinf:
+    case opcode::isfinite:
+    case opcode::isnormal:
+    case opcode::signbit: return classification(k, n, d, a);
+    case opcode::popcount:
+    case opcode::clz: return d.bit_builtin(n.op, k.body[n.arg[0]].type, a);
+    case opcode::ctz: { // the ones below the lowest set bit (all of them for 0), in either dialect
+        const std::string u = type_name(d, unsigned_of(k.body[n.arg[0]].type));
+        const std::string x = "(" + u + ")" + a;
+        const std::string below = "(" + u + ")((" + x + " & (" + u + ")(0 - " + x + ")) - 1)";
+        return d.bit_builtin(opcode::popcount, unsigned_of(k.body[n.arg[0]].type), below);
     }
     default: break;
     }

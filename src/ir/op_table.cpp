@@ -80,6 +80,19 @@ constexpr op_info table[] = {
     {"real", 1, op_class::complex_part, nullptr},
     {"imag", 1, op_class::complex_part, nullptr},
     {"polar", 2, op_class::complex_build, nullptr},
+    {"isnan", 1, op_class::classify, nullptr},
+    {"isinf", 1, op_class::classify, nullptr},
+    {"isfinite", 1, op_class::classify, nullptr},
+    {"isnormal", 1, op_class::classify, nullptr},
+    {"signbit", 1, op_class::classify, nullptr},
+    {"popcount", 1, op_class::bit_count, nullptr},
+    {"clz", 1, op_class::bit_count, nullptr},
+    {"ctz", 1, op_class::bit_count, nullptr},
+    {"copysign", 2, op_class::float_math, nullptr},
+    {"fdim", 2, op_class::float_math, nullptr},
+    {"rint", 1, op_class::float_math, nullptr},
+    {"nextafter", 2, op_class::float_math, nullptr},
+    {"ldexp", 2, op_class::scale, nullptr},
 };
 static_assert(sizeof table / sizeof table[0] == std::size_t(opcode::count_), "op table out of step with opcode");
 

@@ -22,6 +22,9 @@ enum class op_class : unsigned char {
     complex_part,   // real, imag, arg: the component type of the operand made complex
     complex_map,    // conj: the operand made complex
     complex_build,  // polar(r, theta): the complex type of the math_result of the operands
+    classify,       // isnan isinf isfinite isnormal signbit: bool, of a real operand kept as it is
+    bit_count,      // popcount clz ctz: int32, of an integer operand kept in its own width (8..64 bits)
+    scale,          // ldexp(x, e): the math_result of x; e converted to int32, integers only
 };
 
 struct op_info {

@@ -240,6 +240,16 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
         const node_ref z = m.as_complex(a);
         return m.add(op, m.type(z), z);
     }
+    case ir::op_class::classify:
+        // The operand stays as it is: an integer is classified as the double <cmath> converts it
+        // to, which the emitter knows without converting (no fp64 needed).
+        reject_complex(op, ta);
+        return m.add(op, dtype::boolean, a);
+    case ir::op_class::bit_count:
+        // In the operand's own width, so no promotion: clz of a uint8 1 is 7.
+        if (!ir::is_signed_integer(ta) && !ir::is_unsigned_integer(ta))
+            reject(op, ta, "popcount, clz and ctz count the bits of an integer of 8 to 64 bits");
+        return m.add(op, dtype::i32, a);
     default: break;
     }
     throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a unary operation");
@@ -280,6 +290,12 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
         reject_complex(op, ta, tb);
         const dtype t = ir::math_result(ta, tb);
         return m.add(op, t, m.convert(a, t), m.convert(b, t));
+    }
+    case ir::op_class::scale: {
+        reject_complex(op, ta, tb);
+        if (ir::is_float(tb)) reject(op, tb, "the exponent e of loom::ldexp(x, e) is an integer");
+        const dtype t = ir::math_result(ta);
+        return m.add(op, t, m.convert(a, t), m.convert(b, dtype::i32)); // as std::ldexp's int parameter
     }
     case ir::op_class::complex_build: {
         reject_complex(op, ta, tb); // polar takes a real magnitude and phase

@@ -85,3 +85,62 @@ TEST_CASE("CUDA spells the integer types with C++ names") {
     CHECK(contains(s, "const unsigned long long *__restrict__ p1"));
     CHECK(contains(s, "long long *__restrict__ p2"));
 }
+
+namespace {
+
+// out = op(x) for a classification or bit-count opcode: the node's own type is bool or int.
+std::string query(opcode fn, dtype operand, const loom::codegen::dialect& d) {
+    kernel_builder b;
+    const dtype result = fn == opcode::popcount || fn == opcode::clz || fn == opcode::ctz ? dtype::i32 : dtype::boolean;
+    const auto x = b.buffer(operand), out = b.buffer(dtype::i32);
+    b.store(out, b.op(opcode::cast, dtype::i32, b.op(fn, result, b.load(x))));
+    return emit(b.kernel(), d).text();
+}
+
+} // namespace
+
+TEST_CASE("CUDA's 32- and 64-bit bit counts are widened from 8 and 16 bits, clz less the added leading zeros") {
+    const auto& cu = cuda_dialect();
+    CHECK(contains(query(opcode::popcount, dtype::u8, cu), "= __popc((unsigned int)(unsigned char)v0);"));
+    CHECK(contains(query(opcode::popcount, dtype::i16, cu), "= __popc((unsigned int)(unsigned short)v0);"));
+    CHECK(contains(query(opcode::popcount, dtype::i64, cu), "= __popcll((unsigned long long)v0);"));
+    CHECK(contains(query(opcode::clz, dtype::u8, cu), "= (__clz((int)(unsigned int)(unsigned char)v0) - 24);"));
+    CHECK(contains(query(opcode::clz, dtype::i16, cu), "= (__clz((int)(unsigned int)(unsigned short)v0) - 16);"));
+    CHECK(contains(query(opcode::clz, dtype::i32, cu), "= __clz((int)(unsigned int)(unsigned int)v0);"));
+    CHECK(contains(query(opcode::clz, dtype::u64, cu), "= __clzll((long long)v0);"));
+    // ctz is the popcount of the ones below the lowest set bit, in the operand's own unsigned type.
+    CHECK(contains(query(opcode::ctz, dtype::i8, cu), "__popc((unsigned int)(unsigned char)(unsigned char)"));
+    CHECK(contains(query(opcode::ctz, dtype::u64, cu), "__popcll((unsigned long long)(unsigned long long)"));
+    for (dtype t : {dtype::i8, dtype::u16, dtype::i32, dtype::u64})
+        for (opcode op : {opcode::popcount, opcode::clz, opcode::ctz}) compiles_with_nvrtc(query(op, t, cu));
+}
+
+TEST_CASE("OpenCL counts bits with its per-type built-ins, and writes ctz from popcount (OpenCL C 1.2 has none)") {
+    const auto& cl = opencl_dialect();
+    CHECK(contains(query(opcode::popcount, dtype::i8, cl), "= (int)popcount(v0);"));
+    CHECK(contains(query(opcode::clz, dtype::u16, cl), "= (int)clz(v0);"));
+    const std::string ctz = query(opcode::ctz, dtype::i16, cl);
+    CHECK(contains(ctz, "= (int)popcount((ushort)(((ushort)v0 & (ushort)(0 - (ushort)v0)) - 1));"));
+    CHECK_FALSE(contains(ctz, "ctz("));
+}
+
+TEST_CASE("classification calls the dialect's built-ins on floats; CUDA writes isnormal; integers need none") {
+    const auto &cu = cuda_dialect(), &cl = opencl_dialect();
+    CHECK(contains(query(opcode::isnan, dtype::f32, cu), "bool v1 = isnan(v0);"));
+    CHECK(contains(query(opcode::signbit, dtype::f64, cl), "bool v1 = signbit(v0);"));
+    CHECK(contains(query(opcode::isnormal, dtype::f64, cl), "bool v1 = isnormal(v0);"));
+    CHECK(contains(query(opcode::isnormal, dtype::f32, cu),
+                   "bool v1 = (fabsf(v0) >= 0x1p-126f && fabsf(v0) <= 0x1.fffffep+127f);"));
+    // An integer is classified as the double it converts to: no fp64, no call.
+    for (const auto* d : {&cu, &cl}) {
+        CHECK(contains(query(opcode::isnan, dtype::i64, *d), "bool v1 = 0;"));
+        CHECK(contains(query(opcode::isinf, dtype::u8, *d), "bool v1 = 0;"));
+        CHECK(contains(query(opcode::isfinite, dtype::i32, *d), "bool v1 = 1;"));
+        CHECK(contains(query(opcode::isnormal, dtype::u16, *d), "bool v1 = (v0 != 0);"));
+        CHECK(contains(query(opcode::signbit, dtype::i8, *d), "bool v1 = (v0 < 0);"));
+        CHECK(contains(query(opcode::signbit, dtype::u32, *d), "bool v1 = 0;"));
+        CHECK_FALSE(contains(query(opcode::isnormal, dtype::i64, *d), "double"));
+    }
+    for (opcode op : {opcode::isnan, opcode::isinf, opcode::isfinite, opcode::isnormal, opcode::signbit})
+        for (dtype t : {dtype::f32, dtype::f64, dtype::i16}) compiles_with_nvrtc(query(op, t, cu));
+}

@@ -104,6 +104,27 @@ inline void check_unqualified_calls() {
     *expect("real(polar(e, e))", h([](double a, double b) { return std::polar(a, b).real(); })) =
         real(polar(x + 0.0, y * 1.0));
     *expect("imag(polar(x, y))", h([](double a, double b) { return std::polar(a, b).imag(); })) = imag(polar(x, y));
+    // The OpenCL/CUDA built-ins: classification, bit counts, and <cmath>'s exact functions.
+    *expect("isnan + isinf + isfinite + isnormal + signbit", h([](double a, double b) {
+                const double q = (a - 0.5) / (b - b); // +-inf, or NaN where a is 0.5
+                return double(std::isnan(q)) + 2 * double(std::isinf(q)) + 4 * double(std::isfinite(a - b)) +
+                       8 * double(std::isnormal(a - b)) + 16 * double(std::signbit(a - b));
+            })) = isnan((x - 0.5) / (y - y)) + 2 * isinf((x - 0.5) / (y - y)) + 4 * isfinite(x - y) +
+                  8 * isnormal(x - y) + 16 * signbit(x - y);
+    *expect("copysign + fdim + rint + nextafter + ldexp", h([](double a, double b) {
+                return std::copysign(a, b - 0.5) + std::fdim(a, b) + std::rint(10 * a) + std::nextafter(a, b) +
+                       std::ldexp(b, 3);
+            })) = copysign(x, y - 0.5) + fdim(x, y) + rint(10 * x) + nextafter(x, y) + ldexp(y, 3);
+    {
+        std::vector<std::int32_t> hk(n);
+        for (std::size_t i = 0; i < n; ++i) hk[i] = std::int32_t(i * 37 + 5);
+        loom::vector<std::int32_t> k(ctx(), hk);
+        std::vector<double> want(n);
+        for (std::size_t i = 0; i < n; ++i)
+            want[i] = __builtin_popcount(unsigned(hk[i] * 3)) + 100 * __builtin_clz(unsigned(hk[i] + 1)) +
+                      10000 * __builtin_ctz(unsigned(hk[i] | 256));
+        *expect("popcount + clz + ctz", want) = popcount(k * 3) + 100 * clz(k + 1) + 10000 * ctz(k | 256);
+    }
     // Views, matrices and their rows, device scalars, index(), traced lambdas.
     {
         std::vector<double> want(n);

@@ -10,7 +10,8 @@ using std::abs, std::acos, std::asin, std::atan, std::atan2, std::cbrt, std::cei
     std::erf, std::erfc, std::exp, std::exp2, std::expm1, std::fabs, std::floor, std::fma, std::fmax, std::fmin,
     std::fmod, std::hypot, std::lgamma, std::log, std::log10, std::log1p, std::log2, std::max, std::min, std::minmax,
     std::pow, std::round, std::sin, std::sinh, std::sqrt, std::tan, std::tanh, std::tgamma, std::trunc, std::reduce,
-    std::count, std::polar, std::real, std::imag;
+    std::count, std::polar, std::real, std::imag, std::isnan, std::isinf, std::isfinite, std::isnormal, std::signbit,
+    std::copysign, std::fdim, std::rint, std::nextafter, std::ldexp;
 
 #include "unqualified_calls.hpp"
 

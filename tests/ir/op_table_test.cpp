@@ -70,8 +70,11 @@ TEST_CASE("arity agrees with the op class") {
         case op_class::unary_integral:
         case op_class::abs:
         case op_class::complex_part:
-        case op_class::complex_map: CHECK(row.arity == 1); break;
-        case op_class::complex_build: CHECK(row.arity == 2); break;
+        case op_class::complex_map:
+        case op_class::classify:
+        case op_class::bit_count: CHECK(row.arity == 1); break;
+        case op_class::complex_build:
+        case op_class::scale: CHECK(row.arity == 2); break;
         case op_class::arithmetic:
         case op_class::integral:
         case op_class::shift:
@@ -112,11 +115,12 @@ TEST_CASE("operators have a C infix spelling and functions have none") {
 
 TEST_CASE("math functions are float_math rows named as C's <math.h> spells them, with their arity") {
     const std::map<std::string, unsigned> math = {
-        {"sin", 1},   {"cos", 1},   {"tan", 1},   {"asin", 1},  {"acos", 1}, {"atan", 1},   {"sinh", 1},
-        {"cosh", 1},  {"tanh", 1},  {"exp", 1},   {"exp2", 1},  {"log", 1},  {"log2", 1},   {"log10", 1},
-        {"log1p", 1}, {"expm1", 1}, {"sqrt", 1},  {"rsqrt", 1}, {"cbrt", 1}, {"fabs", 1},   {"floor", 1},
-        {"ceil", 1},  {"round", 1}, {"trunc", 1}, {"erf", 1},   {"erfc", 1}, {"tgamma", 1}, {"lgamma", 1},
-        {"atan2", 2}, {"pow", 2},   {"hypot", 2}, {"fmod", 2},  {"fmin", 2}, {"fmax", 2},   {"fma", 3},
+        {"sin", 1},      {"cos", 1},   {"tan", 1},   {"asin", 1},      {"acos", 1}, {"atan", 1},   {"sinh", 1},
+        {"cosh", 1},     {"tanh", 1},  {"exp", 1},   {"exp2", 1},      {"log", 1},  {"log2", 1},   {"log10", 1},
+        {"log1p", 1},    {"expm1", 1}, {"sqrt", 1},  {"rsqrt", 1},     {"cbrt", 1}, {"fabs", 1},   {"floor", 1},
+        {"ceil", 1},     {"round", 1}, {"trunc", 1}, {"erf", 1},       {"erfc", 1}, {"tgamma", 1}, {"lgamma", 1},
+        {"atan2", 2},    {"pow", 2},   {"hypot", 2}, {"fmod", 2},      {"fmin", 2}, {"fmax", 2},   {"fma", 3},
+        {"copysign", 2}, {"fdim", 2},  {"rint", 1},  {"nextafter", 2},
     };
     std::size_t found = 0;
     for (int o = 0; o < opcode_count; ++o) {
@@ -133,4 +137,19 @@ TEST_CASE("math functions are float_math rows named as C's <math.h> spells them,
     CHECK(info(opcode::min).cls == op_class::min_max);
     CHECK(info(opcode::max).cls == op_class::min_max);
     CHECK(info(opcode::clamp).cls == op_class::min_max);
+    CHECK(info(opcode::ldexp).cls == op_class::scale);
+}
+
+TEST_CASE("the classification and bit-count built-ins are rows of their own classes, named as C spells them") {
+    for (opcode op : {opcode::isnan, opcode::isinf, opcode::isfinite, opcode::isnormal, opcode::signbit}) {
+        INFO(info(op).name);
+        CHECK(info(op).cls == op_class::classify);
+    }
+    for (opcode op : {opcode::popcount, opcode::clz, opcode::ctz}) {
+        INFO(info(op).name);
+        CHECK(info(op).cls == op_class::bit_count);
+    }
+    CHECK(std::string(info(opcode::isnormal).name) == "isnormal");
+    CHECK(std::string(info(opcode::popcount).name) == "popcount");
+    CHECK(std::string(info(opcode::ldexp).name) == "ldexp");
 }

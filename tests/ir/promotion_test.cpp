@@ -130,6 +130,49 @@ TEST_CASE("unary operators and abs are typed like C++ for every element type") {
     });
 }
 
+TEST_CASE("the float built-ins are typed like <cmath>: copysign, fdim, nextafter, rint, ldexp") {
+    using elements = types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
+                           std::uint32_t, std::uint64_t, float, double>;
+    every_pair(elements{}, elements{}, [](auto a, auto b) {
+        using A = decltype(a);
+        using B = decltype(b);
+        INFO(pair_name(dt<A>(), dt<B>()));
+        CHECK(loom_type<A, B>(opcode::copysign) == dt<decltype(std::copysign(a, b))>());
+        CHECK(loom_type<A, B>(opcode::fdim) == dt<decltype(std::fdim(a, b))>());
+        CHECK(loom_type<A, B>(opcode::nextafter) == dt<decltype(std::nextafter(a, b))>());
+        if constexpr (std::is_integral_v<B>) {
+            CHECK(loom_type<A, B>(opcode::ldexp) == dt<decltype(std::ldexp(a, int(b)))>());
+        } else {
+            CHECK_THROWS_WITH_AS((loom_type<A, B>(opcode::ldexp)), doctest::Contains("exponent"), loom::error);
+        }
+    });
+    every_type(elements{}, [](auto a) {
+        using A = decltype(a);
+        INFO(loom::name_of(dt<A>()));
+        CHECK(loom_type<A>(opcode::rint) == dt<decltype(std::rint(a))>());
+    });
+}
+
+TEST_CASE("classification gives bool for every real type, integers included; bit counts give int") {
+    every_type(all_types{}, [](auto a) {
+        using A = decltype(a);
+        INFO(loom::name_of(dt<A>()));
+        CHECK(loom_type<A>(opcode::isnan) == dt<decltype(std::isnan(a))>());
+        CHECK(loom_type<A>(opcode::isinf) == dtype::boolean);
+        CHECK(loom_type<A>(opcode::isfinite) == dtype::boolean);
+        CHECK(loom_type<A>(opcode::isnormal) == dtype::boolean);
+        CHECK(loom_type<A>(opcode::signbit) == dt<decltype(std::signbit(a))>());
+        for (opcode op : {opcode::popcount, opcode::clz, opcode::ctz}) {
+            if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+                CHECK(loom_type<A>(op) == dtype::i32);
+            else
+                CHECK_THROWS_WITH_AS(loom_type<A>(op), doctest::Contains("count the bits of an integer"), loom::error);
+        }
+    });
+    CHECK_THROWS_AS(loom_type<std::complex<float>>(opcode::isnan), loom::error);
+    CHECK_THROWS_AS((loom_type<std::complex<double>, std::int32_t>(opcode::ldexp)), loom::error);
+}
+
 TEST_CASE("where keeps the type when both branches agree, bool included") {
     CHECK(loom_type<bool, std::int8_t, std::int8_t>(opcode::select) == dtype::i8);
     CHECK(loom_type<bool, bool, bool>(opcode::select) == dtype::boolean);

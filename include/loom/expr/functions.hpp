@@ -34,6 +34,8 @@ template <int Axis> struct is_reduction_tag<axis_t<Axis>> : std::true_type {};
 template <class... A> using enable_if_loom_call =
     std::enable_if_t<(expr::is_operand_v<A> || ...) && !(expr::is_reduction_tag<std::decay_t<A>>::value || ...), int>;
 
+// Found unqualified by argument-dependent lookup on every Loom operand: vectors, views and
+// matrices live in namespace loom, and every expression derives from loom::expression_anchor.
 #define LOOM_UNARY_FUNCTION(name)                                                                                      \
     template <class A, enable_if_loom_call<A> = 0> auto name(A&& a) {                                                  \
         return expr::call<opcode::name>(std::forward<A>(a));                                                           \
@@ -87,6 +89,27 @@ LOOM_UNARY_FUNCTION(real)
 LOOM_UNARY_FUNCTION(imag)
 // std::polar(r, theta): r * (cos(theta) + i sin(theta)), from real operands.
 LOOM_BINARY_FUNCTION(polar)
+// Classification, as <cmath>: a bool (stored as 0 or 1 in a numeric vector). An integer operand
+// is classified as the double it converts to: never NaN nor infinite, normal unless 0.
+LOOM_UNARY_FUNCTION(isnan)
+LOOM_UNARY_FUNCTION(isinf)
+LOOM_UNARY_FUNCTION(isfinite)
+LOOM_UNARY_FUNCTION(isnormal)
+LOOM_UNARY_FUNCTION(signbit)
+// Bit counts of an integer of 8 to 64 bits, signed or unsigned, in its own width, as an int (as
+// C++20's std::popcount, std::countl_zero and std::countr_zero): clz(uint8_t(1)) is 7, ctz(0) the
+// width. A floating-point operand does not compile.
+LOOM_UNARY_FUNCTION(popcount)
+LOOM_UNARY_FUNCTION(clz)
+LOOM_UNARY_FUNCTION(ctz)
+// <cmath>'s copysign, fdim (x - y if x > y, else +0), rint (to nearest, halves to even) and
+// nextafter, typed as the other math functions.
+LOOM_BINARY_FUNCTION(copysign)
+LOOM_BINARY_FUNCTION(fdim)
+LOOM_UNARY_FUNCTION(rint)
+LOOM_BINARY_FUNCTION(nextafter)
+// x * 2^e exactly (std::ldexp): float for a float x, else double; e an integer, converted to int.
+LOOM_BINARY_FUNCTION(ldexp)
 
 #undef LOOM_UNARY_FUNCTION
 #undef LOOM_BINARY_FUNCTION

@@ -159,10 +159,30 @@ template <class Fn, class... A> constexpr void check_complex_call() {
     }
 }
 
+// popcount, clz and ctz count the bits of an integer, and ldexp's exponent is one: rejected here,
+// at compile time, as the IR's typing rules do at run time.
+template <class Fn, class... A> constexpr void check_integer_call() {
+    if constexpr (!is_cast<Fn>::value && !is_source_call<Fn>::value) {
+        constexpr opcode op = function_opcode<Fn>::value;
+        using first = std::tuple_element_t<0, std::tuple<A...>>;
+        if constexpr (op == opcode::popcount || op == opcode::clz || op == opcode::ctz) {
+            static_assert(std::is_integral_v<first> && !std::is_same_v<first, bool>,
+                          "loom::popcount, loom::clz and loom::ctz count the bits of an integer of 8 to 64 bits, "
+                          "and this operand is floating point, complex or bool: convert it with loom::cast<T>(...) "
+                          "first");
+        } else if constexpr (op == opcode::ldexp) {
+            using exponent = std::tuple_element_t<1, std::tuple<A...>>;
+            static_assert(std::is_integral_v<exponent>,
+                          "loom::ldexp(x, e): the exponent e must be an integer (convert it with loom::cast<int>)");
+        }
+    }
+}
+
 template <class E, std::size_t... I>
 detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_sequence<I...>) {
     using fn = std::decay_t<decltype(proto::value(proto::child_c<0>(e)))>;
     check_complex_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
+    check_integer_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
     // Children are lowered in order, so slots are numbered left to right (as bind() visits them).
     detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
     if constexpr (is_cast<fn>::value) {

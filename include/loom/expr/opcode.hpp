@@ -88,6 +88,22 @@ enum class opcode : std::uint8_t {
     real,  // std::real: the real part
     imag,  // std::imag: the imaginary part
     polar, // std::polar(r, theta): a complex number from its magnitude and phase
+    // floating-point classification (<cmath>): a bool
+    isnan,
+    isinf,
+    isfinite,
+    isnormal,
+    signbit,
+    // bit counts of an integer in its own width (C++20 <bit>): an int
+    popcount,
+    clz, // leading zero bits
+    ctz, // trailing zero bits
+    // the float built-ins both dialects have
+    copysign,
+    fdim,
+    rint, // to the nearest integer, halves to even
+    nextafter,
+    ldexp, // ldexp(x, e): x * 2^e, e an integer
     count_ // number of opcodes; keep last
 };
 

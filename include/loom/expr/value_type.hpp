@@ -71,6 +71,11 @@ template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
             return static_cast<component_t<as_complex_t<A>>*>(nullptr);
         else if constexpr (Op == opcode::conj)
             return static_cast<as_complex_t<A>*>(nullptr);
+        else if constexpr (Op == opcode::isnan || Op == opcode::isinf || Op == opcode::isfinite ||
+                           Op == opcode::isnormal || Op == opcode::signbit)
+            return static_cast<bool*>(nullptr);
+        else if constexpr (Op == opcode::popcount || Op == opcode::clz || Op == opcode::ctz)
+            return static_cast<int*>(nullptr); // as C++20's std::popcount, std::countl_zero
         else
             return static_cast<math1_t<A>*>(nullptr);
     }
@@ -79,7 +84,8 @@ template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
 template <opcode Op, class A, class B> struct call_value_type<function_tag<Op>, A, B> {
     using type =
         std::conditional_t<Op == opcode::min || Op == opcode::max, arithmetic_t<A, B>,
-                           std::conditional_t<Op == opcode::polar, std::complex<math2_t<A, B>>, math2_t<A, B>>>;
+                           std::conditional_t<Op == opcode::polar, std::complex<math2_t<A, B>>,
+                                              std::conditional_t<Op == opcode::ldexp, math1_t<A>, math2_t<A, B>>>>;
 };
 template <opcode Op, class A, class B, class C> struct call_value_type<function_tag<Op>, A, B, C> {
     using type = std::conditional_t<
