@@ -80,6 +80,11 @@ constexpr op_info table[] = {
     {"real", 1, op_class::complex_part, nullptr},
     {"imag", 1, op_class::complex_part, nullptr},
     {"polar", 2, op_class::complex_build, nullptr},
+    // short vectors (docs/vector-types.md)
+    {"component", 1, op_class::vector_component, nullptr},
+    {"make_vector", 4, op_class::vector_build, nullptr}, // 2 or 4 operands: the vector's width
+    {"dot", 2, op_class::vector_dot, nullptr},
+    {"length", 1, op_class::vector_length, nullptr},
 };
 static_assert(sizeof table / sizeof table[0] == std::size_t(opcode::count_), "op table out of step with opcode");
 

@@ -22,6 +22,11 @@ enum class op_class : unsigned char {
     complex_part,   // real, imag, arg: the component type of the operand made complex
     complex_map,    // conj: the operand made complex
     complex_build,  // polar(r, theta): the complex type of the math_result of the operands
+    // short vectors (docs/vector-types.md)
+    vector_component, // get<I>(v): the component type
+    vector_build,     // make_vec<V>(...): V, from 2 or 4 operands converted to its component type
+    vector_dot,       // dot(a, b): the component of math_result of the two vectors
+    vector_length,    // length(a): the component of math_result of the vector
 };
 
 struct op_info {

@@ -88,7 +88,12 @@ enum class opcode : std::uint8_t {
     real,  // std::real: the real part
     imag,  // std::imag: the imaginary part
     polar, // std::polar(r, theta): a complex number from its magnitude and phase
-    count_ // number of opcodes; keep last
+    // ---- short vectors (docs/vector-types.md); kept together before count_ ----
+    component,   // loom::get<I>(v): component I (the node's slot) of a short vector
+    make_vector, // loom::make_vec<V>(a, b[, c, d]): a short vector from its components
+    dot,         // loom::dot(a, b): the sum of the component products
+    length,      // loom::length(a): sqrt(dot(a, a))
+    count_       // number of opcodes; keep last
 };
 
 // What a neighbour read outside the vector gives.
