@@ -52,15 +52,49 @@ const dialect cuda = {
     {nullptr, nullptr},
     "unsigned long long",
     "long long",
-    {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
-     "unsigned long long", "float", "double", "float2", "double2"},
+    // The 32-byte vectors are Loom's own 32-byte-aligned structs (codegen/vector_types.hpp): CUDA 13
+    // deprecates double4, longlong4 and ulonglong4 (16-byte aligned), and older CUDA lacks the _32a ones.
+    {"bool",
+     "signed char",
+     "short",
+     "int",
+     "long long",
+     "unsigned char",
+     "unsigned short",
+     "unsigned int",
+     "unsigned long long",
+     "float",
+     "double",
+     "float2",
+     "double2",
+     "char2",
+     "short2",
+     "int2",
+     "longlong2",
+     "uchar2",
+     "ushort2",
+     "uint2",
+     "ulonglong2",
+     "float2",
+     "double2",
+     "char4",
+     "short4",
+     "int4",
+     "loom_long4",
+     "uchar4",
+     "ushort4",
+     "uint4",
+     "loom_ulong4",
+     "float4",
+     "loom_double4"},
     {"make_float2", "make_double2"}, // NVRTC declares the vector types and their make_ functions
     cuda_math_name,
     {"__shared__", "__syncthreads();",
      "__syncthreads();", // orders the block's global memory accesses as well
      "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
     "static __device__ __forceinline__",
-    false, // the CPU lanes forms stay scalar (they run on CPU devices)
+    false,   // the CPU lanes forms stay scalar (they run on CPU devices)
+    "make_", // NVRTC declares make_float4 ...; vector_types.cpp defines make_loom_double4 ...
 };
 
 } // namespace
