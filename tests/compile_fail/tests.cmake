@@ -7,7 +7,9 @@ set(loom_compile_fail_cases
     "std_math|call loom::sin\\(x\\)"
     "complex_ordering|complex numbers are not ordered"
     "complex_min|this function is not defined for complex operands"
-    "complex_to_real_cast|a complex value does not convert to a real type")
+    "complex_to_real_cast|a complex value does not convert to a real type"
+    "vector_comparison|short vectors are not compared as a whole"
+    "vector_widths|short vectors of different widths do not combine")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
