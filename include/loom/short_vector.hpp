@@ -1,8 +1,10 @@
 // Short vector element types: loom::float4, loom::int2, loom::uchar4, ... (docs/vector-types.md).
-// Each is a plain struct of two or four components named x, y (z, w) whose size and alignment
-// are those of OpenCL C's type of the same name, so a loom::vector<loom::float4> copies to and
-// from the device as it is, in both dialects (CUDA's types have the same size; its 32-byte ones
-// are only 16-byte aligned, which a 32-byte-aligned array satisfies too).
+// Each is a plain struct of two or four components named x, y (z, w) of the size of OpenCL C's
+// and CUDA's type of the same name, aligned to its size up to 16 bytes: OpenCL's alignment for
+// all but the three 32-byte types, which take CUDA's (double4, longlong4: 16). A host array has
+// the device's stride either way, so a loom::vector<loom::float4> copies to and from the device
+// as it is in both dialects; and no host function passes a 32-byte-aligned value, which GCC
+// warns changed ABI (-Wpsabi).
 #pragma once
 
 #include <cstddef>
@@ -26,7 +28,7 @@ template <class T> struct alignas(2 * sizeof(T)) short_vector<T, 2> {
     friend constexpr bool operator!=(const short_vector& a, const short_vector& b) { return !(a == b); }
 };
 
-template <class T> struct alignas(4 * sizeof(T)) short_vector<T, 4> {
+template <class T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) short_vector<T, 4> {
     using component_type = T;
     static constexpr unsigned width = 4;
     T x{}, y{}, z{}, w{};
@@ -76,7 +78,7 @@ using float4 = short_vector<float, 4>;
 using double4 = short_vector<double, 4>;
 
 static_assert(sizeof(float4) == 16 && alignof(float4) == 16 && sizeof(double2) == 16 && alignof(double2) == 16);
-static_assert(sizeof(double4) == 32 && alignof(double4) == 32 && sizeof(uchar4) == 4 && alignof(uchar4) == 4);
+static_assert(sizeof(double4) == 32 && alignof(double4) == 16 && sizeof(uchar4) == 4 && alignof(uchar4) == 4);
 static_assert(sizeof(char2) == 2 && sizeof(short4) == 8 && sizeof(long2) == 16 && sizeof(ulong4) == 32);
 
 } // namespace loom

@@ -52,8 +52,8 @@ const dialect cuda = {
     {nullptr, nullptr},
     "unsigned long long",
     "long long",
-    // The 32-byte vectors are Loom's own 32-byte-aligned structs (codegen/vector_types.hpp): CUDA 13
-    // deprecates double4, longlong4 and ulonglong4 (16-byte aligned), and older CUDA lacks the _32a ones.
+    // The 32-byte vectors are Loom's own 16-byte-aligned structs (codegen/vector_types.hpp): CUDA 13
+    // deprecates double4, longlong4 and ulonglong4, and older CUDA lacks the _16a ones replacing them.
     {"bool",
      "signed char",
      "short",

@@ -301,8 +301,8 @@ void write_guard(source_builder& b, const ir::kernel& k) {
         const dtype type = k.params[p].type;
         const std::string t = b.type(type);
         if (ir::is_complex(type) || is_short_vector(type)) {
-            // Read by component: a double2 in two 8-byte slots is not 16-byte aligned (nor a
-            // float4, nor a double4 in four 32-byte aligned).
+            // Read by component: a double2 in two 8-byte slots is not 16-byte aligned, nor is a
+            // float4 in two or a double4 in four.
             const dtype component = is_short_vector(type) ? component_dtype(type) : ir::component_of(type);
             const std::string part = "((" + buffer_parameter(b.dialect(), b.type(component), false, false) +
                                      ")(loom_scalars + " + std::to_string(slot) + "))";

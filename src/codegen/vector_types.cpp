@@ -29,10 +29,10 @@ std::string vector_type_definitions(const ir::kernel& k, const dialect& d) {
         const std::string c = type_name(d, component_dtype(dtype(t)));
         const unsigned width = width_of(dtype(t));
         const std::string guard = name + "_defined";
-        s += "#ifndef " + guard + "\n#define " + guard + "\nstruct __align__(" + std::to_string(size_of(dtype(t))) +
-             ") " + name + " { " + c + " x, y" + (width == 4 ? ", z, w" : "") + "; };\n" + d.function_prefix + " " +
-             name + " " + d.vector_make_prefix + name + "(" + c + " x, " + c + " y" +
-             (width == 4 ? ", " + c + " z, " + c + " w" : "") + ") {\n    " + name + " v;\n";
+        s += "#ifndef " + guard + "\n#define " + guard + "\nstruct __align__(16) " + name + " { " + c + " x, y" +
+             (width == 4 ? ", z, w" : "") + "; };\n" + d.function_prefix + " " + name + " " + d.vector_make_prefix +
+             name + "(" + c + " x, " + c + " y" + (width == 4 ? ", " + c + " z, " + c + " w" : "") + ") {\n    " +
+             name + " v;\n";
         for (unsigned l = 0; l < width; ++l)
             s += std::string("    v.") + component_name(l) + " = " + component_name(l) + ";\n";
         s += "    return v;\n}\n#endif\n";

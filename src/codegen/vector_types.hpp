@@ -21,8 +21,8 @@ const char* component_name(unsigned c);
 std::string vector_value(const dialect& d, dtype t, const std::vector<std::string>& components);
 
 // Definitions of the vector types the kernel names that the dialect does not declare itself (in
-// CUDA, the 32-byte loom_double4, loom_long4 and loom_ulong4: its double4 is deprecated in CUDA 13
-// and only 16-byte aligned), each once, guarded for kernels compiled together.
+// CUDA, the 32-byte loom_double4, loom_long4 and loom_ulong4, 16-byte aligned as CUDA's double4,
+// which CUDA 13 deprecates), each once, guarded for kernels compiled together.
 std::string vector_type_definitions(const ir::kernel& k, const dialect& d);
 
 } // namespace loom::codegen

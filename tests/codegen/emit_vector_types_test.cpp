@@ -59,7 +59,7 @@ TEST_CASE("CUDA builds short vectors with make_ functions, defines the 32-byte o
     CHECK(contains(s, "const float4 *__restrict__ p0"));
     CHECK(contains(s, "make_loom_double4((double)v0.x"));
     CHECK(contains(s, "make_int2("));
-    CHECK(occurrences(s, "struct __align__(32) loom_double4 { double x, y, z, w; };") == 1);
+    CHECK(occurrences(s, "struct __align__(16) loom_double4 { double x, y, z, w; };") == 1);
     CHECK_FALSE(contains(s, "loom_long4"));
     CHECK(contains(s, "sqrtf((v0.x * v0.x"));
     compiles_with_nvrtc(s);
