@@ -214,16 +214,25 @@ template <class E> constexpr void check_truth_input() {
     static_assert(!is_complex_v<expr::value_type_t<E>>,
                   "loom::count, loom::any and loom::all: a complex value has no truth value; compare it with == or != "
                   "first (loom::count(z != 0))");
+    static_assert(!is_short_vector_v<expr::value_type_t<E>>,
+                  "loom::count, loom::any and loom::all: a short vector has no truth value; count a component's "
+                  "(loom::count(loom::x(v) != 0))");
 }
 
+// A short vector's identities are its component type's in every component (min and max fold
+// component by component).
 template <class T> constexpr T min_identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity)
+    if constexpr (is_short_vector_v<T>)
+        return T(min_identity<typename T::component_type>());
+    else if constexpr (std::numeric_limits<T>::has_infinity)
         return std::numeric_limits<T>::infinity();
     else
         return std::numeric_limits<T>::max();
 }
 template <class T> constexpr T max_identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity)
+    if constexpr (is_short_vector_v<T>)
+        return T(max_identity<typename T::component_type>());
+    else if constexpr (std::numeric_limits<T>::has_infinity)
         return -std::numeric_limits<T>::infinity();
     else
         return std::numeric_limits<T>::lowest();
@@ -233,8 +242,8 @@ template <class T> constexpr T max_identity() {
 
 // The type a sum or product of E's values has: C++'s promotion of the element type
 // (int8 and int16 sum in int, float in float, uint32 in uint32).
-template <class E> using sum_type_t =
-    decltype(std::declval<expr::value_type_t<E>>() + std::declval<expr::value_type_t<E>>());
+// A short vector's sum is one of its promoted components (char4 sums in int4).
+template <class E> using sum_type_t = expr::arithmetic_t<expr::value_type_t<E>, expr::value_type_t<E>>;
 // The element type of an expression (what min and max return).
 template <class E> using value_type_t = expr::value_type_t<E>;
 

@@ -31,7 +31,7 @@ bool commutative(const combine_op& op) {
     case opcode::fmax: break;
     case opcode::min:
     case opcode::max:
-        if (top.type == dtype::f32 || top.type == dtype::f64) return false;
+        if (component_dtype(top.type) == dtype::f32 || component_dtype(top.type) == dtype::f64) return false;
         break;
     default: return false;
     }

@@ -42,9 +42,10 @@ struct dialect {
     // where the map has no use for them (CUDA: see dialect_cuda.cpp).
     const char* local_id[2];
     const char* local_size[2];
-    const char* index_type;              // the type of i and n
-    const char* signed_index_type;       // a 64-bit signed type, for stencil offsets
-    const char* type_names[dtype_count]; // per dtype, in dtype order (complex types as float2, double2)
+    const char* index_type;        // the type of i and n
+    const char* signed_index_type; // a 64-bit signed type, for stencil offsets
+    // per dtype, in dtype order (complex types as float2, double2; short vectors as the dialect's own)
+    const char* type_names[dtype_count];
     // What builds a complex value from its two components, before "(re, im)": for complex<float>,
     // then complex<double> (codegen/complex_helpers.hpp).
     const char* complex_make[2];
@@ -75,6 +76,9 @@ struct dialect {
     // arithmetic and the math built-ins lane by lane, and vector literals "(float16)(a, b, ...)":
     // codegen/lane_vectors.hpp writes a CPU pass's lanes with them. CUDA's float4 has no operators.
     bool lane_vectors;
+    // How a short vector (docs/vector-types.md) is built from its components: this prefix and the
+    // type's name ("make_" "float4" in CUDA), or where nullptr, OpenCL C's literal "(float4)(...)".
+    const char* vector_make_prefix;
 };
 
 const dialect& opencl_dialect();

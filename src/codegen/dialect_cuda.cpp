@@ -55,8 +55,41 @@ const dialect cuda = {
     {nullptr, nullptr},
     "unsigned long long",
     "long long",
-    {"bool", "signed char", "short", "int", "long long", "unsigned char", "unsigned short", "unsigned int",
-     "unsigned long long", "float", "double", "float2", "double2"},
+    // The 32-byte vectors are Loom's own 16-byte-aligned structs (codegen/vector_types.hpp): CUDA 13
+    // deprecates double4, longlong4 and ulonglong4, and older CUDA lacks the _16a ones replacing them.
+    {"bool",
+     "signed char",
+     "short",
+     "int",
+     "long long",
+     "unsigned char",
+     "unsigned short",
+     "unsigned int",
+     "unsigned long long",
+     "float",
+     "double",
+     "float2",
+     "double2",
+     "char2",
+     "short2",
+     "int2",
+     "longlong2",
+     "uchar2",
+     "ushort2",
+     "uint2",
+     "ulonglong2",
+     "float2",
+     "double2",
+     "char4",
+     "short4",
+     "int4",
+     "loom_long4",
+     "uchar4",
+     "ushort4",
+     "uint4",
+     "loom_ulong4",
+     "float4",
+     "loom_double4"},
     {"make_float2", "make_double2"}, // NVRTC declares the vector types and their make_ functions
     cuda_math_name,
     cuda_bit_builtin,
@@ -64,7 +97,8 @@ const dialect cuda = {
      "__syncthreads();", // orders the block's global memory accesses as well
      "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
     "static __device__ __forceinline__",
-    false, // the CPU lanes forms stay scalar (they run on CPU devices)
+    false,   // the CPU lanes forms stay scalar (they run on CPU devices)
+    "make_", // NVRTC declares make_float4 ...; vector_types.cpp defines make_loom_double4 ...
 };
 
 // CUDA's isnan, isinf, isfinite and signbit take float and double; it has no isnormal, which is

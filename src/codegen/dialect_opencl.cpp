@@ -39,8 +39,9 @@ const dialect opencl = {
     {"get_local_size(0)", "get_local_size(1)"},
     "ulong",
     "long",
-    {"bool", "char", "short", "int", "long", "uchar", "ushort", "uint", "ulong", "float", "double", "float2",
-     "double2"},
+    {"bool",    "char",    "short",  "int",    "long",  "uchar",  "ushort",  "uint",    "ulong",  "float",  "double",
+     "float2",  "double2", "char2",  "short2", "int2",  "long2",  "uchar2",  "ushort2", "uint2",  "ulong2", "float2",
+     "double2", "char4",   "short4", "int4",   "long4", "uchar4", "ushort4", "uint4",   "ulong4", "float4", "double4"},
     {"(float2)", "(double2)"}, // a vector literal
     opencl_math_name,
     opencl_bit_builtin,
@@ -48,6 +49,7 @@ const dialect opencl = {
      "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},
     "static",
     true,
+    nullptr, // (float4)(a, b, c, d)
 };
 
 // OpenCL C's built-ins take every width: popcount and clz count in the operand's own and

@@ -9,6 +9,7 @@
 
 #include "codegen/complex_helpers.hpp"
 #include "codegen/kernel_source.hpp"
+#include "codegen/vector_types.hpp"
 #include "ir/op_table.hpp"
 #include "ir/promotion.hpp"
 #include "ir/source_function.hpp"
@@ -57,8 +58,11 @@ bool at_least_one(const ir::kernel& k, std::uint32_t j) {
     return false;
 }
 
-// A typed zero: `(float)0`, and for a complex type both components zero.
+// A typed zero: `(float)0`, and for a complex or vector type every component zero.
 std::string zero(const dialect& d, dtype t) {
+    if (is_short_vector(t))
+        return vector_value(
+            d, t, std::vector<std::string>(width_of(t), "(" + std::string(type_name(d, component_dtype(t))) + ")0"));
     if (ir::is_complex(t)) {
         const std::string r = "(" + std::string(type_name(d, ir::component_of(t))) + ")0";
         return complex_value(d, t, r, r);
@@ -91,11 +95,58 @@ std::string classification(const ir::kernel& k, const ir::node& n, const dialect
     }
 }
 
-std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index) {
+std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index,
+                       const std::string* operands = nullptr);
+
+// Whether node n works on short vectors component by component (vector_expression): every
+// element-wise operation with a vector result. Loads, stores, scalars and calls move whole values.
+bool componentwise(const ir::node& n) {
+    if (!is_short_vector(n.type)) return false;
+    switch (n.op) {
+    case opcode::load:
+    case opcode::load_first:
+    case opcode::load_at:
+    case opcode::load_neighbour:
+    case opcode::scalar:
+    case opcode::call:
+    case opcode::make_vector: return false;
+    default: return true;
+    }
+}
+
+// A short vector node: the scalar operation's text once per component, on that component of
+// each vector operand (a scalar operand, a where() condition, is the same in every component).
+std::string vector_expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index) {
+    ir::node lane = n;
+    lane.type = component_dtype(n.type);
+    std::vector<std::string> components;
+    for (unsigned c = 0; c < width_of(n.type); ++c) {
+        std::string operands[3];
+        for (unsigned a = 0; a < 3; ++a)
+            if (n.arg[a] != ir::no_node)
+                operands[a] =
+                    value(n.arg[a]) +
+                    (is_short_vector(k.body[n.arg[a]].type) ? std::string(".") + component_name(c) : std::string());
+        components.push_back(expression(k, lane, d, index, operands));
+    }
+    return vector_value(d, n.type, components);
+}
+
+// dot(a, b) = a.x * b.x + a.y * b.y (+ a.z * b.z + a.w * b.w), left to right.
+std::string dot_expression(const std::string& a, const std::string& b, unsigned width) {
+    std::string s = "(";
+    for (unsigned c = 0; c < width; ++c)
+        s += std::string(c ? " + " : "") + a + "." + component_name(c) + " * " + b + "." + component_name(c);
+    return s + ")";
+}
+
+std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d, const std::string& index,
+                       const std::string* operands) {
+    if (!operands && componentwise(n)) return vector_expression(k, n, d, index);
     const ir::op_info& op = ir::info(n.op);
-    const std::string a = n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
-    const std::string b = n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
-    const std::string c = n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
+    const std::string a = operands ? operands[0] : n.arg[0] != ir::no_node ? value(n.arg[0]) : std::string();
+    const std::string b = operands ? operands[1] : n.arg[1] != ir::no_node ? value(n.arg[1]) : std::string();
+    const std::string c = operands ? operands[2] : n.arg[2] != ir::no_node ? value(n.arg[2]) : std::string();
     const std::string t = type_name(d, n.type);
     const std::string p = "p" + std::to_string(n.slot);
     const complex_call helper = complex_call_of(k.body, n);
@@ -125,6 +176,16 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
             call += (i ? ", " : "") + value(n.arg[i]);
         return call + ")";
     }
+    case opcode::component: return a + "." + component_name(n.slot);
+    case opcode::make_vector: {
+        std::vector<std::string> components;
+        for (unsigned i = 0; i < width_of(n.type); ++i) components.push_back(value(n.arg[i]));
+        return vector_value(d, n.type, components);
+    }
+    case opcode::dot: return dot_expression(a, b, width_of(k.body[n.arg[0]].type));
+    case opcode::length:
+        return std::string(d.math_name(opcode::sqrt, n.type)) + "(" +
+               dot_expression(a, a, width_of(k.body[n.arg[0]].type)) + ")";
     case opcode::real: return a + ".x";
     case opcode::imag: return a + ".y";
     case opcode::unary_plus:
@@ -240,7 +301,7 @@ std::string source_function_definitions(const ir::kernel& k, const dialect& d) {
 std::string emit_prologue(const ir::kernel& k, const dialect& d) {
     std::string s = d.prologue;
     if (uses_f64(k)) s += d.prologue_fp64;
-    return s + complex_helpers(k.body, d) + source_function_definitions(k, d);
+    return s + vector_type_definitions(k, d) + complex_helpers(k.body, d) + source_function_definitions(k, d);
 }
 
 std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable) {
@@ -269,12 +330,21 @@ void write_guard(source_builder& b, const ir::kernel& k) {
         if (!k.params[p].packed) continue;
         const dtype type = k.params[p].type;
         const std::string t = b.type(type);
-        if (ir::is_complex(type)) {
-            // Read by component: a double2 in two 8-byte slots is not 16-byte aligned.
-            const std::string part = "((" +
-                                     buffer_parameter(b.dialect(), b.type(ir::component_of(type)), false, false) +
+        if (ir::is_complex(type) || is_short_vector(type)) {
+            // Read by component: a double2 in two 8-byte slots is not 16-byte aligned, nor is a
+            // float4 in two or a double4 in four.
+            const dtype component = is_short_vector(type) ? component_dtype(type) : ir::component_of(type);
+            const std::string part = "((" + buffer_parameter(b.dialect(), b.type(component), false, false) +
                                      ")(loom_scalars + " + std::to_string(slot) + "))";
-            b.declare_const(t, "p" + std::to_string(p), complex_value(b.dialect(), type, part + "[0]", part + "[1]"));
+            if (ir::is_complex(type)) {
+                b.declare_const(t, "p" + std::to_string(p),
+                                complex_value(b.dialect(), type, part + "[0]", part + "[1]"));
+            } else {
+                std::vector<std::string> components;
+                for (unsigned c = 0; c < width_of(type); ++c)
+                    components.push_back(part + "[" + std::to_string(c) + "]");
+                b.declare_const(t, "p" + std::to_string(p), vector_value(b.dialect(), type, components));
+            }
             slot += size_of(type) / 8 + (size_of(type) % 8 ? 1 : 0);
             continue;
         }

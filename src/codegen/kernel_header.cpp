@@ -95,6 +95,11 @@ private:
             out_ += "]";
             return;
         case opcode::call: return call(ir::source_function_of(n.slot).name.c_str(), n, 0, ir::max_call_arguments);
+        case opcode::component:
+            out_ += "get<" + std::to_string(n.slot) + ">(";
+            value(n.arg[0], true);
+            out_ += ")";
+            return;
         case opcode::cast:
             out_ += std::string("cast<") + name_of(n.type) + ">(";
             value(n.arg[0], true);

@@ -21,7 +21,8 @@ bool operands_of_own_type(const ir::kernel& k, const ir::node& n, unsigned count
 }
 
 bool vectorisable(const ir::kernel& k, const ir::node& n, const std::vector<bool>& varying) {
-    if (n.type == dtype::boolean || ir::is_complex(n.type)) return false;
+    // A complex or short vector element is already a vector type: no vectors of it.
+    if (n.type == dtype::boolean || ir::is_complex(n.type) || is_short_vector(n.type)) return false;
     const ir::op_info& op = ir::info(n.op);
     switch (n.op) {
     case opcode::load: return true;
@@ -31,7 +32,7 @@ bool vectorisable(const ir::kernel& k, const ir::node& n, const std::vector<bool
     case opcode::scalar: return true;
     case opcode::cast: {
         const dtype from = k.body[n.arg[0]].type;
-        return from != dtype::boolean && !ir::is_complex(from);
+        return from != dtype::boolean && !ir::is_complex(from) && !is_short_vector(from);
     }
     case opcode::negate:
     case opcode::unary_plus:

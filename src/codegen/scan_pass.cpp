@@ -2,6 +2,7 @@
 #include "codegen/scan_pass.hpp"
 
 #include "codegen/complex_helpers.hpp"
+#include "codegen/vector_types.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
@@ -150,13 +151,24 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
     const std::string w = std::to_string(s.group) + "u";
     if (d.group.shuffle_up && s.group >= 32 && s.group % 32 == 0) {
         // Types under 32 bits travel through an int: the shuffles take 32- and 64-bit types only.
-        // A complex value (float2, double2) travels as its two components.
+        // A complex value (float2, double2) travels as its two components, a short vector as its
+        // two or four.
         const bool narrow = size_of(s.op->type) < 4;
         auto shuffle = [&](const std::string& x, const std::string& delta) {
             auto moved = [&](const std::string& value) {
                 return std::string(d.group.shuffle_up) + value + ", " + delta + ")";
             };
             if (ir::is_complex(s.op->type)) return complex_value(d, s.op->type, moved(x + ".x"), moved(x + ".y"));
+            if (is_short_vector(s.op->type)) { // component by component, a narrow one through an int
+                const dtype c = component_dtype(s.op->type);
+                const std::string ct = b.type(c);
+                std::vector<std::string> parts;
+                for (unsigned l = 0; l < width_of(s.op->type); ++l) {
+                    const std::string part = x + "." + component_name(l);
+                    parts.push_back(size_of(c) < 4 ? "(" + ct + ")" + moved("(int)" + part) : moved(part));
+                }
+                return vector_value(d, s.op->type, parts);
+            }
             return narrow ? "(" + p.t + ")" + moved("(int)" + x) : moved(x);
         };
         const std::string warps = std::to_string(s.group / 32) + "u";

@@ -84,7 +84,7 @@ boundary stencil_conflict(const planned_statement& st, const group_access& acc, 
     return boundary::end_of_flush;
 }
 
-// The parameters a group holds: each buffer class and scalar value class once.
+// The parameters a group holds, in 8-byte units: each buffer class and scalar value class once.
 struct group_parameters {
     std::vector<std::uint32_t> buffer_mark, scalar_mark; // the group that last counted each class
     std::uint32_t group = 1, count = 0;
@@ -100,7 +100,9 @@ struct group_parameters {
             if (scalars_free) continue;
             const std::uint32_t cls = k < st.slot_scalar.size() ? st.slot_scalar[k] : no_buffer;
             if (cls == zero_offset) continue; // a literal, no parameter
-            added += cls != no_buffer && cls < scalar_mark.size() && scalar_mark[cls] == group ? 0 : 1;
+            added += cls != no_buffer && cls < scalar_mark.size() && scalar_mark[cls] == group
+                         ? 0
+                         : (st.shape && k < st.shape->slots.size() ? parameter_units(st.shape->slots[k].type) : 1);
         }
         return added; // repeats within st itself counted apart: still an upper bound
     }
@@ -110,7 +112,8 @@ struct group_parameters {
         for (std::size_t k = 0; k < st.slot_buffer.size(); ++k) {
             if (st.slot_buffer[k] != no_buffer) {
                 buffer_mark[st.slot_buffer[k]] = group;
-            } else if (k < st.slot_scalar.size() && st.slot_scalar[k] != no_buffer && st.slot_scalar[k] != zero_offset) {
+            } else if (k < st.slot_scalar.size() && st.slot_scalar[k] != no_buffer &&
+                       st.slot_scalar[k] != zero_offset) {
                 if (st.slot_scalar[k] >= scalar_mark.size()) scalar_mark.resize(st.slot_scalar[k] + 1, 0);
                 scalar_mark[st.slot_scalar[k]] = group;
             }

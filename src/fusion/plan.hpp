@@ -35,7 +35,8 @@ struct planned_statement {
 };
 
 struct plan_limits {
-    // Buffers + scalars per kernel: each takes at most 8 bytes, and OpenCL guarantees 1 KiB of
+    // Buffers + scalars per kernel, in 8-byte units: a buffer or a scalar of up to 8 bytes is one,
+    // a complex<double> two, a double4 four (parameter_units); OpenCL guarantees 1 KiB of
     // arguments; the runtime sets it from the device (parameter_limit_for).
     std::uint32_t max_parameters = 64;
     std::uint32_t max_nodes = 2048;     // IR nodes per kernel, to bound compile time
@@ -47,6 +48,8 @@ struct plan_limits {
 inline std::uint32_t parameter_limit_for(std::size_t bytes) {
     return std::uint32_t(bytes / 8 > 18 ? bytes / 8 - 2 : 16);
 }
+// The 8-byte units of plan_limits::max_parameters a scalar of type t takes.
+inline std::uint32_t parameter_units(dtype t) { return (size_of(t) + 7) / 8; }
 
 struct plan_request {
     std::vector<planned_statement> statements;

@@ -93,6 +93,11 @@ constexpr op_info table[] = {
     {"rint", 1, op_class::float_math, nullptr},
     {"nextafter", 2, op_class::float_math, nullptr},
     {"ldexp", 2, op_class::scale, nullptr},
+    // short vectors (docs/vector-types.md)
+    {"component", 1, op_class::vector_component, nullptr},
+    {"make_vector", 4, op_class::vector_build, nullptr}, // 2 or 4 operands: the vector's width
+    {"dot", 2, op_class::vector_dot, nullptr},
+    {"length", 1, op_class::vector_length, nullptr},
 };
 static_assert(sizeof table / sizeof table[0] == std::size_t(opcode::count_), "op table out of step with opcode");
 

@@ -25,6 +25,7 @@ bool is_signed_integer(dtype t) { return t >= dtype::i8 && t <= dtype::i64; }
 bool is_unsigned_integer(dtype t) { return t >= dtype::u8 && t <= dtype::u64; }
 
 dtype integer_promotion(dtype t) {
+    if (is_short_vector(t)) return vector_dtype(integer_promotion(component_dtype(t)), width_of(t));
     switch (t) {
     case dtype::boolean:
     case dtype::i8:
@@ -36,11 +37,19 @@ dtype integer_promotion(dtype t) {
 }
 
 bool is_complex(dtype t) { return t == dtype::c64 || t == dtype::c128; }
-bool is_double_precision(dtype t) { return t == dtype::f64 || t == dtype::c128; }
+bool is_double_precision(dtype t) {
+    return t == dtype::f64 || t == dtype::c128 || t == dtype::f64x2 || t == dtype::f64x4;
+}
 dtype complex_of(dtype real) { return real == dtype::f32 ? dtype::c64 : dtype::c128; }
 dtype component_of(dtype t) { return t == dtype::c64 ? dtype::f32 : t == dtype::c128 ? dtype::f64 : t; }
 
+bool is_float_vector(dtype t) { return is_short_vector(t) && is_float(component_dtype(t)); }
+bool is_integer_vector(dtype t) { return is_short_vector(t) && !is_float(component_dtype(t)); }
+
 dtype usual_arithmetic(dtype a, dtype b) {
+    if (is_short_vector(a) || is_short_vector(b))
+        return vector_dtype(usual_arithmetic(component_dtype(a), component_dtype(b)),
+                            is_short_vector(a) ? width_of(a) : width_of(b));
     if (is_complex(a) || is_complex(b)) return complex_of(usual_arithmetic(component_of(a), component_of(b)));
     if (a == dtype::f64 || b == dtype::f64) return dtype::f64;
     if (a == dtype::f32 || b == dtype::f32) return dtype::f32;
@@ -56,7 +65,15 @@ dtype usual_arithmetic(dtype a, dtype b) {
     return s;
 }
 
-dtype math_result(dtype a) { return a == dtype::f32 ? dtype::f32 : dtype::f64; }
-dtype math_result(dtype a, dtype b) { return a == dtype::f32 && b == dtype::f32 ? dtype::f32 : dtype::f64; }
+dtype math_result(dtype a) {
+    if (is_short_vector(a)) return vector_dtype(math_result(component_dtype(a)), width_of(a));
+    return a == dtype::f32 ? dtype::f32 : dtype::f64;
+}
+dtype math_result(dtype a, dtype b) {
+    if (is_short_vector(a) || is_short_vector(b))
+        return vector_dtype(math_result(component_dtype(a), component_dtype(b)),
+                            is_short_vector(a) ? width_of(a) : width_of(b));
+    return a == dtype::f32 && b == dtype::f32 ? dtype::f32 : dtype::f64;
+}
 
 } // namespace loom::ir

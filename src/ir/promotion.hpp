@@ -23,4 +23,13 @@ bool is_double_precision(dtype t); // double or complex<double>: needs the devic
 dtype complex_of(dtype real);      // float -> complex<float>, double -> complex<double>
 dtype component_of(dtype t);       // complex<float> -> float, complex<double> -> double; a real type itself
 
+// Short vectors (docs/vector-types.md): the rules above apply component by component, and a
+// scalar meeting a vector is broadcast to its width. usual_arithmetic, integer_promotion and
+// math_result take vectors so (float4 with double gives double4; char4 is promoted to int4); two
+// vectors of different widths, or a vector and a complex number, have no common type: the typing
+// rules (shape_builder.cpp) reject them before asking. The loom::dtype helpers is_short_vector,
+// width_of, component_dtype and vector_dtype say the rest.
+bool is_float_vector(dtype t);   // float2 ... double4
+bool is_integer_vector(dtype t); // char2 ... ulong4
+
 } // namespace loom::ir

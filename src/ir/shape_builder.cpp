@@ -18,8 +18,11 @@
 namespace loom {
 
 const char* name_of(dtype t) {
-    static const char* names[] = {"bool",   "int8",   "int16", "int32",  "int64",          "uint8",          "uint16",
-                                  "uint32", "uint64", "float", "double", "complex<float>", "complex<double>"};
+    static const char* names[] = {
+        "bool",    "int8",    "int16",          "int32",           "int64",   "uint8",  "uint16", "uint32", "uint64",
+        "float",   "double",  "complex<float>", "complex<double>", "char2",   "short2", "int2",   "long2",  "uchar2",
+        "ushort2", "uint2",   "ulong2",         "float2",          "double2", "char4",  "short4", "int4",   "long4",
+        "uchar4",  "ushort4", "uint4",          "ulong4",          "float4",  "double4"};
     static_assert(sizeof names / sizeof names[0] == dtype_count, "a dtype without a name");
     return names[std::size_t(t)];
 }
@@ -59,6 +62,19 @@ struct shape_builder::impl {
     dtype type(node_ref n) const { return nodes[n].type; }
     node_ref convert(node_ref n, dtype t) {
         if (type(n) == t) return n;
+        // A short vector converts only to a vector of its width, component by component; a
+        // scalar converts to a vector by becoming its component type and filling every component.
+        if (is_short_vector(type(n)) || is_short_vector(t)) {
+            const dtype from = type(n);
+            if (!is_short_vector(t) || ir::is_complex(from) || (is_short_vector(from) && width_of(from) != width_of(t)))
+                throw error(std::string("loom: a ") + name_of(from) + " value cannot be converted to " + name_of(t) +
+                            (is_short_vector(from) && !is_short_vector(t)
+                                 ? ": take a component with loom::get<I>(v) (or loom::x(v) ... loom::w(v))"
+                                 : ": short vectors convert only to vectors of their width (loom::cast<loom::float4>"
+                                   "(int4_expression)), and a scalar to any vector"));
+            if (!is_short_vector(from)) n = convert(n, component_dtype(t));
+            return add(opcode::cast, t, n);
+        }
         // std::complex has no conversion to a real type: the value would lose its imaginary part.
         if (ir::is_complex(type(n)) && !ir::is_complex(t))
             throw error(std::string("loom: a ") + name_of(type(n)) + " value cannot be converted to " + name_of(t) +
@@ -171,6 +187,36 @@ node_ref shape_builder::cast(dtype to, node_ref a) { return impl_->convert(a, to
 
 static_assert(max_source_function_arguments == ir::max_call_arguments, "a call's arguments are its node's operands");
 
+node_ref shape_builder::component(node_ref v, unsigned index) {
+    impl& m = *impl_;
+    const dtype t = m.type(v);
+    if (!is_short_vector(t))
+        throw error(std::string("loom::get<I>: the operand is a ") + name_of(t) +
+                    ", not a short vector (loom::float4, loom::int2, ...)");
+    if (index >= width_of(t))
+        throw error("loom::get<" + std::to_string(index) + ">: a " + name_of(t) + " has " +
+                    std::to_string(width_of(t)) + " components");
+    ir::node n{opcode::component, component_dtype(t)};
+    n.arg[0] = v;
+    n.slot = index;
+    return m.nodes.add(n);
+}
+
+node_ref shape_builder::make_vector(dtype type, const node_ref* components, unsigned count) {
+    impl& m = *impl_;
+    if (!is_short_vector(type) || count != width_of(type))
+        throw error(std::string("loom::make_vec: a ") + name_of(type) + " is made of " +
+                    std::to_string(width_of(type)) + " components, not " + std::to_string(count));
+    ir::node n{opcode::make_vector, type};
+    for (unsigned c = 0; c < count; ++c) {
+        if (is_short_vector(m.type(components[c])) || ir::is_complex(m.type(components[c])))
+            throw error(std::string("loom::make_vec: a component is a ") + name_of(m.type(components[c])) +
+                        "; each must be a real scalar");
+        n.arg[c] = m.convert(components[c], component_dtype(type));
+    }
+    return m.nodes.add(n);
+}
+
 node_ref shape_builder::call(std::uint32_t function, const node_ref* args, unsigned count) {
     const ir::source_function& f = ir::source_function_of(function);
     if (count != f.params.size()) // the front end's static_assert makes this unreachable from loom::function
@@ -200,11 +246,68 @@ void reject_complex(opcode op, dtype a, dtype b = dtype::boolean) {
 
 bool defined_on_complex(opcode op) { return op == opcode::exp || op == opcode::log || op == opcode::sqrt; }
 
+// Short vectors (docs/vector-types.md) take arithmetic, bitwise operators and shifts (integer
+// components), the math functions and min/max/clamp component by component, a scalar operand
+// being broadcast; no comparisons or logical operators (OpenCL's give masks, C++'s a bool:
+// compare components instead); no mix with complex numbers or with a vector of another width.
+constexpr const char* vector_comparisons = "short vectors are not compared as a whole (OpenCL gives a mask per "
+                                           "component, C++ no meaning): compare components, loom::get<I>(v)";
+
+void check_vectors(opcode op, dtype a, dtype b = dtype::boolean, dtype c = dtype::boolean) {
+    const dtype ts[] = {a, b, c};
+    unsigned width = 1;
+    bool complex = false;
+    for (dtype t : ts) {
+        complex = complex || ir::is_complex(t);
+        if (!is_short_vector(t)) continue;
+        if (width != 1 && width != width_of(t))
+            throw error(std::string("loom: ") +
+                        (ir::info(op).infix ? std::string("operator ") + ir::info(op).infix
+                                            : std::string("loom::") + ir::info(op).name) +
+                        ": the operands are short vectors of different widths (" + std::to_string(width) + " and " +
+                        std::to_string(width_of(t)) +
+                        "); take components with loom::get<I> or make one with "
+                        "loom::make_vec");
+        width = width_of(t);
+    }
+    if (width != 1 && complex)
+        reject(op,
+               is_short_vector(a)   ? a
+               : is_short_vector(b) ? b
+                                    : c,
+               "a short vector does not mix with a complex number");
+}
+
+bool any_vector(dtype a, dtype b = dtype::boolean, dtype c = dtype::boolean) {
+    return is_short_vector(a) || is_short_vector(b) || is_short_vector(c);
+}
+
+// Whether t holds floating-point values: a real, complex or vector type of float or double.
+bool is_floating(dtype t) { return ir::is_float(component_dtype(t)); }
+
 } // namespace
 
 node_ref shape_builder::apply(opcode op, node_ref a) {
     impl& m = *impl_;
     const dtype ta = m.type(a);
+    if (is_short_vector(ta)) {
+        switch (ir::info(op).cls) {
+        case ir::op_class::logical: reject(op, ta, vector_comparisons);
+        case ir::op_class::complex_part:
+        case ir::op_class::complex_map: reject(op, ta, "it takes a complex number");
+        case ir::op_class::unary_integral:
+            if (is_floating(ta)) reject(op, ta, "use an integer vector");
+            break;
+        case ir::op_class::abs:
+            if (ir::is_unsigned_integer(component_dtype(ta)) && component_dtype(ta) != dtype::u8 &&
+                component_dtype(ta) != dtype::u16)
+                reject(op, ta, "std::abs of an unsigned type is ill-formed; the value is already its magnitude");
+            break;
+        default: break;
+        }
+    } else if (ir::info(op).cls == ir::op_class::vector_length) {
+        reject(op, ta, "loom::length takes a short vector (loom::float4, loom::double2, ...)");
+    }
     switch (ir::info(op).cls) {
     case ir::op_class::unary_arith: {
         if (ir::is_complex(ta)) return m.add(op, ta, a);
@@ -229,8 +332,12 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
         if (ir::is_complex(ta)) return m.add(op, ir::component_of(ta), a); // the magnitude
         if (ta == dtype::u32 || ta == dtype::u64)
             reject(op, ta, "std::abs of an unsigned type is ill-formed; the value is already its magnitude");
-        const dtype t = ir::is_float(ta) ? ta : ir::integer_promotion(ta);
+        const dtype t = is_floating(ta) ? ta : ir::integer_promotion(ta);
         return m.add(op, t, m.convert(a, t));
+    }
+    case ir::op_class::vector_length: {
+        const dtype t = ir::math_result(ta);
+        return m.add(op, component_dtype(t), m.convert(a, t));
     }
     case ir::op_class::complex_part: {
         const node_ref z = m.as_complex(a);
@@ -258,6 +365,38 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
 node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
     impl& m = *impl_;
     const dtype ta = m.type(a), tb = m.type(b);
+    if (any_vector(ta, tb)) {
+        check_vectors(op, ta, tb);
+        const dtype v = is_short_vector(ta) ? ta : tb;
+        switch (ir::info(op).cls) {
+        case ir::op_class::comparison:
+        case ir::op_class::logical: reject(op, v, vector_comparisons);
+        case ir::op_class::complex_build: reject(op, v, "polar takes real operands");
+        case ir::op_class::integral:
+        case ir::op_class::shift:
+            if (is_floating(ta) || is_floating(tb))
+                reject(op, is_floating(ta) ? ta : tb,
+                       op == opcode::mod ? "use integer operands, or loom::fmod for floating point"
+                                         : "use integer operands");
+            break;
+        default: break;
+        }
+        if (ir::info(op).cls == ir::op_class::shift) {
+            // The promoted left operand, as wide as the vector operand (a scalar is broadcast).
+            const unsigned w = width_of(v);
+            const dtype t = vector_dtype(ir::integer_promotion(component_dtype(ta)), w);
+            return m.add(op, t, m.convert(a, t),
+                         m.convert(b, vector_dtype(ir::integer_promotion(component_dtype(tb)), w)));
+        }
+        if (ir::info(op).cls == ir::op_class::vector_dot) {
+            if (!is_short_vector(ta) || !is_short_vector(tb))
+                reject(op, is_short_vector(ta) ? tb : ta, "loom::dot takes two short vectors of one width");
+            const dtype t = ir::math_result(ta, tb);
+            return m.add(op, component_dtype(t), m.convert(a, t), m.convert(b, t));
+        }
+    } else if (ir::info(op).cls == ir::op_class::vector_dot) {
+        reject(op, ta, "loom::dot takes two short vectors of one width (loom::float4, loom::double2, ...)");
+    }
     switch (ir::info(op).cls) {
     case ir::op_class::integral:
         reject_complex(op, ta, tb);
@@ -310,6 +449,15 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b) {
 node_ref shape_builder::apply(opcode op, node_ref a, node_ref b, node_ref c) {
     impl& m = *impl_;
     const dtype ta = m.type(a), tb = m.type(b), tc = m.type(c);
+    if (any_vector(ta, tb, tc)) {
+        if (ir::info(op).cls == ir::op_class::select) {
+            if (is_short_vector(ta))
+                reject(op, ta, "the condition of loom::where is one truth value per element, not a vector");
+            check_vectors(op, tb, tc);
+        } else {
+            check_vectors(op, ta, tb, tc);
+        }
+    }
     switch (ir::info(op).cls) {
     case ir::op_class::select: {
         reject_complex(op, ta);

@@ -79,10 +79,10 @@ const backend::memory& context_impl::upload_packed_scalars(const fusion::kernel_
     for (std::size_t a = 0; a < g.args.size(); ++a) {
         if (!g.kernel.params[a].packed) continue;
         const fusion::pending_statement& st = queue_.statements[g.args[a].statement];
-        // 8 bytes a slot; a complex<double> takes two (codegen::write_guard reads them so).
+        // 8 bytes a slot; a complex<double> takes two, a double4 four (codegen::write_guard reads them so).
         const detail::scalar_bits& bits = queue_.slots[st.first_slot + g.args[a].slot].bits;
-        packed_values_.push_back(bits.word[0]);
-        if (size_of(g.kernel.params[a].type) > sizeof(std::uint64_t)) packed_values_.push_back(bits.word[1]);
+        const unsigned words = (size_of(g.kernel.params[a].type) + 7) / 8;
+        for (unsigned w = 0; w < words; ++w) packed_values_.push_back(bits.word[w]);
     }
     const std::size_t bytes = packed_values_.size() * sizeof(std::uint64_t);
     if (!into) into = device_->allocate(bytes);

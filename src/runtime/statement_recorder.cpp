@@ -12,7 +12,7 @@
 namespace loom::detail {
 
 buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) {
-    if ((type == dtype::f64 || type == dtype::c128) && !ctx->info().fp64)
+    if ((component_dtype(type) == dtype::f64 || type == dtype::c128) && !ctx->info().fp64)
         throw error("loom: the device " + ctx->info().name +
                     " does not support double precision (no cl_khr_fp64); use float vectors, or pick a device "
                     "with fp64 through LOOM_DEVICE");

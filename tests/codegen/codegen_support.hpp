@@ -72,6 +72,8 @@ public:
         n.arg[loom::ir::boundary_value] = value;
         return body_.add(n);
     }
+    // Any node (one that needs its slot, as a short vector's component read).
+    std::uint32_t node(const loom::ir::node& n) { return body_.add(n); }
     // Launch the kernel on the 2-D range of rows as wide as scalar parameter p.
     void grid_launch(std::uint32_t p) { k_.grid_width_param = p; }
     // ... with its 3-D reads' planes scalar parameter p rows high.

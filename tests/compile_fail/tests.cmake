@@ -9,7 +9,9 @@ set(loom_compile_fail_cases
     "complex_min|this function is not defined for complex operands"
     "complex_to_real_cast|a complex value does not convert to a real type"
     "float_bit_count|count the bits of an integer of 8 to 64 bits"
-    "float_ldexp_exponent|the exponent e must be an integer")
+    "float_ldexp_exponent|the exponent e must be an integer"
+    "vector_comparison|short vectors are not compared as a whole"
+    "vector_widths|short vectors of different widths do not combine")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)

@@ -84,6 +84,10 @@ TEST_CASE("arity agrees with the op class") {
         case op_class::float_math: CHECK((row.arity >= 1 && row.arity <= 3)); break;
         case op_class::min_max: CHECK((op == opcode::clamp ? row.arity == 3 : row.arity == 2)); break;
         case op_class::leaf: CHECK(row.arity <= 1); break;
+        case op_class::vector_component:
+        case op_class::vector_length: CHECK(row.arity == 1); break;
+        case op_class::vector_dot: CHECK(row.arity == 2); break;
+        case op_class::vector_build: CHECK(row.arity == 4); break; // the widest vector's; a float2 takes 2
         }
     }
 }

@@ -71,6 +71,10 @@ public:
     node_ref apply(opcode op, node_ref a, node_ref b);
     node_ref apply(opcode op, node_ref a, node_ref b, node_ref c);
     node_ref cast(dtype to, node_ref a);
+    // Short vectors (docs/vector-types.md): component `index` of vector v (loom::get<I>), and a
+    // vector of type `type` from its components, each converted to the component type (make_vec).
+    node_ref component(node_ref v, unsigned index);
+    node_ref make_vector(dtype type, const node_ref* components, unsigned count);
     // A call of source function `function` (source_function_id): each argument converted to
     // its parameter's type, as a C++ call converts them.
     node_ref call(std::uint32_t function, const node_ref* args, unsigned count);

@@ -121,9 +121,11 @@ template <class E> struct expression : proto::extends<E, expression<E>, domain>,
 };
 
 // Terminal values other than vectors and host scalars.
-struct index_tag {};                         // loom::index()
-template <opcode Op> struct function_tag {}; // loom::sin, loom::pow, loom::where, ...
-template <class T> struct cast_tag {};       // loom::cast<T>
+struct index_tag {};                              // loom::index()
+template <opcode Op> struct function_tag {};      // loom::sin, loom::pow, loom::where, ...
+template <class T> struct cast_tag {};            // loom::cast<T>
+template <std::size_t I> struct component_tag {}; // loom::get<I>: component I of a short vector
+template <class V> struct make_vector_tag {};     // loom::make_vec<V>: a short vector from its components
 // A call of loom::function<R(A...)> from source text: the function's id (detail::source_function_id).
 template <class R, class... A> struct source_call { std::uint32_t id; };
 

@@ -110,6 +110,10 @@ LOOM_UNARY_FUNCTION(rint)
 LOOM_BINARY_FUNCTION(nextafter)
 // x * 2^e exactly (std::ldexp): float for a float x, else double; e an integer, converted to int.
 LOOM_BINARY_FUNCTION(ldexp)
+// Short vectors (docs/vector-types.md): length(a) = sqrt(dot(a, a)), dot(a, b) the sum of the
+// component products, left to right, in the component type of the operands' math result.
+LOOM_UNARY_FUNCTION(length)
+LOOM_BINARY_FUNCTION(dot)
 
 #undef LOOM_UNARY_FUNCTION
 #undef LOOM_BINARY_FUNCTION
@@ -129,10 +133,32 @@ template <class C, class A, class B, enable_if_loom_call<C, A, B> = 0> auto wher
     return expr::call<opcode::select>(std::forward<C>(cond), std::forward<A>(a), std::forward<B>(b));
 }
 
+// Component I of a short vector expression (loom::get<0>(v) is v.x); loom::x(v) ... loom::w(v)
+// are the same, found unqualified by argument-dependent lookup.
+template <std::size_t I, class A, enable_if_loom_call<A> = 0> auto get(A&& a) {
+    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::component_tag<I>{},
+                                                                            expr::as_child(std::forward<A>(a)));
+}
+template <class A, enable_if_loom_call<A> = 0> auto x(A&& a) { return get<0>(std::forward<A>(a)); }
+template <class A, enable_if_loom_call<A> = 0> auto y(A&& a) { return get<1>(std::forward<A>(a)); }
+template <class A, enable_if_loom_call<A> = 0> auto z(A&& a) { return get<2>(std::forward<A>(a)); }
+template <class A, enable_if_loom_call<A> = 0> auto w(A&& a) { return get<3>(std::forward<A>(a)); }
+
+// A short vector of type V (loom::float4, ...) from its components, each converted to V's
+// component type as static_cast does: OpenCL's (float4)(a, b, c, d), CUDA's make_float4.
+template <class V, class... A, enable_if_loom_call<A...> = 0> auto make_vec(A&&... a) {
+    static_assert(is_short_vector_v<V>, "loom::make_vec<V>: V is a short vector type (loom::float4, loom::int2, ...)");
+    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::make_vector_tag<V>{},
+                                                                            expr::as_child(std::forward<A>(a))...);
+}
+
 // Conversion to T, as static_cast<T> does it; a real value becomes a complex one with a zero
-// imaginary part, a complex one changes precision (a complex value has no cast to a real type).
+// imaginary part, a complex one changes precision (a complex value has no cast to a real type);
+// a short vector converts component by component to a vector of its width, and a scalar to
+// any vector (every component the value).
 template <class T, class A, enable_if_loom_call<A> = 0> auto cast(A&& a) {
-    static_assert(is_host_number_v<T>, "loom::cast<T>: T must be an arithmetic or std::complex type");
+    static_assert(is_host_number_v<T>,
+                  "loom::cast<T>: T must be an arithmetic, std::complex or short vector (loom::float4) type");
     return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::cast_tag<T>{},
                                                                             expr::as_child(std::forward<A>(a)));
 }

@@ -48,6 +48,8 @@ template <class Tag> struct is_operator_tag<Tag, std::void_t<decltype(opcode_of<
 template <class T> struct is_cast : std::false_type {};
 template <class T> struct is_cast<cast_tag<T>> : std::true_type { using type = T; };
 template <class T> struct is_function_name : is_cast<T> {};
+template <std::size_t I> struct is_function_name<component_tag<I>> : std::true_type {};
+template <class V> struct is_function_name<make_vector_tag<V>> : std::true_type {};
 template <opcode Op> struct is_function_name<function_tag<Op>> : std::true_type {};
 template <class R, class... A> struct is_function_name<source_call<R, A...>> : std::true_type {};
 template <class T> struct is_source_call : std::false_type {};
@@ -84,7 +86,8 @@ template <class V> detail::node_ref lower_terminal(detail::shape_builder& b, con
         return lower_terminal(b, T::value);
     else {
         static_assert(is_host_number_v<T>, "loom: an expression operand must be a loom::vector, a Loom "
-                                           "expression or an arithmetic or std::complex host scalar");
+                                           "expression or an arithmetic, std::complex or short vector (loom::float4) "
+                                           "host scalar");
         return b.scalar_slot(dtype_v<T>);
     }
 }
@@ -102,10 +105,12 @@ template <class Tag, class E> constexpr void check_integral_operands() {
     if constexpr (integral_only) {
         using A = value_type_t<typename proto::result_of::child_c<E, 0>::type>;
         if constexpr (proto::arity_of<E>::value == 1) {
-            static_assert(!std::is_floating_point_v<A>, "loom: ~ needs an integer operand; this one is floating point");
+            static_assert(!std::is_floating_point_v<vector_component_t<A>>,
+                          "loom: ~ needs an integer operand; this one is floating point");
         } else {
             using B = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
-            static_assert(!std::is_floating_point_v<A> && !std::is_floating_point_v<B>,
+            static_assert(!std::is_floating_point_v<vector_component_t<A>> &&
+                              !std::is_floating_point_v<vector_component_t<B>>,
                           "loom: %, &, |, ^, << and >> need integer operands, and one of these is floating point: "
                           "use loom::fmod for a floating-point remainder, or loom::cast<int>(...) first");
         }
@@ -178,26 +183,113 @@ template <class Fn, class... A> constexpr void check_integer_call() {
     }
 }
 
+// Short vectors (docs/vector-types.md) take arithmetic, and bitwise operators and shifts on
+// integer components, component by component; a scalar operand is broadcast. Two vectors must
+// have one width, and a vector does not meet a complex number. Comparisons and logical operators
+// are rejected: OpenCL C gives a mask per component, C++ gives none; compare components instead.
+// The IR's typing rules (src/ir/shape_builder.cpp) say the same at run time.
+template <class... A> inline constexpr bool any_short_vector_v = (is_short_vector_v<A> || ...);
+template <class... A> inline constexpr bool one_width_v = ((vector_width<A>::value == 1 ||
+                                                            vector_width<A>::value == result_width_v<A...>)&&...);
+
+template <class... A> constexpr void check_vector_operands() {
+    static_assert(one_width_v<A...>,
+                  "loom: short vectors of different widths do not combine (a loom::float2 with a "
+                  "loom::float4); take components with loom::get<I>, or make one with loom::make_vec");
+    static_assert(!any_short_vector_v<A...> || !any_complex_v<A...>,
+                  "loom: a short vector does not mix with a complex number");
+}
+
+template <class Tag, class E> constexpr void check_vector_operator() {
+    using A = value_type_t<typename proto::result_of::child_c<E, 0>::type>;
+    if constexpr (proto::arity_of<E>::value == 1) {
+        static_assert(!std::is_same_v<Tag, proto::tag::logical_not> || !is_short_vector_v<A>,
+                      "loom: ! takes no short vector (no truth value); compare its components, loom::get<I>(v)");
+    } else {
+        using B = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
+        constexpr bool compares =
+            std::is_same_v<Tag, proto::tag::less> || std::is_same_v<Tag, proto::tag::greater> ||
+            std::is_same_v<Tag, proto::tag::less_equal> || std::is_same_v<Tag, proto::tag::greater_equal> ||
+            std::is_same_v<Tag, proto::tag::equal_to> || std::is_same_v<Tag, proto::tag::not_equal_to> ||
+            std::is_same_v<Tag, proto::tag::logical_and> || std::is_same_v<Tag, proto::tag::logical_or>;
+        static_assert(!compares || !any_short_vector_v<A, B>,
+                      "loom: short vectors are not compared as a whole (OpenCL C gives a mask per component, C++ no "
+                      "meaning): compare their components, loom::get<I>(v) or loom::x(v), or loom::dot or "
+                      "loom::length of them");
+        check_vector_operands<A, B>();
+    }
+}
+
+template <class Fn, class... A> constexpr void check_vector_call() {
+    if constexpr (any_short_vector_v<A...>) {
+        if constexpr (function_opcode<Fn>::value == opcode::select) {
+            static_assert(!is_short_vector_v<std::tuple_element_t<0, std::tuple<A...>>>,
+                          "loom::where: the condition is one truth value per element, not a short vector");
+        } else {
+            constexpr opcode op = function_opcode<Fn>::value;
+            static_assert(op != opcode::arg && op != opcode::conj && op != opcode::real && op != opcode::imag &&
+                              op != opcode::polar,
+                          "loom: arg, conj, real, imag and polar take complex numbers, not short vectors");
+        }
+        check_vector_operands<A...>();
+    }
+}
+
+template <class Fn> struct is_component_call : std::false_type {};
+template <std::size_t I> struct is_component_call<component_tag<I>> : std::true_type {
+    static constexpr unsigned index = unsigned(I);
+};
+template <class Fn> struct is_make_vector_call : std::false_type {};
+template <class V> struct is_make_vector_call<make_vector_tag<V>> : std::true_type { using type = V; };
+
 template <class E, std::size_t... I>
 detail::node_ref lower_call(detail::shape_builder& b, const E& e, std::index_sequence<I...>) {
     using fn = std::decay_t<decltype(proto::value(proto::child_c<0>(e)))>;
-    check_complex_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
-    check_integer_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
-    // Children are lowered in order, so slots are numbered left to right (as bind() visits them).
-    detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
-    if constexpr (is_cast<fn>::value) {
-        return b.cast(dtype_v<typename is_cast<fn>::type>, args[0]);
-    } else if constexpr (is_source_call<fn>::value) {
-        // Which function is a value: shapes with calls are cached per function (lowered_once.hpp).
-        return b.call(proto::value(proto::child_c<0>(e)).id, args, unsigned(sizeof...(I)));
+    if constexpr (is_component_call<fn>::value) {
+        using A = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
+        static_assert(is_short_vector_v<A>, "loom::get<I>: the operand is not a short vector (loom::float4, "
+                                            "loom::int2, ...); a complex number's parts are loom::real and loom::imag");
+        static_assert(is_component_call<fn>::index < vector_width<A>::value,
+                      "loom::get<I>: I is past the vector's last component");
+        return b.component(lower(b, proto::child_c<1>(e)), is_component_call<fn>::index);
+    } else if constexpr (is_make_vector_call<fn>::value) {
+        using V = typename is_make_vector_call<fn>::type;
+        static_assert(sizeof...(I) == V::width, "loom::make_vec<V>: one operand per component of V");
+        static_assert(!any_short_vector_v<value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...> &&
+                          !any_complex_v<value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>,
+                      "loom::make_vec<V>: each component is a real scalar expression");
+        const detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
+        return b.make_vector(dtype_v<typename is_make_vector_call<fn>::type>, args, unsigned(sizeof...(I)));
     } else {
-        constexpr opcode op = function_opcode<fn>::value;
-        if constexpr (sizeof...(I) == 1)
-            return b.apply(op, args[0]);
-        else if constexpr (sizeof...(I) == 2)
-            return b.apply(op, args[0], args[1]);
-        else
-            return b.apply(op, args[0], args[1], args[2]);
+        check_complex_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
+        check_integer_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
+        if constexpr (is_cast<fn>::value) {
+            using A = value_type_t<typename proto::result_of::child_c<E, 1>::type>;
+            using T = typename is_cast<fn>::type;
+            static_assert(!is_short_vector_v<A> || vector_width<T>::value == vector_width<A>::value,
+                          "loom::cast<T>: a short vector converts only to a short vector of its width, component by "
+                          "component; take a component with loom::get<I>(v)");
+            static_assert(!is_short_vector_v<T> || !is_complex_v<A>,
+                          "loom::cast<T>: a complex number is no short vector");
+        } else if constexpr (!is_source_call<fn>::value) {
+            check_vector_call<fn, value_type_t<typename proto::result_of::child_c<E, I + 1>::type>...>();
+        }
+        // Children are lowered in order, so slots are numbered left to right (as bind() visits them).
+        detail::node_ref args[] = {lower(b, proto::child_c<I + 1>(e))...};
+        if constexpr (is_cast<fn>::value) {
+            return b.cast(dtype_v<typename is_cast<fn>::type>, args[0]);
+        } else if constexpr (is_source_call<fn>::value) {
+            // Which function is a value: shapes with calls are cached per function (lowered_once.hpp).
+            return b.call(proto::value(proto::child_c<0>(e)).id, args, unsigned(sizeof...(I)));
+        } else {
+            constexpr opcode op = function_opcode<fn>::value;
+            if constexpr (sizeof...(I) == 1)
+                return b.apply(op, args[0]);
+            else if constexpr (sizeof...(I) == 2)
+                return b.apply(op, args[0], args[1]);
+            else
+                return b.apply(op, args[0], args[1], args[2]);
+        }
     }
 }
 
@@ -217,6 +309,7 @@ template <class E> detail::node_ref lower(detail::shape_builder& b, const E& e) 
             constexpr opcode op = opcode_of<tag>::value;
             check_complex_operator<tag, E>();
             check_integral_operands<tag, E>();
+            check_vector_operator<tag, E>();
             if constexpr (proto::arity_of<E>::value == 1) {
                 return b.apply(op, lower(b, proto::child_c<0>(e)));
             } else {

@@ -104,7 +104,12 @@ enum class opcode : std::uint8_t {
     rint, // to the nearest integer, halves to even
     nextafter,
     ldexp, // ldexp(x, e): x * 2^e, e an integer
-    count_ // number of opcodes; keep last
+    // ---- short vectors (docs/vector-types.md); kept together before count_ ----
+    component,   // loom::get<I>(v): component I (the node's slot) of a short vector
+    make_vector, // loom::make_vec<V>(a, b[, c, d]): a short vector from its components
+    dot,         // loom::dot(a, b): the sum of the component products
+    length,      // loom::length(a): sqrt(dot(a, a))
+    count_       // number of opcodes; keep last
 };
 
 // What a neighbour read outside the vector gives.

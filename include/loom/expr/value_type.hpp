@@ -2,6 +2,7 @@
 // the operators' compile-time checks look at.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <type_traits>
@@ -33,12 +34,26 @@ template <class E, class = void> struct value_type_of;
 
 template <class E> using value_type_t = typename value_type_of<std::decay_t<E>>::type;
 
-template <class T> using promoted_t = decltype(+std::declval<T>());
-
 // A complex type's component type; a real type itself.
 template <class T> struct component { using type = T; };
 template <class T> struct component<std::complex<T>> { using type = T; };
 template <class T> using component_t = typename component<T>::type;
+
+// Short vectors (docs/vector-types.md): C++'s rules component by component, a scalar operand
+// broadcast. with_width_t<T, N> is the vector of N components of type T (T itself for N == 1).
+template <class T> struct vector_width : std::integral_constant<unsigned, 1> {};
+template <class T, unsigned N> struct vector_width<short_vector<T, N>> : std::integral_constant<unsigned, N> {};
+template <class T> struct vector_component { using type = T; };
+template <class T, unsigned N> struct vector_component<short_vector<T, N>> { using type = T; };
+template <class T> using vector_component_t = typename vector_component<T>::type;
+template <class T, unsigned N> struct with_width { using type = short_vector<T, N>; };
+template <class T> struct with_width<T, 1> { using type = T; };
+template <class T, unsigned N> using with_width_t = typename with_width<T, N>::type;
+// The width of an operation's result: the vector operands' (the front end checks they agree).
+template <class... A> inline constexpr unsigned result_width_v = std::max({vector_width<A>::value...});
+
+template <class T> using promoted_t =
+    with_width_t<decltype(+std::declval<vector_component_t<T>>()), vector_width<T>::value>;
 
 // C++'s usual arithmetic conversions, and Loom's rule where an operand is complex (which C++
 // leaves to std::complex's same-type operators): the result is complex, its component type
@@ -49,11 +64,18 @@ template <class A, class B, class = void> struct arithmetic {
 template <class A, class B> struct arithmetic<A, B, std::enable_if_t<is_complex_v<A> || is_complex_v<B>>> {
     using type = std::complex<decltype(std::declval<component_t<A>>() + std::declval<component_t<B>>())>;
 };
+template <class A, class B> struct arithmetic<A, B, std::enable_if_t<is_short_vector_v<A> || is_short_vector_v<B>>> {
+    using type =
+        with_width_t<typename arithmetic<vector_component_t<A>, vector_component_t<B>>::type, result_width_v<A, B>>;
+};
 template <class A, class B> using arithmetic_t = typename arithmetic<A, B>::type;
-template <class A> using math1_t =
+template <class A> using scalar_math1_t =
     std::conditional_t<is_complex_v<A>, A, std::conditional_t<std::is_same_v<A, float>, float, double>>;
-template <class A, class B> using math2_t =
-    std::conditional_t<std::is_same_v<A, float> && std::is_same_v<B, float>, float, double>;
+template <class A> using math1_t = with_width_t<scalar_math1_t<vector_component_t<A>>, vector_width<A>::value>;
+template <class A, class B> using math2_t = with_width_t<
+    std::conditional_t<std::is_same_v<vector_component_t<A>, float> && std::is_same_v<vector_component_t<B>, float>,
+                       float, double>,
+    result_width_v<A, B>>;
 // The complex type a real operand becomes in real(), imag(), arg() and conj(): float gives
 // complex<float>, integers and double complex<double>, as <complex>'s overloads for reals do.
 template <class A> using as_complex_t = std::conditional_t<is_complex_v<A>, A, std::complex<math1_t<A>>>;
@@ -61,9 +83,18 @@ template <class A> using as_complex_t = std::conditional_t<is_complex_v<A>, A, s
 template <class Fn, class... A> struct call_value_type;
 template <class T, class A> struct call_value_type<cast_tag<T>, A> { using type = T; };
 template <class R, class... P, class... A> struct call_value_type<source_call<R, P...>, A...> { using type = R; };
+// loom::get<I> and loom::make_vec<V> (loom/expr/functions.hpp).
+template <std::size_t I, class A> struct call_value_type<component_tag<I>, A> { using type = vector_component_t<A>; };
+template <class V, class... A> struct call_value_type<make_vector_tag<V>, A...> { using type = V; };
+
 template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
     static auto pick() {
-        if constexpr (Op == opcode::abs && is_complex_v<A>)
+        if constexpr (Op == opcode::length)
+            return static_cast<vector_component_t<math1_t<A>>*>(nullptr);
+        else if constexpr (Op == opcode::abs && is_short_vector_v<A>)
+            return static_cast<std::conditional_t<std::is_floating_point_v<vector_component_t<A>>, A, promoted_t<A>>*>(
+                nullptr);
+        else if constexpr (Op == opcode::abs && is_complex_v<A>)
             return static_cast<component_t<A>*>(nullptr); // the magnitude
         else if constexpr (Op == opcode::abs)
             return static_cast<std::conditional_t<std::is_floating_point_v<A>, A, promoted_t<A>>*>(nullptr);
@@ -82,10 +113,19 @@ template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
     using type = std::remove_pointer_t<decltype(pick())>;
 };
 template <opcode Op, class A, class B> struct call_value_type<function_tag<Op>, A, B> {
-    using type =
-        std::conditional_t<Op == opcode::min || Op == opcode::max, arithmetic_t<A, B>,
-                           std::conditional_t<Op == opcode::polar, std::complex<math2_t<A, B>>,
-                                              std::conditional_t<Op == opcode::ldexp, math1_t<A>, math2_t<A, B>>>>;
+    static auto pick() {
+        if constexpr (Op == opcode::min || Op == opcode::max)
+            return static_cast<arithmetic_t<A, B>*>(nullptr);
+        else if constexpr (Op == opcode::polar)
+            return static_cast<std::complex<math2_t<A, B>>*>(nullptr);
+        else if constexpr (Op == opcode::ldexp)
+            return static_cast<math1_t<A>*>(nullptr);
+        else if constexpr (Op == opcode::dot)
+            return static_cast<vector_component_t<math2_t<A, B>>*>(nullptr);
+        else
+            return static_cast<math2_t<A, B>*>(nullptr);
+    }
+    using type = std::remove_pointer_t<decltype(pick())>;
 };
 template <opcode Op, class A, class B, class C> struct call_value_type<function_tag<Op>, A, B, C> {
     using type = std::conditional_t<
@@ -118,7 +158,7 @@ template <class Tag, class E, std::size_t... I> struct node_value_type<Tag, E, s
                 return static_cast<bool*>(nullptr);
             else if constexpr (std::is_same_v<Tag, proto::tag::shift_left> ||
                                std::is_same_v<Tag, proto::tag::shift_right>)
-                return static_cast<promoted_t<A>*>(nullptr);
+                return static_cast<with_width_t<vector_component_t<promoted_t<A>>, result_width_v<A, B>>*>(nullptr);
             else
                 return static_cast<arithmetic_t<A, B>*>(nullptr);
         }
