@@ -60,7 +60,20 @@ TEST_CASE("first contexts on four threads built and released at once" * doctest:
     for (int t = 0; t < threads; ++t) CHECK(right[std::size_t(t)] == 1);
 }
 
+// Under AddressSanitizer the children abort in the sanitizer's own thread teardown (its munmap of
+// a thread's signal stack fails: "unable to unmap"), outside Loom and PoCL, so the sanitizer
+// builds leave this scenario to the plain build, which runs it in CI.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool sanitized = true;
+#else
+constexpr bool sanitized = false;
+#endif
+
 TEST_CASE("contexts opened on four threads at once all work with PoCL's kernel cache and Loom's disk cache off") {
+    if (sanitized) {
+        MESSAGE("skipped in a sanitizer build: the child processes run in the plain build");
+        return;
+    }
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     const std::string command =
         "POCL_KERNEL_CACHE=0 LOOM_CACHE=off '" + self + "' --no-skip '--test-case=" + scenario + "' 2>&1";
