@@ -293,6 +293,10 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
     if (is_short_vector(ta)) {
         switch (ir::info(op).cls) {
         case ir::op_class::logical: reject(op, ta, vector_comparisons);
+        case ir::op_class::classify:
+            // Each would be a mask per component, as the comparisons would.
+            reject(op, ta, "classify a component instead: loom::isnan(loom::get<I>(v))");
+        case ir::op_class::bit_count: reject(op, ta, "count the bits of a component: loom::popcount(loom::get<I>(v))");
         case ir::op_class::complex_part:
         case ir::op_class::complex_map: reject(op, ta, "it takes a complex number");
         case ir::op_class::unary_integral:

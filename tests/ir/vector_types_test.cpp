@@ -1,5 +1,5 @@
 // The typing rules of short vectors (docs/vector-types.md): C++'s rules component by component,
-// scalars broadcast, one width per operation, no comparisons, no mix with complex numbers; and
+// scalars broadcast, one width per operation, no comparisons or classification, no mix with complex numbers; and
 // the dtype helpers that tables indexed by dtype rely on.
 #include <doctest/doctest.h>
 
@@ -118,4 +118,10 @@ TEST_CASE("short vectors of two widths, comparisons and complex mixes are reject
     CHECK_THROWS_AS((loom_type<loom::float4, float>(opcode::dot)), loom::error);
     CHECK_THROWS_AS((loom_type<float>(opcode::length)), loom::error);
     CHECK_THROWS_AS((loom_type<loom::float2, loom::float4, float>(opcode::clamp)), loom::error);
+    // Classification and bit counts would give one answer per component, as comparisons would.
+    for (const opcode op : {opcode::isnan, opcode::isinf, opcode::isfinite, opcode::isnormal, opcode::signbit})
+        CHECK_THROWS_WITH_AS((loom_type<loom::float4>(op)), doctest::Contains("classify a component"), loom::error);
+    for (const opcode op : {opcode::popcount, opcode::clz, opcode::ctz})
+        CHECK_THROWS_WITH_AS((loom_type<loom::uint2>(op)), doctest::Contains("count the bits of a component"),
+                             loom::error);
 }
