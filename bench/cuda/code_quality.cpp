@@ -41,7 +41,7 @@
 #include "codegen/emit.hpp"
 #include "ir/kernel.hpp"
 #include "runtime/kernel_observer.hpp"
-#include "skeleton/reduce.hpp"
+#include "launch/skeleton_geometry.hpp"
 #include "skeleton/reduce_kernel.hpp"
 #include "skeleton/scan_kernel.hpp"
 
@@ -341,6 +341,8 @@ int run(const options& o) {
     // reduce_geometry_for on a GPU (an H100's 132 SMs and 1024-thread blocks; only `gpu` and
     // `max_work_group` change the source), the scan's group from the same skeleton_group_size.
     using namespace loom::skeleton;
+    using loom::launch::reduce_geometry;
+    using loom::launch::reduce_geometry_for;
     loom::backend::device_info gpu;
     gpu.gpu = true;
     gpu.compute_units = 132;

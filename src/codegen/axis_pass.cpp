@@ -347,16 +347,27 @@ kernel_source emit_axis_pass(const axis_pass_kernel& pass, const dialect& d) {
 
     const std::string u = d.index_type;
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d);
-    for (std::size_t k = 0; k < ops.size(); ++k)
+    parameter_layout layout;
+    input_layout(in, layout);
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
         signature += buffer_parameter(d, t.type(b, k), true, true) + out(k) + ", ";
-    for (std::size_t k = 0; k < ops.size(); ++k) signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
-    for (std::size_t k = 0; k < ops.size(); ++k) {
+        layout.push_back({parameter_role::output, k});
+    }
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
+        signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
+        layout.push_back({parameter_role::identity, k});
+    }
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
         const std::vector<dtype> captures = capture_types(*ops[k]);
-        for (std::size_t j = 0; j < captures.size(); ++j)
+        for (std::uint32_t j = 0; j < captures.size(); ++j) {
             signature +=
                 std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
+            layout.push_back({parameter_role::capture, k, j});
+        }
     }
     b.open(signature + u + " rows, " + u + " cols)");
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::rows)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::cols)});
     const bool tree = pass.form == axis_form::groups && pass.axis == 1;
     if (tree) // work-group arrays at the kernel's outermost scope, as OpenCL C requires
         for (std::size_t k = 0; k < ops.size(); ++k)
@@ -369,7 +380,9 @@ kernel_source emit_axis_pass(const axis_pass_kernel& pass, const dialect& d) {
     else
         pass.axis == 1 ? group_rows(b, t) : item_columns(b, t);
     b.close();
-    return name_kernel(b.text(), d);
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = std::move(layout);
+    return source;
 }
 
 } // namespace loom::codegen

@@ -321,6 +321,13 @@ std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindab
     return s;
 }
 
+void input_layout(const ir::kernel& k, parameter_layout& layout) {
+    for (std::uint32_t p = 0; p < k.params.size(); ++p)
+        if (!k.params[p].packed) layout.push_back({parameter_role::input, p});
+    if (ir::packs_scalars(k)) layout.push_back({parameter_role::packed_scalars});
+    if (k.guarded) layout.push_back({parameter_role::guard});
+}
+
 void write_guard(source_builder& b, const ir::kernel& k) {
     // The same value for every work-item, so a kernel with barriers returns as a whole.
     if (k.guarded) b.line("if (loom_guard[0] == 0) return;");

@@ -31,6 +31,8 @@ std::string source_function_definitions(const ir::kernel& k, const dialect& d);
 // per element type, so that the kernel may point one parameter at another's buffer (a looped
 // kernel following loom::swap).
 std::string emit_parameters(const ir::kernel& k, const dialect& d, bool rebindable = false);
+// What emit_parameters declares, in its order, appended to `layout`.
+void input_layout(const ir::kernel& k, parameter_layout& layout);
 
 // The first statements of a kernel's body: a guarded kernel's return when the loop has ended,
 // and the declarations of packed scalars (ir::kernel_param::packed); nothing when it has neither.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/dialect.hpp"
+#include "codegen/parameter_layout.hpp"
 
 namespace loom::codegen {
 
@@ -24,6 +25,9 @@ struct kernel_source {
     // empty. Left out of the name and the key, so that two plans whose statements are numbered
     // differently share one compiled kernel (which keeps the header of the first).
     std::string header;
+    // Its parameters, in order, for the pass kernels (reduce, scan, axis) that declare them with
+    // this list; empty for maps, whose flush binds the arguments of its own groups.
+    parameter_layout layout;
 
     // What the device compiler sees and LOOM_DUMP_SOURCE writes.
     std::string text() const { return header + body; }

@@ -255,27 +255,47 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
     if (pass.epilogue) b.append(epilogue_function(*pass.epilogue, d));
 
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(in, d, looped);
+    parameter_layout layout;
+    input_layout(in, layout);
     // With an epilogue, which reads the results back, the outputs may alias its parameters.
-    for (std::size_t k = 0; k < ops.size(); ++k)
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
         signature += buffer_parameter(d, t.type(b, k), true, !pass.epilogue) + "out" + std::to_string(k) + ", ";
-    for (std::size_t k = 0; k < ops.size(); ++k) signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
-    for (std::size_t k = 0; k < ops.size(); ++k) {
+        layout.push_back({parameter_role::output, k});
+    }
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
+        signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
+        layout.push_back({parameter_role::identity, k});
+    }
+    for (std::uint32_t k = 0; k < ops.size(); ++k) {
         const std::vector<dtype> captures = capture_types(*ops[k]);
-        for (std::size_t j = 0; j < captures.size(); ++j)
+        for (std::uint32_t j = 0; j < captures.size(); ++j) {
             signature +=
                 std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
+            layout.push_back({parameter_role::capture, k, j});
+        }
     }
     signature += std::string(d.index_type) + " n";
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     if (pass.epilogue)
-        for (std::size_t p = 0; p < pass.epilogue->params.size(); ++p) {
+        for (std::uint32_t p = 0; p < pass.epilogue->params.size(); ++p) {
             const ir::kernel_param& param = pass.epilogue->params[p];
             const std::string name = "e" + std::to_string(p);
             const std::string type = type_name(d, param.type);
             signature += ", " + (param.kind == ir::param_kind::buffer ? buffer_parameter(d, type, true, false) + name
                                                                       : type + " " + name);
+            layout.push_back({parameter_role::epilogue, p});
         }
-    if (looped) signature += ", unsigned int loom_iterations";
+    if (looped) {
+        signature += ", unsigned int loom_iterations";
+        layout.push_back({parameter_role::iterations});
+    }
     b.open(signature + ")");
+    // The source with its layout (a local lambda: the text is finished in two places below).
+    auto finished = [&] {
+        kernel_source source = name_kernel(b.text(), d);
+        source.layout = std::move(layout);
+        return source;
+    };
     // Work-group arrays at the kernel's outermost scope, as OpenCL C requires.
     for (std::size_t k = 0; k < ops.size(); ++k)
         b.line(std::string(d.group.array_qualifier) + " " + t.type(b, k) + " s" + std::to_string(k) + "[" +
@@ -284,7 +304,7 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
         write_guard(b, in);
         write_pass(b, t);
         b.close();
-        return name_kernel(b.text(), d);
+        return finished();
     }
     // The batch: iterations back to back in one work-group, each seeing the last one's
     // writes and its bookkeeping (the guard falls uniformly: all read it after the barrier).
@@ -296,7 +316,7 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
     rotate_buffers(b, parameter_list(pass, d), *pass.rotation);
     b.close();
     b.close();
-    return name_kernel(b.text(), d);
+    return finished();
 }
 
 } // namespace loom::codegen

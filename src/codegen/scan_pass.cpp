@@ -295,25 +295,36 @@ kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     b.append(pass_prologue(p.input, {s.op}, d));
     write_combine(b, *s.op, "loom_combine");
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(p.input, d);
-    auto buffer = [&](const std::string& name, bool written) {
+    parameter_layout layout;
+    input_layout(p.input, layout);
+    auto buffer = [&](const std::string& name, bool written, parameter_role role) {
         signature += buffer_parameter(d, p.t, written, true) + name + ", ";
+        layout.push_back({role});
     };
-    if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param) buffer("out", true);
-    if (s.pass == scan_pass::scan_output) buffer("offsets", false);
-    if (s.pass == scan_pass::chunk_totals) buffer("totals", true);
+    if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param) buffer("out", true, parameter_role::output);
+    if (s.pass == scan_pass::scan_output) buffer("offsets", false, parameter_role::offsets);
+    if (s.pass == scan_pass::chunk_totals) buffer("totals", true, parameter_role::totals);
     signature += p.t + " id, " + p.t + " init, ";
+    layout.push_back({parameter_role::identity});
+    layout.push_back({parameter_role::initial});
     const std::vector<dtype> captures = capture_types(*s.op);
-    for (std::size_t j = 0; j < captures.size(); ++j)
+    for (std::uint32_t j = 0; j < captures.size(); ++j) {
         signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
+        layout.push_back({parameter_role::capture, 0, j});
+    }
     const std::string index = d.index_type;
     b.open(signature + index + " chunk, " + index + " n)");
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     write_guard(b, p.input);
     if (s.chunked)
         chunked_scan_body(b, p);
     else
         tiled_scan_body(b, p);
     b.close();
-    return name_kernel(b.text(), d);
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = std::move(layout);
+    return source;
 }
 
 } // namespace loom::codegen

@@ -4,7 +4,7 @@
 // - the planner and its plan cache (flush_planner.hpp);
 // - the executor, the one launch path (executor.hpp), and the statistics it counts;
 // - loom::loop_while's state (loop/loop_runtime.hpp);
-// - the skeletons' own plans (context_extension).
+// - the skeletons' plan cache (plan_cache.hpp) and their calls' scratch (skeleton_input.hpp).
 // The context itself only orders them: a flush plans, allocates and launches (flush.cpp).
 #pragma once
 
@@ -22,20 +22,16 @@
 #include "runtime/executor.hpp"
 #include "runtime/flush_planner.hpp"
 #include "runtime/loop/loop_runtime.hpp"
+#include "runtime/plan_cache.hpp"
 #include "runtime/run_statistics.hpp"
 #include "runtime/settings.hpp"
+#include "runtime/skeleton_input.hpp"
 
 namespace loom::detail {
 
 // Makes sure statements still pending when the program exits run before the device compiler's
 // statics are torn down (context.cpp). Called after each flush that compiled a kernel.
 void run_pending_work_before_compilers_exit();
-
-// State a layer above the runtime keeps per context (the skeletons' plans): the context owns it
-// and destroys it before its caches, without knowing its type.
-struct context_extension {
-    virtual ~context_extension() = default;
-};
 
 // Why a flush happened; the fusion log prints the name.
 enum class flush_cause : std::uint8_t {
@@ -68,9 +64,10 @@ public:
 
     fusion::statement_queue& queue() { return queue_; }
     cache::program_cache& programs() { return programs_; }
-    // State the skeletons keep per context (reduce and scan plans). It refers to the program
-    // cache and the device, so it is declared after them and destroyed before them.
-    std::unique_ptr<context_extension>& skeleton_state() { return skeleton_state_; }
+    // The skeletons' plans (reductions, scans, axis reductions). They refer to the program
+    // cache and the device, so the cache is declared after them and destroyed before them.
+    plan_cache& plans() { return plans_; }
+    skeleton_scratch& call_scratch() { return call_scratch_; }
     std::recursive_mutex& mutex() { return mutex_; }
 
     // Runs every pending statement. On failure nothing has run and the pending
@@ -97,6 +94,7 @@ public:
     }
 
     // The one launch path (executor.hpp).
+    executor& execution() { return executor_; }
     void execute(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g,
                  const launch_label& label) {
         executor_.run(k, args, count, g, label);
@@ -153,7 +151,8 @@ private:
     fusion::statement_queue queue_;
     cache::program_cache programs_;
     flush_planner planner_;
-    std::unique_ptr<context_extension> skeleton_state_;
+    plan_cache plans_;
+    skeleton_scratch call_scratch_;
     const compiled_plan* last_plan_ = nullptr;
 
     // Per-flush scratch, kept to reuse its capacity: the flush allocates nothing once warm.

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "loom/error.hpp"
+#include "loom/reduce.hpp"
 #include "support/log.hpp"
 
 namespace loom::detail {
@@ -40,6 +42,58 @@ void executor::run(backend::kernel& k, const backend::kernel_arg* args, std::siz
     if (!logging::enabled(logging::channel::launch)) return;
     logging::context_scope scope(context_id_);
     logging::write(logging::channel::launch, describe(label, g));
+}
+
+void executor::allocate(buffer& b) {
+    if (!b.memory) b.memory = device_.allocate(b.bytes());
+}
+
+void executor::allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
+                        const call_values& call) {
+    for (std::size_t s = 0; s < call.slot_count; ++s)
+        if (buffer* b = call.slots[s].buffer.get()) allocate(*b);
+    for (std::size_t k = 0; k < call.result_count; ++k) allocate(*call.results[k]);
+    scratch.memory.resize(p.scratch.size());
+    scratch.bytes.resize(p.scratch.size(), 0);
+    for (const plan::pass& pass : p.passes)
+        for (const plan::argument& a : pass.arguments) {
+            if (a.from != plan::source::scratch) continue;
+            const std::size_t bytes = std::size_t(sizes.scratch_elements[a.index]) * size_of(p.scratch[a.index]);
+            if (scratch.memory[a.index] && scratch.bytes[a.index] >= bytes) continue;
+            scratch.memory[a.index] = device_.allocate(bytes);
+            scratch.bytes[a.index] = bytes;
+        }
+}
+
+void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch,
+                    const plan::launch_sizes& sizes, const call_values& call,
+                    std::vector<backend::kernel_arg>& args) const {
+    for (const plan::argument& a : p.passes[pass].arguments) {
+        switch (a.from) {
+        case plan::source::slot_buffer: args.push_back({call.slots[a.index].buffer->memory.get(), nullptr, 0}); break;
+        case plan::source::slot_value: args.push_back({nullptr, &call.slots[a.index].bits, size_of(a.type)}); break;
+        case plan::source::fused: args.insert(args.end(), call.fused->begin(), call.fused->end()); break;
+        case plan::source::guard: args.push_back({call.guard->memory.get(), nullptr, 0}); break;
+        case plan::source::scratch: args.push_back({scratch.memory[a.index].get(), nullptr, 0}); break;
+        case plan::source::result: args.push_back({call.results[a.index]->memory.get(), nullptr, 0}); break;
+        case plan::source::identity: args.push_back({nullptr, &call.ops[a.index].identity, size_of(a.type)}); break;
+        case plan::source::initial: args.push_back({nullptr, call.initial, size_of(a.type)}); break;
+        case plan::source::capture:
+            args.push_back({nullptr, &call.ops[a.index].captures[a.item], size_of(a.type)});
+            break;
+        case plan::source::extent: args.push_back({nullptr, &sizes.extents[pass][a.index], sizeof(std::uint64_t)}); break;
+        }
+    }
+}
+
+void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,
+                      const std::vector<backend::kernel_arg>& args, const plan::launch_sizes& sizes) {
+    launch_label label;
+    label.what = p.passes[pass].kind == plan::pass_kind::scan ? launch_label::kind::scan_pass
+                                                              : launch_label::kind::reduce_pass;
+    label.elements = sizes.elements[pass];
+    label.pass = std::uint32_t(pass + 1);
+    run(k, args.data(), args.size(), sizes.geometry[pass], label);
 }
 
 void executor::host_sync(const char* what) {

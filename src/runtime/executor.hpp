@@ -1,17 +1,24 @@
 // The one launch path. Every kernel Loom runs for the user (maps, reduction and scan passes,
 // held loop passes and batches of loop iterations) is enqueued by executor::run, which counts
 // it and logs it on the launch channel (LOOM_LOG=launch); the device times it when profiling
-// is on. The guard of loom::loop_while is a parameter of the guarded kernel variants, bound by
-// whoever binds the kernel's other arguments. The tuner's trial launches (tuner.cpp) are the
-// one exception: they are measurements on copies, not work.
+// is on. The tuner's trial launches (tuner.cpp) are the one exception: they are measurements
+// on copies, not work.
+// For a plan (plan/plan.hpp) the executor also does the rest, the same way for every plan:
+// allocate (the call's vectors and results that have no memory yet, the plan's scratch), bind
+// (each pass's arguments, from where the plan says they come) and launch.
 #pragma once
 
 #include <cstdint>
 
 #include "backend/device.hpp"
+#include "fusion/statement_queue.hpp"
+#include "plan/plan.hpp"
+#include "runtime/buffer.hpp"
 #include "runtime/run_statistics.hpp"
 
 namespace loom::detail {
+
+struct skeleton_operation; // loom/reduce.hpp
 
 // What a launch is, for its log line; none of it is formatted unless the launch channel is on.
 struct launch_label {
@@ -26,6 +33,24 @@ struct launch_label {
     const char* name = nullptr;   // custom: the kernel's name (loom::kernel)
 };
 
+// A plan's device scratch, kept between calls (runtime/plan_cache.hpp): grown, never shrunk.
+struct plan_scratch {
+    std::vector<std::unique_ptr<backend::memory>> memory;
+    std::vector<std::size_t> bytes;
+};
+
+// What one call binds to a plan's arguments (plan::source).
+struct call_values {
+    const fusion::bound_slot* slots = nullptr;               // the input's slots
+    std::size_t slot_count = 0;
+    const std::vector<backend::kernel_arg>* fused = nullptr; // a fused pass's arguments, bound by the flush
+    const buffer* guard = nullptr;
+    const buffer_ptr* results = nullptr; // the device scalars or output vectors the call writes
+    std::size_t result_count = 0;
+    const skeleton_operation* ops = nullptr;
+    const scalar_bits* initial = nullptr;
+};
+
 class executor {
 public:
     executor(backend::device& device, run_statistics& statistics, std::uint64_t context_id)
@@ -33,6 +58,22 @@ public:
 
     void run(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g,
              const launch_label& label);
+
+    // Memory for the call's vectors and results that have none, and the plan's scratch that
+    // its passes name, grown to the call's sizes: everything the launches need, before any
+    // runs. The only allocation for a plan's launch. Throws loom::error (out of memory)
+    // having launched nothing.
+    void allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
+                  const call_values& call);
+    // Memory for one buffer that has none (a result written without a launch).
+    void allocate(buffer& b);
+    // The arguments of pass `pass`, appended to `args` in the kernel's order. By-value arguments
+    // point into `call`, `sizes` and the plan: they stay valid until the launch.
+    void bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch, const plan::launch_sizes& sizes,
+              const call_values& call, std::vector<backend::kernel_arg>& args) const;
+    // Launches pass `pass` of `p` (its kernel `k`) with `args` at the call's geometry.
+    void launch(const plan::plan& p, std::size_t pass, backend::kernel& k, const std::vector<backend::kernel_arg>& args,
+                const plan::launch_sizes& sizes);
     // Counts a wait of the host for the device (reads, blocking writes, finishes) and logs it.
     void host_sync(const char* what);
 

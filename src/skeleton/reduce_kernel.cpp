@@ -1,7 +1,7 @@
 // The reduction passes as codegen writes them; see reduce_kernel.hpp.
 #include "skeleton/reduce_kernel.hpp"
 
-#include "skeleton/reduce.hpp"
+#include "launch/skeleton_geometry.hpp"
 
 namespace loom::skeleton {
 
@@ -13,7 +13,7 @@ codegen::kernel_source emit_reduce_pass(const input_kernel& in, const std::vecto
     pass.accumulators = acc;
     pass.group = group;
     pass.chunked = chunked;
-    pass.lanes = chunk_lanes; // reduce_chunk and reduce_depth count this many
+    pass.lanes = launch::chunk_lanes; // reduce_chunk and reduce_depth count this many
     pass.epilogue = epilogue;
     pass.rotation = rotation;
     return codegen::emit_reduce_pass(pass, d);

@@ -8,7 +8,7 @@
 
 #include "codegen/axis_pass.hpp"
 #include "codegen/dialect.hpp"
-#include "skeleton/axis_reduce.hpp"
+#include "launch/skeleton_geometry.hpp"
 #include "skeleton/skeleton_kernel.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/nvrtc_compile.hpp"
@@ -143,25 +143,25 @@ TEST_CASE("axis reduction geometry: lanes on CPU devices, a group per row or an 
     gpu.compute_units = 100;
     gpu.max_work_group = 1024;
     using loom::codegen::axis_form;
-    auto g = loom::skeleton::axis_geometry_for(cpu, std::nullopt, 1, 16384, 16384);
+    auto g = loom::launch::axis_geometry_for(cpu, std::nullopt, 1, 16384, 16384);
     CHECK(g.form == axis_form::lanes);
     CHECK(g.group == 1);
     CHECK(g.items == 32); // a few bands of rows per compute unit
-    g = loom::skeleton::axis_geometry_for(cpu, std::nullopt, 1, 3, 1u << 20);
+    g = loom::launch::axis_geometry_for(cpu, std::nullopt, 1, 3, 1u << 20);
     CHECK(g.items == 3); // no more work-items than rows
-    g = loom::skeleton::axis_geometry_for(cpu, std::nullopt, 0, 1000, 40);
+    g = loom::launch::axis_geometry_for(cpu, std::nullopt, 0, 1000, 40);
     CHECK(g.items == 3); // blocks of 16 columns
-    g = loom::skeleton::axis_geometry_for(gpu, std::nullopt, 1, 5000, 10);
+    g = loom::launch::axis_geometry_for(gpu, std::nullopt, 1, 5000, 10);
     CHECK(g.form == axis_form::groups);
     CHECK(g.group == 32); // narrow rows: a warp
     CHECK(g.items == 3200 * 32);
-    g = loom::skeleton::axis_geometry_for(gpu, std::nullopt, 1, 10, 100000);
+    g = loom::launch::axis_geometry_for(gpu, std::nullopt, 1, 10, 100000);
     CHECK(g.group == 256);
     CHECK(g.items == 10 * 256);
-    g = loom::skeleton::axis_geometry_for(gpu, std::nullopt, 0, 10, 1000);
+    g = loom::launch::axis_geometry_for(gpu, std::nullopt, 0, 10, 1000);
     CHECK(g.group == 256);
     CHECK(g.items == 1024);
     // LOOM_KERNEL_FORM's choice overrides the device's, so CI runs the GPU form on its CPU.
-    g = loom::skeleton::axis_geometry_for(cpu, loom::ir::map_form::grid_stride, 1, 10, 10);
+    g = loom::launch::axis_geometry_for(cpu, loom::ir::map_form::grid_stride, 1, 10, 10);
     CHECK(g.form == axis_form::groups);
 }

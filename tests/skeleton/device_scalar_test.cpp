@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "runtime/context_impl.hpp"
-#include "skeleton/reduce.hpp"
+#include "launch/skeleton_geometry.hpp"
 
 using namespace skeleton_test;
 
@@ -92,7 +92,7 @@ TEST_CASE("reductions on the device equal the host reductions, bit for bit, at e
         ctx().impl()->flush();
         CHECK(syncs() == syncs_before); // nothing waited
         // One or two passes per reduction (8, and minmax), and one kernel for minmax's two zeroed scalars.
-        const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
+        const auto geo = loom::launch::reduce_geometry_for(ctx().impl()->info(), n);
         const std::uint64_t passes = geo.groups == 1 ? 1 : 2;
         if (n > 0) CHECK(launches() - launches_before == passes * 9 + 1);
         CHECK(sum.value() == loom::sum(x * x));

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "runtime/context_impl.hpp"
-#include "skeleton/reduce.hpp"
+#include "launch/skeleton_geometry.hpp"
 
 using namespace skeleton_test;
 
@@ -34,8 +34,8 @@ template <class T> void check_sum_min_max(T lo, T hi, bool pair, bool separate) 
         }
         const S got = loom::sum(x);
         if constexpr (std::is_floating_point_v<T>) {
-            const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
-            const double bound = gamma<T>(loom::skeleton::reduce_depth(geo, n)) * abs_sum;
+            const auto geo = loom::launch::reduce_geometry_for(ctx().impl()->info(), n);
+            const double bound = gamma<T>(loom::launch::reduce_depth(geo, n)) * abs_sum;
             CHECK(std::fabs((long double)got - exact) <= bound);
         } else {
             CHECK(got == ref);
@@ -82,8 +82,8 @@ TEST_CASE("float sum of random data stays within gamma_k * sum |x_i| of the exac
             exact += v;
             abs_sum += std::fabs(v);
         }
-        const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
-        const std::uint64_t k = loom::skeleton::reduce_depth(geo, n);
+        const auto geo = loom::launch::reduce_geometry_for(ctx().impl()->info(), n);
+        const std::uint64_t k = loom::launch::reduce_depth(geo, n);
         const float got = loom::sum(x);
         CHECK(std::fabs((long double)got - exact) <= gamma<float>(k) * abs_sum);
         // The fused product adds one rounding per element: k + 1.
@@ -115,22 +115,22 @@ TEST_CASE("CPU geometry: one group up to 2^14 elements, groups of 8 to 64, the G
                               {1 << 20, 8, 64},
                               {std::uint64_t(1) << 26, 8, 64}}) {
         CAPTURE(e.n);
-        const auto g = loom::skeleton::reduce_geometry_for(cpu, e.n);
+        const auto g = loom::launch::reduce_geometry_for(cpu, e.n);
         CHECK(g.chunked);
         CHECK(g.groups == e.groups);
         CHECK(g.group == e.group);
     }
     cpu.max_work_group = 16; // the device's limit caps the group
-    CHECK(loom::skeleton::reduce_geometry_for(cpu, 1 << 20).group == 16);
+    CHECK(loom::launch::reduce_geometry_for(cpu, 1 << 20).group == 16);
     loom::backend::device_info gpu = cpu;
     gpu.gpu = true;
     gpu.max_work_group = 1024;
     gpu.compute_units = 132;
-    const auto g = loom::skeleton::reduce_geometry_for(gpu, 1 << 20);
+    const auto g = loom::launch::reduce_geometry_for(gpu, 1 << 20);
     CHECK(!g.chunked);
     CHECK(g.group == 256);
     CHECK(g.groups == 132 * 8);
-    CHECK(loom::skeleton::reduce_geometry_for(gpu, 1000).groups == 4);
+    CHECK(loom::launch::reduce_geometry_for(gpu, 1000).groups == 4);
 }
 
 TEST_CASE("integer sums at the geometry's boundaries fold every element exactly once") {
@@ -146,7 +146,7 @@ TEST_CASE("integer sums at the geometry's boundaries fold every element exactly 
         const auto before = ctx().statistics();
         CHECK(loom::sum(x) == ref);
         CHECK(loom::sum(loom::cast<std::int64_t>(x)) == ref);
-        const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
+        const auto geo = loom::launch::reduce_geometry_for(ctx().impl()->info(), n);
         CHECK(ctx().statistics().kernels_launched - before.kernels_launched == (geo.groups == 1 ? 2u : 4u));
     }
 }
@@ -169,8 +169,8 @@ TEST_CASE("sum(x * y) is one pass: exactly two launches, no element-wise kernel,
         ref += double(hx[i]) * hy[i];
         abs_ref += std::fabs(double(hx[i]) * hy[i]);
     }
-    const auto geo = loom::skeleton::reduce_geometry_for(ctx().impl()->info(), n);
-    CHECK(std::fabs(got - ref) <= gamma<float>(loom::skeleton::reduce_depth(geo, n) + 1) * abs_ref + 1e-12);
+    const auto geo = loom::launch::reduce_geometry_for(ctx().impl()->info(), n);
+    CHECK(std::fabs(got - ref) <= gamma<float>(loom::launch::reduce_depth(geo, n) + 1) * abs_ref + 1e-12);
     // x * x is the same expression type with both slots naming one buffer: its own plan, one load.
     double ref_sq = 0;
     for (float v : hx) ref_sq += double(v) * v;

@@ -23,7 +23,7 @@
 namespace loom::detail {
 
 // What builds a held pass's variants with the loop's bookkeeping at its end: the skeleton
-// whose pass it is (a reduction plan's pass, skeleton/reduce.cpp).
+// whose pass it is (a reduction plan's pass, runtime/reduce_epilogues.hpp).
 class epilogue_source {
 public:
     // The pass with `bookkeeping` run by its work-item 0 at its end; `key` is the plan key of

@@ -1,0 +1,123 @@
+// The skeletons' launch geometry; see skeleton_geometry.hpp.
+#include "launch/skeleton_geometry.hpp"
+
+#include <algorithm>
+
+#include "codegen/scan_pass.hpp"
+
+namespace loom::launch {
+namespace {
+
+// Groups enough to fill the device a few times over.
+std::uint64_t groups_wanted(const backend::device_info& info) {
+    return std::uint64_t(std::max(1u, info.compute_units)) * (info.gpu ? 8 : 4);
+}
+
+} // namespace
+
+unsigned skeleton_group_size(const backend::device_info& info) {
+    unsigned g = 256;
+    while (g > 1 && g > info.max_work_group) g /= 2;
+    return g;
+}
+
+reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint64_t n) {
+    reduce_geometry g;
+    g.group = skeleton_group_size(info);
+    g.chunked = !info.gpu;
+    // Enough groups to fill the device a few times over; no more, so pass 2 stays one
+    // group's work.
+    const std::uint64_t wanted = groups_wanted(info);
+    if (!g.chunked) {
+        g.groups = std::max<std::uint64_t>(1, std::min(wanted, (n + g.group - 1) / g.group));
+        return g;
+    }
+    // On a CPU a group's work-items run one after another and each round of its tree is a
+    // barrier, a fixed cost per group whatever its input (PoCL: tens of microseconds for a
+    // group of 256). So a group is small, 8 to 64 work-items, each with at least 2048
+    // elements when the input allows (its set-up and its step of the tree are then a few
+    // percent of its time). A second group, and with it pass 2 and a second launch, once the
+    // input passes 2^14 elements: a group runs on one core, and an input dearer than a load
+    // needs the others early, though one group of a plain sum is as fast as several up to
+    // far larger inputs. docs/skeleton-reduce.md has the measurements.
+    constexpr std::uint64_t per_item = 2048, one_group = std::uint64_t(1) << 14;
+    g.groups = n <= one_group ? 1 : std::min(wanted, (n + one_group - 1) / one_group);
+    g.group = std::min(g.group, 64u);
+    while (g.group > 8 && g.groups * g.group * per_item > n) g.group /= 2;
+    return g;
+}
+
+std::uint64_t reduce_chunk(const reduce_geometry& g, std::uint64_t n) {
+    const std::uint64_t threads = g.groups * g.group;
+    return ((n + threads - 1) / threads + chunk_lanes - 1) & ~std::uint64_t(chunk_lanes - 1);
+}
+
+std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
+    std::uint64_t log_group = 0;
+    while ((1ull << log_group) < g.group) ++log_group;
+    const std::uint64_t threads = g.groups * g.group;
+    // Chunked: a lane folds every 16th element of the chunk, lane 0 also the tail (< 16);
+    // then lane l takes lane l + 8 and the eight are folded in order, lane 0 first: eight
+    // more steps for it (codegen/reduce_pass.cpp, chunked_fold).
+    auto chunked_serial = [](const reduce_geometry& pass, std::uint64_t items) {
+        return reduce_chunk(pass, items) / chunk_lanes + (chunk_lanes - 1) + 8;
+    };
+    const std::uint64_t serial1 = g.chunked ? chunked_serial(g, n) : (n + threads - 1) / threads;
+    if (g.groups == 1) return serial1 + log_group;
+    reduce_geometry pass2 = g; // one group over the partials
+    pass2.groups = 1;
+    const std::uint64_t serial2 = g.chunked ? chunked_serial(pass2, g.groups) : (g.groups + g.group - 1) / g.group;
+    return serial1 + serial2 + 2 * log_group;
+}
+
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n) {
+    scan_geometry g;
+    g.group = skeleton_group_size(info);
+    g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    const std::uint64_t wanted = groups_wanted(info);
+    if (g.chunked) {
+        g.groups = std::max<std::uint64_t>(1, std::min(wanted, (n + 64 * g.group - 1) / (64 * g.group)));
+        g.parts = g.groups * g.group;
+        g.chunk = ((n + g.parts - 1) / g.parts + 7) & ~std::uint64_t(7);
+    } else {
+        const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + g.group - 1) / g.group));
+        const std::uint64_t per_group = (n + groups0 - 1) / groups0;
+        const std::uint64_t tile = std::uint64_t(g.group) * codegen::tile_items;
+        g.chunk = (per_group + tile - 1) / tile * tile;
+        g.groups = (n + g.chunk - 1) / g.chunk;
+        g.parts = g.groups;
+    }
+    return g;
+}
+
+axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
+                                std::uint64_t rows, std::uint64_t cols) {
+    axis_geometry g;
+    const bool gpu = forced ? *forced == ir::map_form::grid_stride : info.gpu;
+    const std::uint64_t units = std::max(1u, info.compute_units);
+    g.lanes = chunk_lanes;
+    if (!gpu) {
+        // As a CPU map: groups of one work-item, a few per compute unit, each a band of rows
+        // (or of blocks of columns); a band's start-up is small beside a row's work.
+        g.form = codegen::axis_form::lanes;
+        const std::uint64_t things = axis == 1 ? rows : (cols + g.lanes - 1) / g.lanes;
+        g.items = std::max<std::uint64_t>(1, std::min(things, units * 8));
+        return g;
+    }
+    g.form = codegen::axis_form::groups;
+    const unsigned largest = skeleton_group_size(info);
+    if (axis == 1) {
+        // A group per row, as wide as the row (a power of two), from a warp's 32 to 256.
+        unsigned group = 32;
+        while (group < largest && group < cols) group *= 2;
+        g.group = std::min(group, largest);
+        g.items = std::max<std::uint64_t>(1, std::min(rows, units * 32)) * g.group;
+        return g;
+    }
+    g.group = largest;
+    const std::uint64_t cap = std::max<std::uint64_t>(1, units * 2048 / g.group) * g.group;
+    g.items = std::max<std::uint64_t>(g.group, std::min((cols + g.group - 1) / g.group * g.group, cap));
+    return g;
+}
+
+} // namespace loom::launch

@@ -1,0 +1,71 @@
+// The launch geometry of the multi-pass skeletons (reductions, scans, reductions along an
+// axis), read from the device's properties: how many work-groups of how many work-items each
+// pass runs, and how a work-item walks its elements. Pure functions; the planners
+// (src/skeleton) key their plans on the parts that change the kernel's text.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "backend/device.hpp"
+#include "codegen/axis_pass.hpp"
+#include "ir/kernel.hpp"
+
+namespace loom::launch {
+
+// Work-group size of the skeletons on this device: a power of two, at most 256.
+unsigned skeleton_group_size(const backend::device_info& info);
+
+// Reductions (docs/skeleton-reduce.md).
+struct reduce_geometry {
+    unsigned group = 1;       // work-items per group (a power of two)
+    std::uint64_t groups = 1; // groups of pass 1 = partials reduced by pass 2 (no pass 2 when 1)
+    // How a work-item walks the input: a contiguous chunk, chunk_lanes elements at a time
+    // into as many accumulators (CPU devices: cache lines read once, and independent chains
+    // the compiler can vectorise), or a grid-stride loop (GPUs: coalesced loads).
+    bool chunked = false;
+};
+
+// Accumulators per work-item in the chunked layout. Sixteen, not eight: one 8-wide vector
+// add has a latency of several cycles, and with one vector of accumulators each step waits
+// for the last.
+constexpr unsigned chunk_lanes = 16;
+
+reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint64_t n);
+
+// Elements a work-item folds in the chunked layout: a multiple of chunk_lanes.
+std::uint64_t reduce_chunk(const reduce_geometry& g, std::uint64_t n);
+
+// The longest chain of additions from one element to the result (k in the bound
+// |error| <= gamma_k * sum |x_i|): a work-item's serial fold (chunked: one lane's fold,
+// the tail and the fold of the lanes), the tree of pass 1, the serial fold of
+// pass 2 and its tree.
+std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n);
+
+// Scans (codegen/scan_pass.hpp): tiled on GPUs (or with LOOM_KERNEL_FORM=grid_stride), a
+// chunk per group in whole tiles; chunked on CPU devices, a chunk per work-item (a multiple
+// of 8, at least 64 elements a work-item where n allows).
+struct scan_geometry {
+    unsigned group = 1;
+    bool chunked = false;
+    std::uint64_t groups = 0;
+    std::uint64_t chunk = 0; // elements per group (tiled) or per work-item (chunked)
+    std::uint64_t parts = 0; // the totals pass 2 scans: one per group (tiled) or work-item (chunked)
+};
+
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n);
+
+// Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
+struct axis_geometry {
+    codegen::axis_form form = codegen::axis_form::lanes;
+    unsigned group = 1;      // work-items per group (groups form, axis 1: the tree's size)
+    std::uint64_t items = 1; // work-items launched, a multiple of group
+    unsigned lanes = 16;     // lanes form: accumulators per work-item
+};
+
+// The device's form (lanes on CPU devices, groups on GPUs), or the one `forced` names
+// (LOOM_KERNEL_FORM: chunked is lanes, grid_stride groups).
+axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
+                                std::uint64_t rows, std::uint64_t cols);
+
+} // namespace loom::launch

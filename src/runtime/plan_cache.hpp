@@ -1,0 +1,113 @@
+// The context's one cache of skeleton plans (reductions, scans, reductions along an axis):
+// each plan made once per key by its planner (src/skeleton), compiled in one step through the
+// program cache, and kept with the device scratch its calls reuse. Keys are typed values of
+// small integers (shape ids, operation ids, buffer aliasing), so a repeated call generates no
+// source text and hashes none; a plan keeps pointers to its compiled kernels, so a repeated
+// call looks nothing up but its key.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "backend/device.hpp"
+#include "cache/program_cache.hpp"
+#include "plan/plan.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/loop/loop_runtime.hpp"
+#include "skeleton/plan_reduce.hpp"
+
+namespace loom::detail {
+
+// A reduction's key: input shape, how pass 1 gets its input, the operations, where the results
+// go and the geometry's parts that change the text. Bindings: the input's slot classes, or for
+// a fused pass 1 the plan key of the flush that planned it.
+struct reduce_key {
+    std::uint32_t input_shape = 0;
+    bool fused = false, truth = false, guarded = false, into_device = false;
+    std::uint32_t passes = 1, group = 0;
+    std::uint32_t op_count = 0;
+    std::array<std::uint32_t, 2> op_shape{}, op_type{};
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const {
+        return std::tie(input_shape, fused, truth, guarded, into_device, passes, group, op_count, op_shape, op_type,
+                        bindings);
+    }
+};
+
+// A scan's key. Bindings: the input's slot classes.
+struct scan_key {
+    std::uint32_t input_shape = 0, op_shape = 0, op_type = 0;
+    bool exclusive = false, guarded = false, chunked = false;
+    std::uint32_t group = 0;
+    std::uint32_t output_class = 0; // the output's class among the input's buffers, or skeleton::no_class
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const {
+        return std::tie(input_shape, op_shape, op_type, exclusive, guarded, chunked, group, output_class, bindings);
+    }
+};
+
+// An axis reduction's key. Bindings: the input's slot classes, then each further value's
+// operation shape and type.
+struct axis_key {
+    std::uint32_t input_shape = 0, axis = 0, form = 0, group = 0, lanes = 0;
+    bool guarded = false;
+    std::uint32_t op_shape = 0, op_type = 0;
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const { return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings); }
+};
+
+using plan_key = std::variant<reduce_key, scan_key, axis_key>;
+
+// A plan with its kernels compiled and the scratch its calls keep.
+struct cached_plan {
+    plan::plan plan;
+    std::vector<backend::kernel*> kernels; // one per pass; owned by the program cache
+    // Device scratch, kept between calls: the queue is in order, so the next call's kernels run
+    // after the last call's are done with it.
+    plan_scratch scratch;
+    // Reductions: what their passes are made of, and per pass the variants a loop asks for with
+    // its bookkeeping at the end (runtime/reduce_epilogues.cpp), made when a loop first holds it.
+    std::unique_ptr<skeleton::reduce_recipe> recipe;
+    std::unique_ptr<epilogue_source> epilogues[2];
+};
+
+class plan_cache {
+public:
+    explicit plan_cache(cache::program_cache& programs) : programs_(programs) {}
+
+    // The lookup key of the call being run, reused so that a hit allocates nothing: fill it
+    // in, then find, and on a miss plan and add.
+    template <class Key> Key& key() {
+        if (!std::holds_alternative<Key>(lookup_)) lookup_.template emplace<Key>();
+        return std::get<Key>(lookup_);
+    }
+    // The plan of the key last filled in, or null.
+    cached_plan* find();
+    // Compiles a new plan's passes (the program cache builds or loads each kernel) and keeps it
+    // under the key last filled in. A plan whose kernels fail to build is not kept.
+    cached_plan& add(std::unique_ptr<cached_plan> made);
+
+    std::size_t size() const { return plans_.size(); }
+
+private:
+    struct key_hash {
+        std::size_t operator()(const plan_key& k) const;
+    };
+    struct key_equal {
+        bool operator()(const plan_key& a, const plan_key& b) const;
+    };
+
+    cache::program_cache& programs_;
+    plan_key lookup_;
+    std::unordered_map<plan_key, std::unique_ptr<cached_plan>, key_hash, key_equal> plans_;
+};
+
+} // namespace loom::detail
