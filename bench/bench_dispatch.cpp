@@ -3,10 +3,13 @@
 // clEnqueueNDRangeKernel of the same kernel (issue 2: Loom <= 1.2x), 1000 statements then one
 // finish, and the issue 4 chain as one fused plan against its statements unfused (issue 4:
 // fused dispatch <= 1.2x per statement). Times are per iteration (one statement, one batch,
-// one chain); the counter us_per_statement divides by the statements. "sync" variants include
+// one chain); the counter us_per_statement divides by the statements. dispatch_sum and
+// dispatch_scan time a cached loom::sum (with its read) and inclusive_scan (with a finish). "sync" variants include
 // the finish; "enqueue" variants time only the host side (record + flush, or setArg +
 // enqueue) and wait untimed.
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -318,6 +321,35 @@ void register_all() {
             total += seconds;
         }
         per_statement(s, total, 4);
+    });
+
+    // A cached reduction and a cached scan: the skeletons' dispatch (plan lookup, allocation
+    // check, binding, launches) with the host's read of the sum, or the scan's finish.
+    add("dispatch_sum/loom", [](benchmark::State& s) {
+        auto& p = loom_saxpy("dispatch_sum/loom", true, 0);
+        if (skip(s, p.error)) return;
+        double want = 0;
+        for (std::size_t i = 0; i < n; ++i) want += host_x()[i];
+        if (std::abs(double(loom::sum(*p.x)) - want) > 1e-4 * want) return s.SkipWithError("dispatch_sum: wrong sum");
+        float got = 0;
+        bench::time_loop(s, [&] { got = loom::sum(*p.x); });
+        benchmark::DoNotOptimize(got);
+    });
+    add("dispatch_scan/loom", [](benchmark::State& s) {
+        auto& p = loom_saxpy("dispatch_scan/loom", true, 0);
+        if (skip(s, p.error)) return;
+        loom::inclusive_scan(*p.x, *p.y);
+        const std::vector<float> got = p.y->to_host();
+        double running = 0, worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            running += host_x()[i];
+            worst = std::max(worst, std::abs(double(got[i]) - running) / running);
+        }
+        if (worst > 1e-4) return s.SkipWithError("dispatch_scan: wrong prefix sums");
+        bench::time_loop(s, [&] {
+            loom::inclusive_scan(*p.x, *p.y);
+            p.ctx->finish();
+        });
     });
 
     // The floor: a finish with nothing pending.

@@ -11,7 +11,6 @@
 #include <memory>
 #include <tuple>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
 #include "backend/device.hpp"
@@ -64,8 +63,6 @@ struct axis_key {
     auto fields() const { return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings); }
 };
 
-using plan_key = std::variant<reduce_key, scan_key, axis_key>;
-
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -79,35 +76,61 @@ struct cached_plan {
     std::unique_ptr<epilogue_source> epilogues[2];
 };
 
+// Hash and equality of a key type, over its fields() in order.
+struct skeleton_key_hash {
+    template <class Key> std::size_t operator()(const Key& k) const {
+        std::size_t h = 0;
+        std::apply([&](const auto&... field) { (add(h, field), ...); }, k.fields());
+        return h;
+    }
+
+private:
+    static void mix(std::size_t& h, std::uint64_t v) { h ^= std::size_t(v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+    static void add(std::size_t& h, std::uint32_t v) { mix(h, v); }
+    static void add(std::size_t& h, bool v) { mix(h, v ? 1 : 0); }
+    template <std::size_t N> static void add(std::size_t& h, const std::array<std::uint32_t, N>& a) {
+        for (std::uint32_t v : a) mix(h, v);
+    }
+    static void add(std::size_t& h, const std::vector<std::uint32_t>& v) {
+        mix(h, v.size());
+        for (std::uint32_t x : v) mix(h, x);
+    }
+};
+struct skeleton_key_equal {
+    template <class Key> bool operator()(const Key& a, const Key& b) const { return a.fields() == b.fields(); }
+};
+
 class plan_cache {
 public:
     explicit plan_cache(cache::program_cache& programs) : programs_(programs) {}
 
-    // The lookup key of the call being run, reused so that a hit allocates nothing: fill it
+    // The lookup key of a call of this kind, reused so that a hit allocates nothing: fill it
     // in, then find, and on a miss plan and add.
-    template <class Key> Key& key() {
-        if (!std::holds_alternative<Key>(lookup_)) lookup_.template emplace<Key>();
-        return std::get<Key>(lookup_);
-    }
+    template <class Key> Key& key() { return table<Key>().lookup; }
     // The plan of the key last filled in, or null.
-    cached_plan* find();
+    template <class Key> cached_plan* find() {
+        auto& t = table<Key>();
+        auto it = t.plans.find(t.lookup);
+        return it == t.plans.end() ? nullptr : it->second.get();
+    }
     // Compiles a new plan's passes (the program cache builds or loads each kernel) and keeps it
     // under the key last filled in. A plan whose kernels fail to build is not kept.
-    cached_plan& add(std::unique_ptr<cached_plan> made);
-
-    std::size_t size() const { return plans_.size(); }
+    template <class Key> cached_plan& add(std::unique_ptr<cached_plan> made) {
+        compile(*made);
+        auto& t = table<Key>();
+        return *t.plans.emplace(t.lookup, std::move(made)).first->second;
+    }
 
 private:
-    struct key_hash {
-        std::size_t operator()(const plan_key& k) const;
+    template <class Key> struct keyed {
+        Key lookup;
+        std::unordered_map<Key, std::unique_ptr<cached_plan>, skeleton_key_hash, skeleton_key_equal> plans;
     };
-    struct key_equal {
-        bool operator()(const plan_key& a, const plan_key& b) const;
-    };
+    template <class Key> keyed<Key>& table() { return std::get<keyed<Key>>(tables_); }
+    void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    plan_key lookup_;
-    std::unordered_map<plan_key, std::unique_ptr<cached_plan>, key_hash, key_equal> plans_;
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>> tables_;
 };
 
 } // namespace loom::detail

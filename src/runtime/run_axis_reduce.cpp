@@ -55,11 +55,11 @@ void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written) {
         key.bindings.push_back(call.ops[k].op->body->id);
         key.bindings.push_back(std::uint32_t(call.ops[k].type));
     }
-    cached_plan* cached = ctx.plans().find();
+    cached_plan* cached = ctx.plans().find<axis_key>();
     if (!cached) { // compiled before anything is allocated or runs
         auto entry = std::make_unique<cached_plan>();
         entry->plan = skeleton::plan_axis_reduce(request, ctx.device().dialect());
-        cached = &ctx.plans().add(std::move(entry));
+        cached = &ctx.plans().add<axis_key>(std::move(entry));
     }
     const plan::plan& p = cached->plan;
     const plan::launch_sizes sizes = skeleton::axis_launch(geo, call.rows, call.cols);

@@ -52,12 +52,12 @@ cached_plan& plan_for(context_impl& ctx, const skeleton::reduce_request& r) {
         key.bindings.assign(ctx.plan_key().begin(), ctx.plan_key().end());
     else
         key.bindings.assign(r.slot_class->begin(), r.slot_class->end());
-    if (cached_plan* found = ctx.plans().find()) return *found;
+    if (cached_plan* found = ctx.plans().find<reduce_key>()) return *found;
     skeleton::reduce_plan made = skeleton::plan_reduce(r, ctx.device().dialect());
     auto entry = std::make_unique<cached_plan>();
     entry->plan = std::move(made.plan);
     entry->recipe = std::make_unique<skeleton::reduce_recipe>(std::move(made.recipe));
-    return ctx.plans().add(std::move(entry));
+    return ctx.plans().add<reduce_key>(std::move(entry));
 }
 
 // Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
