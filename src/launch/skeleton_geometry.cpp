@@ -33,13 +33,12 @@ reduce_geometry reduce_geometry_for(const backend::device_info& info, std::uint6
         return g;
     }
     // On a CPU a group's work-items run one after another and each round of its tree is a
-    // barrier, a fixed cost per group whatever its input (PoCL: tens of microseconds for a
-    // group of 256). So a group is small, 8 to 64 work-items, each with at least 2048
-    // elements when the input allows (its set-up and its step of the tree are then a few
-    // percent of its time). A second group, and with it pass 2 and a second launch, once the
-    // input passes 2^14 elements: a group runs on one core, and an input dearer than a load
-    // needs the others early, though one group of a plain sum is as fast as several up to
-    // far larger inputs. docs/skeleton-reduce.md has the measurements.
+    // barrier, a fixed cost per group whatever its input. So a group is small, 8 to 64
+    // work-items, each with at least 2048 elements when the input allows, so that its set-up
+    // and its step of the tree stay small beside its folds. A second group, and with it pass 2
+    // and a second launch, once the input passes 2^14 elements: a group runs on one core, and
+    // an input dearer than a load needs the others early. docs/skeleton-reduce.md has the
+    // reasons; bench/results/history.csv the trials.
     constexpr std::uint64_t per_item = 2048, one_group = std::uint64_t(1) << 14;
     g.groups = n <= one_group ? 1 : std::min(wanted, (n + one_group - 1) / one_group);
     g.group = std::min(g.group, 64u);
