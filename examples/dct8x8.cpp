@@ -41,7 +41,7 @@ coefficients transposed(const coefficients& c) {
 // numbers (kernel arguments). The eight writes share no element, so they are one kernel, and
 // the eight statements' reads of one phase are one load: equal views share their arguments
 // (docs/views.md). A matrix statement with gathers instead costs an index computation and two
-// gathers per term (bench_dct8x8's loom_gathers; docs/bench/summary.md).
+// gathers per term (bench_dct8x8's loom_gathers; bench/results/history.csv).
 void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficients& m) {
     const std::size_t groups = in.size() / 8;
     for (int v = 0; v < 8; ++v) {

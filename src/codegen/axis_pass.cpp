@@ -18,7 +18,7 @@ namespace {
 constexpr unsigned widest_vector = 16;
 // Rows folded side by side (lanes_rows), for an element of at most light_element_nodes live nodes
 // in rows of at least block_row_length columns: on the CPU device four long rows a step beat one
-// (matvec), and four short rows a step lose to one (docs/bench/summary.md has the runs).
+// (matvec), and four short rows a step lose to one (bench/results/history.csv has the runs).
 constexpr unsigned rows_per_block = 4;
 constexpr long light_element_nodes = 8;
 constexpr unsigned block_row_length = 4096;
@@ -115,8 +115,8 @@ void declare_accumulators(source_builder& b, const axis_text& t, const std::func
 // Every accumulator's lanes, one accumulator's lanes together: the device compiler (LLVM's SLP
 // vectorizer) bundles neighbouring declarations into vector registers, and a bundle of one
 // value's lanes is isomorphic (a tuple's values interleaved lane by lane made PoCL's N-Body
-// pass of three values 8x slower than three passes of one). Vector lanes: lanes / width vectors
-// per accumulator.
+// pass of three values several times slower than three passes of one, docs/matrices.md).
+// Vector lanes: lanes / width vectors per accumulator.
 void declare_lane_accumulators(source_builder& b, const axis_text& t, unsigned row = 0) {
     for (std::size_t k = 0; k < t.count(); ++k) {
         const std::string id = "id" + std::to_string(k);
@@ -150,7 +150,8 @@ void declare_band(source_builder& b, const std::string& total, const std::string
 // l + w (the lower lane the left operand) for w = lanes / 2, ..., 2, 1. Both lane forms fold in
 // this order, so that the form a kernel takes never changes its result. Vector lanes take a level
 // in one operation: whole vectors while w spans them, then the first vector and itself rotated by
-// w. The last levels were 5% of N-Body's time at 1024 bodies when they folded lane by lane in order.
+// w. Folded lane by lane in order, the last levels were a visible part of N-Body's time at small
+// sizes.
 std::string fold_lanes(source_builder& b, const axis_text& t, std::size_t k, unsigned row = 0) {
     const unsigned lanes = t.pass.lanes, width = t.width;
     const combine_op& op = *t.pass.accumulators[k].op;

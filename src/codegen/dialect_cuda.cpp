@@ -42,8 +42,10 @@ const dialect cuda = {
     " loom_col += (long long)blockDim.x * gridDim.x) {\n"
     "    const unsigned long long i = (unsigned long long)(loom_row * loom_w + loom_col);",
     nullptr,
-    // On an H100 at 2^26 elements, the 5-point stencil in 64-bit coordinates ran at 4.26 times the
-    // handwritten kernel's time; as its own kernel in int coordinates (ir::kernel::narrow_grid), 1.27.
+    // The grid in int coordinates, for the narrow grid kernel (ir::kernel::narrow_grid): 64-bit
+    // coordinates cost a GPU kernel registers and integer instructions, and held the 5-point
+    // stencil far behind the handwritten kernel (docs/skeleton-stencil.md; the runs in
+    // bench/results/history.csv).
     "for (int loom_row = blockIdx.y * blockDim.y + threadIdx.y; loom_row < loom_h; loom_row += blockDim.y * "
     "gridDim.y)\n"
     "for (int loom_col = blockIdx.x * blockDim.x + threadIdx.x; loom_col < loom_w; loom_col += blockDim.x * gridDim.x) "

@@ -32,8 +32,9 @@ const dialect opencl = {
     // test, which varies along the row, and PoCL ran the division once per vector lane;
     // evaluated unconditionally it is hoisted out of the work-item loop.
     "(loom_col < loom_w) & (loom_row < loom_h)",
-    // One work-item per element, and a per-group interior test: NVIDIA's OpenCL ran the 5-point
-    // stencil within 1.13x of the handwritten kernel in 64-bit coordinates (docs/bench/summary.md).
+    // No int-coordinate grid kernel: one work-item per element with a per-group interior test
+    // already runs the 2-D stencils near the handwritten kernels in 64-bit coordinates on
+    // NVIDIA's OpenCL (docs/bench/summary.md, the H100 OpenCL rows).
     nullptr,
     {"get_local_id(0)", "get_local_id(1)"},
     {"get_local_size(0)", "get_local_size(1)"},

@@ -63,8 +63,9 @@ std::string lane_indices(const std::string& type, const std::string& first, unsi
 }
 
 // Elements first .. first + lanes - 1 of buffer p as one vector: a literal of the elements, which
-// LLVM merges into one vector load. PoCL 3.1 split vload16 into 64-bit loads and shuffles, and
-// a matrix-vector product's row loop ran 2.7x slower with it.
+// LLVM merges into one vector load, not vload16: PoCL 3.1 split vload16 into 64-bit loads and
+// shuffles, which made a matrix-vector product's row loop markedly slower
+// (bench/results/history.csv).
 std::string lane_loads(const std::string& type, const std::string& p, const std::string& first, unsigned lanes) {
     std::string s = "(" + type + ")(";
     for (unsigned l = 0; l < lanes; ++l) {

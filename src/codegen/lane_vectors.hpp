@@ -2,7 +2,7 @@
 // float16): the CPU lanes forms of a pass write them so that the device compiler keeps each
 // value's lanes in one register of the machine's width. Left to find the lanes in sixteen
 // scalar copies, PoCL's SLP vectorizer used two 256-bit halves on an AVX-512 CPU, and the
-// N-Body pass ran 8% slower than the same body written with float16 (docs/bench/summary.md).
+// N-Body pass was slower than the same body written with float16 (bench/results/history.csv).
 //
 // A node differs from lane to lane ("varies") when it is the element or its column, a load at
 // them, or computed from a node that varies; the others are the same for every lane and are

@@ -36,7 +36,7 @@ struct pass_text {
 // lanes (lanes below a shift combine with the identity), so the compiler's SLP
 // vectorizer turns each group into one vector operation plus a lane shuffle, and the
 // eight stores into one. Scalar statements that skip lanes (the natural form) came out
-// as ~40 mixed scalar/shuffle instructions per eight elements on PoCL/LLVM 15.
+// as a long run of mixed scalar and shuffle instructions on PoCL/LLVM 15.
 void inclusive_block_prefix(source_builder& b, const pass_text& p) {
     for (int step = 1; step < 8; step *= 2) // descending, so each lane reads its left neighbour's old value
         for (int l = 7; l >= 0; --l) b.line(lane(l) + " = " + p.call(l >= step ? lane(l - step) : "id", lane(l)) + ";");
@@ -211,9 +211,10 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
 // each work-item scans its tile_items consecutive ones in registers, the work-items' totals are
 // scanned across the group (group_exclusive_scan), each work-item writes its prefixed values
 // back, and the tile is written out coalesced. About five barriers a tile; one value a
-// work-item a tile (a Hillis-Steele scan of the elements themselves) took 18 for 256 elements,
-// and ncu found its passes barrier-bound on an H100 (117 and 109 us for 2^24 floats). Pass 1 of a commutative operation
-// needs no order: each work-item folds its elements, and the group combines the folds once.
+// work-item a tile (a Hillis-Steele scan of the elements themselves) takes 18 for 256 elements,
+// and ncu found such passes barrier-bound on a GPU (docs/skeleton-scan.md). Pass 1 of a
+// commutative operation needs no order: each work-item folds its elements, and the group
+// combines the folds once.
 void tiled_scan_body(source_builder& b, const pass_text& p) {
     const scan_pass_kernel& s = p.s;
     const dialect& d = b.dialect();

@@ -68,7 +68,8 @@ struct kernel {
     bool guarded = false;
     // 2-D stencil coordinates (row = i / width) through a double division, exact for
     // i < 2^52: on CPU devices it vectorises, where a 64-bit integer division does not
-    // and costs ~40 cycles per neighbour read. Set where the device has fp64 and is no GPU.
+    // and stays a slow scalar division per neighbour read. Set where the device has fp64 and
+    // is no GPU.
     bool double_grid_division = false;
     // The grid form, launched on a 2-D range (launch::grid_geometry): element i is the
     // work-item at (column, row) = (i % w, i / w), w the value of scalar parameter
@@ -84,8 +85,9 @@ struct kernel {
     // With grid_width_param, where the dialect has a narrow grid item: the grid walked in int
     // coordinates, a kernel for launches on grids of fewer than narrow_grid_limit elements
     // (codegen::grid_narrowable). A kernel of its own beside the 64-bit grid kernel, not a
-    // branch of it: ptxas gives a kernel the registers of its largest branch, and the 5-point
-    // stencil holding both bodies took 72 (37.5% occupancy on an H100) where the int body needs 32.
+    // branch of it: ptxas gives a kernel the registers of its largest branch, so a kernel holding
+    // both bodies would run the int body at the 64-bit body's register count and occupancy
+    // (docs/skeleton-stencil.md).
     bool narrow_grid = false;
     // The 1-D form (a grid kernel takes its own, see the dialect's grid_item).
     map_form form = map_form::grid_stride;
