@@ -9,8 +9,8 @@ namespace loom::environment {
 namespace {
 
 // A switch's spellings, the first of each the one messages and docs lead with.
-constexpr std::string_view on_words[] = {"on", "1", "true", "yes"};
-constexpr std::string_view off_words[] = {"off", "0", "false", "no"};
+constexpr std::string_view on_words[] = {"on", "1", "true"};
+constexpr std::string_view off_words[] = {"off", "0", "false"};
 
 bool same_letters(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
@@ -20,7 +20,7 @@ bool same_letters(std::string_view a, std::string_view b) {
     return true;
 }
 
-// "on (or 1, true, yes)", with "; the default" before the parenthesis closes when it is.
+// "on (or 1, true)", with "; the default" before the parenthesis closes when it is.
 std::string spellings(bool on, bool is_default) {
     const auto& words = on ? on_words : off_words;
     std::string out = std::string(words[0]) + " (or ";

@@ -54,7 +54,7 @@ namespace loom::environment {
 // The variable's value; nullopt when it is unset or empty.
 std::optional<std::string> text(const char* name);
 
-// A switch's words, in any case: on, 1, true, yes give true; off, 0, false, no give false;
+// A switch's words, in any case: on, 1, true give true; off, 0, false give false;
 // anything else gives nullopt.
 std::optional<bool> switch_word(std::string_view word);
 
@@ -63,8 +63,8 @@ std::optional<bool> switch_word(std::string_view word);
 error refusal(const char* name, std::string_view value, std::string_view what, std::string_view advice);
 
 // A switch: `fallback` when unset or empty, else its word (switch_word); any other value throws
-// a refusal that names every spelling ("use on (or 1, true, yes) to ..., or off (or 0, false,
-// no; the default)"). `on_means` and `off_means` finish "use on ..." and
+// a refusal that names every spelling ("use on (or 1, true) to ..., or off (or 0, false; the
+// default)"). `on_means` and `off_means` finish "use on ..." and
 // "or off ..." in it ("to fuse statements into kernels"); either may be empty.
 bool flag(const char* name, bool fallback, std::string_view what, std::string_view on_means,
           std::string_view off_means);
