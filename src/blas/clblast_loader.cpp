@@ -4,10 +4,10 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <utility>
 
 #include "loom/error.hpp"
+#include "support/environment.hpp"
 
 namespace loom::blas {
 namespace {
@@ -51,9 +51,9 @@ const clblast_api& clblast() {
     // Built once, thread-safely, and never destroyed: CLBlast's own statics outlive every Loom object.
     static const loaded_clblast& loaded = *[] {
         auto* l = new loaded_clblast;
-        const char* chosen = std::getenv(clblast_library_variable);
+        const std::optional<std::string> chosen = environment::text(clblast_library_variable);
         try {
-            l->api = load_clblast(chosen && *chosen ? chosen : clblast_library);
+            l->api = load_clblast(chosen.value_or(clblast_library));
         } catch (const error& e) {
             l->problem = e.what();
         }

@@ -4,9 +4,8 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-
 #include "loom/error.hpp"
+#include "support/environment.hpp"
 
 namespace loom::blas {
 namespace {
@@ -68,9 +67,9 @@ const cublas_api& cublas() {
     // Built once, thread-safely, and never destroyed: cuBLAS's own statics outlive every Loom object.
     static const loaded_cublas& loaded = *[] {
         auto* l = new loaded_cublas;
-        const char* chosen = std::getenv(cublas_library_variable);
+        const std::optional<std::string> chosen = environment::text(cublas_library_variable);
         try {
-            l->api = load_cublas(chosen && *chosen ? std::vector<std::string>{chosen} : cublas_libraries());
+            l->api = load_cublas(chosen ? std::vector<std::string>{*chosen} : cublas_libraries());
         } catch (const error& e) {
             l->problem = e.what();
         }

@@ -20,6 +20,7 @@
 
 #include "cache/cache_inventory.hpp"
 #include "loom/error.hpp"
+#include "support/environment.hpp"
 #include "support/log.hpp"
 
 namespace loom::cache {
@@ -316,15 +317,13 @@ entry_check check_entry(const fs::path& entry_dir, json& meta) {
 }
 
 mode mode_from_environment() {
-    const char* value = std::getenv("LOOM_CACHE");
-    if (!value || !*value) return mode::readwrite;
-    const std::string_view v = value;
-    if (v == "readwrite") return mode::readwrite;
-    if (v == "read") return mode::read;
-    if (v == "off") return mode::off;
-    throw loom::error("LOOM_CACHE='" + std::string(v) +
-                      "' is not a cache mode: use readwrite (the default), read (use stored kernels, "
-                      "never write) or off (no disk cache)");
+    const std::optional<std::string> value = environment::text("LOOM_CACHE");
+    if (!value || *value == "readwrite") return mode::readwrite;
+    if (*value == "read") return mode::read;
+    if (*value == "off") return mode::off;
+    throw environment::refusal("LOOM_CACHE", *value, "a cache mode",
+                               "use readwrite (the default), read (use stored kernels, never write) or off (no disk "
+                               "cache)");
 }
 
 } // namespace
@@ -354,10 +353,11 @@ std::optional<key> key_from_hex(std::string_view text) {
 // ---- settings ----------------------------------------------------------------------------
 
 fs::path directory_from_environment() {
-    if (const char* dir = std::getenv("LOOM_CACHE_DIR"); dir && *dir) return dir;
+    if (const std::optional<std::string> dir = environment::text("LOOM_CACHE_DIR")) return *dir;
     // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return fs::path(xdg) / "loom";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "loom";
+    if (const std::optional<std::string> xdg = environment::text("XDG_CACHE_HOME"); xdg && xdg->front() == '/')
+        return fs::path(*xdg) / "loom";
+    if (const std::optional<std::string> home = environment::text("HOME")) return fs::path(*home) / ".cache" / "loom";
     return {};
 }
 
@@ -386,12 +386,12 @@ settings settings_from_environment() {
     settings s;
     s.dir = directory_from_environment();
     s.access = mode_from_environment();
-    if (const char* limit = std::getenv("LOOM_CACHE_MAX_BYTES"); limit && *limit) {
-        auto bytes = parse_byte_size(limit);
+    if (const std::optional<std::string> limit = environment::text("LOOM_CACHE_MAX_BYTES")) {
+        const std::optional<std::uint64_t> bytes = parse_byte_size(*limit);
         if (!bytes)
-            throw loom::error("LOOM_CACHE_MAX_BYTES='" + std::string(limit) +
-                              "' is not a size: give a byte count with an optional K, M or G suffix "
-                              "(for example 500000000 or 500M); 0 means unlimited");
+            throw environment::refusal("LOOM_CACHE_MAX_BYTES", *limit, "a size",
+                                       "give a byte count with an optional K, M or G suffix (for example 500000000 "
+                                       "or 500M); 0 means unlimited");
         s.max_bytes = *bytes;
     }
     return s;

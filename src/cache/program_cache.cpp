@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <exception>
 #include <thread>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include <xxhash.h>
 
 #include "cache/build_turns.hpp"
+#include "support/environment.hpp"
 #include "support/log.hpp"
 
 namespace loom::cache {
@@ -44,16 +44,12 @@ std::string found_by(const codegen::kernel_source& source) { return source.name 
 program_cache::program_cache(backend::device& dev, void (*after_build)())
     : program_cache(dev, settings_from_environment(), after_build) {}
 unsigned compile_threads_from_environment() {
-    const char* v = std::getenv("LOOM_COMPILE_THREADS");
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
-    if (!v || !*v) return hardware;
-    char* end = nullptr;
-    const long n = std::strtol(v, &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024)
-        throw error(std::string("LOOM_COMPILE_THREADS='") + v +
-                    "' is not a thread count: give the most kernels to compile at once, 1 or more (default: " +
-                    std::to_string(hardware) + ", the hardware's threads)");
-    return unsigned(n);
+    const std::optional<std::uint64_t> n = environment::whole_number(
+        "LOOM_COMPILE_THREADS", 1, 1024, "a thread count",
+        "give the most kernels to compile at once, from 1 to 1024 (default: " + std::to_string(hardware) +
+            ", the hardware's threads)");
+    return n ? unsigned(*n) : hardware;
 }
 
 program_cache::program_cache(backend::device& dev, settings disk, void (*after_build)())

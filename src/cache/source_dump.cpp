@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include <unistd.h>
 
 #include "loom/error.hpp"
+#include "support/environment.hpp"
 #include "support/log.hpp"
 
 namespace loom::cache {
@@ -17,18 +17,20 @@ namespace fs = std::filesystem;
 
 dump_settings dump_settings_from_environment() {
     dump_settings s;
-    const char* v = std::getenv("LOOM_DUMP_SOURCE");
-    const std::string value = v ? v : "";
-    if (value.empty() || value == "0" || value == "off" || value == "false") return s;
-    if (value == "stderr" || value == "1" || value == "on" || value == "true") {
+    const std::optional<std::string> value = environment::text("LOOM_DUMP_SOURCE");
+    if (!value) return s;
+    const std::optional<bool> on = environment::switch_word(*value);
+    if (on == false) return s;
+    if (on == true || *value == "stderr") {
         s.to = dump_settings::target::standard_error;
         return s;
     }
-    if (value == "stdout")
-        throw error("LOOM_DUMP_SOURCE='stdout' is not a place for kernel sources: they would mix with the program's "
-                    "output. Use stderr, a directory (./stdout for a directory of that name), or off (the default)");
+    if (*value == "stdout")
+        throw environment::refusal("LOOM_DUMP_SOURCE", *value, "a place for kernel sources",
+                                   "they would mix with the program's output. Use stderr, a directory (./stdout for "
+                                   "a directory of that name), or off (the default)");
     s.to = dump_settings::target::directory;
-    s.dir = value;
+    s.dir = *value;
     return s;
 }
 

@@ -17,9 +17,9 @@ struct dump_settings {
     std::filesystem::path dir; // target::directory
 };
 
-// LOOM_DUMP_SOURCE: unset, empty, off, 0 or false: none; stderr (or on, 1, true): standard error;
-// anything else: a directory (created when first written). Throws loom::error for stdout, which
-// would mix kernels into the program's output.
+// LOOM_DUMP_SOURCE: unset, empty or a switch's off (off, 0, false, in any case): none; stderr
+// or a switch's on (on, 1, true): standard error; anything else: a directory (created when
+// first written). Throws loom::error for stdout, which would mix kernels into the program's output.
 dump_settings dump_settings_from_environment();
 
 class source_dump {

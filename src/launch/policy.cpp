@@ -8,10 +8,9 @@
 #include "launch/policy.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
-#include "loom/error.hpp"
+#include "support/environment.hpp"
 
 namespace loom::launch {
 namespace {
@@ -68,14 +67,13 @@ std::vector<geometry_choice> tuning_candidates(const backend::device_info& devic
 bool wants_grid_form(const backend::device_info&) { return true; }
 
 std::optional<ir::map_form> form_from_environment() {
-    const char* v = std::getenv("LOOM_KERNEL_FORM");
-    const std::string value = v ? v : "";
-    if (value.empty() || value == "auto") return std::nullopt;
-    if (value == "chunked") return ir::map_form::chunked;
-    if (value == "grid_stride") return ir::map_form::grid_stride;
-    throw error("LOOM_KERNEL_FORM='" + value +
-                "' is not a kernel form: use chunked (a contiguous chunk per work-item, "
-                "the CPU form), grid_stride (the GPU form) or auto (the device's own, the default)");
+    const std::optional<std::string> value = environment::text("LOOM_KERNEL_FORM");
+    if (!value || *value == "auto") return std::nullopt;
+    if (*value == "chunked") return ir::map_form::chunked;
+    if (*value == "grid_stride") return ir::map_form::grid_stride;
+    throw environment::refusal("LOOM_KERNEL_FORM", *value, "a kernel form",
+                               "use chunked (a contiguous chunk per work-item, the CPU form), grid_stride (the GPU "
+                               "form) or auto (the device's own, the default)");
 }
 
 bool grid_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t width, std::uint64_t items,

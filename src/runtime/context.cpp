@@ -10,6 +10,7 @@
 #include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/open_context.hpp"
+#include "support/environment.hpp"
 #include "support/log.hpp"
 
 namespace loom {
@@ -17,46 +18,36 @@ namespace {
 
 std::string from_env(const std::string& given, const char* variable) {
     if (!given.empty()) return given;
-    const char* v = std::getenv(variable);
-    return v ? v : "";
+    return environment::text(variable).value_or("");
 }
 
-// An option given in context_options (0 or 1), else the environment's on/1/true or
-// off/0/false, else `fallback`. `choices` tells the user what each value does when the
-// variable holds anything else.
-bool on_off_setting(int given, const char* variable, const char* what, const char* choices, bool fallback = false) {
+// An option given in context_options (0 or 1), else the environment's switch.
+bool on_off_setting(int given, const char* variable, bool fallback, const char* what, const char* on_means,
+                    const char* off_means) {
     if (given >= 0) return given != 0;
-    const char* v = std::getenv(variable);
-    const std::string value = v ? v : "";
-    if (value.empty()) return fallback;
-    if (value == "0" || value == "off" || value == "false") return false;
-    if (value == "1" || value == "on" || value == "true") return true;
-    throw error(std::string(variable) + "='" + value + "' is not " + what + ": " + choices);
+    return environment::flag(variable, fallback, what, on_means, off_means);
 }
 
 bool fusion_setting(int given) {
-    return on_off_setting(given, "LOOM_FUSION", "a fusion setting",
-                          "use on (or 1, the default) to fuse statements into kernels, or off (or 0) to run each "
-                          "statement as its own kernel",
-                          true);
+    return on_off_setting(given, "LOOM_FUSION", true, "a fusion setting", "to fuse statements into kernels",
+                          "to run each statement as its own kernel");
 }
 
 bool tuning_setting(int given) {
-    return on_off_setting(given, "LOOM_TUNE", "a tuning setting",
-                          "use on (or 1) to measure a few launch geometries at a kernel's first large launch and keep "
-                          "the fastest with the kernel in the cache, or off (or 0, the default)");
+    return on_off_setting(given, "LOOM_TUNE", false, "a tuning setting",
+                          "to measure a few launch geometries at a kernel's first large launch and keep the fastest "
+                          "with the kernel in the cache",
+                          "");
 }
 
 bool contraction_setting(int given) {
-    return on_off_setting(given, "LOOM_FP_CONTRACT", "a contraction setting",
-                          "use on (or 1) to let a * b + c become one fused multiply-add, or off (or 0, the default) "
-                          "for results equal to the host's");
+    return on_off_setting(given, "LOOM_FP_CONTRACT", false, "a contraction setting",
+                          "to let a * b + c become one fused multiply-add", "for results equal to the host's");
 }
 
 bool profiling_setting(int given) {
-    return on_off_setting(given, "LOOM_PROFILE", "a profiling setting",
-                          "use on (or 1) to time every kernel on the device (context::statistics().kernel_ns), or "
-                          "off (or 0, the default)");
+    return on_off_setting(given, "LOOM_PROFILE", false, "a profiling setting",
+                          "to time every kernel on the device (context::statistics().kernel_ns)", "");
 }
 
 // Every live context, for loom::finish(). Never destroyed: a static context may end after it.

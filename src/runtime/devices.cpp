@@ -3,24 +3,17 @@
 #include "loom/devices.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "backend/device.hpp"
+#include "support/environment.hpp"
 
 namespace loom {
-namespace {
-
-std::string environment(const char* variable) {
-    const char* v = std::getenv(variable);
-    return v ? v : "";
-}
-
-} // namespace
 
 std::vector<device_description> devices() {
     std::vector<device_description> all;
-    for (const backend::listed_device& d :
-         backend::list_devices(environment("LOOM_BACKEND"), environment("LOOM_DEVICE"))) {
+    const std::string named_backend = environment::text("LOOM_BACKEND").value_or("");
+    const std::string named_device = environment::text("LOOM_DEVICE").value_or("");
+    for (const backend::listed_device& d : backend::list_devices(named_backend, named_device)) {
         device_description out;
         out.backend = d.info.backend;
         out.index = d.index;

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <mutex>
@@ -14,6 +13,7 @@
 
 #include "loom/error.hpp"
 #include "loom/log.hpp"
+#include "support/environment.hpp"
 
 namespace loom::logging {
 namespace {
@@ -30,10 +30,10 @@ sink& the_sink() {
 }
 
 // The channels LOOM_LOG names; an unknown name is reported (`unknown`), never ignored silently.
-unsigned parse_channels(const char* spec, std::string& unknown) {
+unsigned parse_channels(const std::optional<std::string>& spec, std::string& unknown) {
     if (!spec) return 0;
     unsigned mask = 0;
-    std::stringstream in(spec);
+    std::stringstream in(*spec);
     std::string item;
     while (std::getline(in, item, ',')) {
         if (item == "all")
@@ -46,7 +46,7 @@ unsigned parse_channels(const char* spec, std::string& unknown) {
             mask |= unsigned(channel::cache);
         else if (item == "launch")
             mask |= unsigned(channel::launch);
-        else if (!item.empty() && item != "off" && item != "0")
+        else if (!item.empty() && environment::switch_word(item) != false)
             unknown += (unknown.empty() ? "'" : ", '") + item + "'";
     }
     return mask;
@@ -144,21 +144,22 @@ void reload_from_environment() {
         if (s.owns_file) std::fclose(s.file);
         s.file = stderr;
         s.owns_file = false;
-        if (const char* path = std::getenv("LOOM_LOG_FILE"); path && *path) {
-            if (std::FILE* f = std::fopen(path, "a")) {
+        if (const std::optional<std::string> path = environment::text("LOOM_LOG_FILE")) {
+            if (std::FILE* f = std::fopen(path->c_str(), "a")) {
                 s.file = f;
                 s.owns_file = true;
             } else {
-                problems = std::string("LOOM_LOG_FILE='") + path + "' cannot be opened for writing (" +
-                           std::strerror(errno) + "); the log goes to stderr";
+                const int why = errno;
+                problems = "LOOM_LOG_FILE='" + *path + "' cannot be opened for writing (" + std::strerror(why) +
+                           "); the log goes to stderr";
             }
         }
     }
     std::string unknown;
-    channel_mask.store(parse_channels(std::getenv("LOOM_LOG"), unknown));
+    channel_mask.store(parse_channels(environment::text("LOOM_LOG"), unknown));
     if (!unknown.empty())
         problems += (problems.empty() ? "" : "; ") + std::string("LOOM_LOG names no channel ") + unknown +
-                    ": use fusion, compile, cache, launch or all, separated by commas";
+                    ": use fusion, compile, cache, launch or all, separated by commas, or off for none";
     if (!problems.empty()) warn(problems);
 }
 

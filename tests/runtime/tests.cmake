@@ -1,3 +1,8 @@
+# The one reader of the environment (environment_reader_check.cmake): no build needed.
+add_test(NAME environment_reader COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                                         -P ${CMAKE_CURRENT_LIST_DIR}/environment_reader_check.cmake)
+set_tests_properties(environment_reader PROPERTIES LABELS source)
+
 # loom-info, run by the runtime suite (tests/runtime/devices_test.cpp compares its output with
 # loom::devices() and the default context) and on its own: both outputs name the device marked
 # default, and the JSON carries the version.

@@ -111,7 +111,7 @@ TEST_CASE("a corrupt or foreign tuning record is ignored, and small launches are
     CHECK(stats.kernels_tuned == 0);
 }
 
-TEST_CASE("LOOM_TUNE takes on/off/1/0/true/false and refuses anything else") {
+TEST_CASE("LOOM_TUNE takes on/off/1/0/true/false/yes/no and refuses anything else") {
     {
         scoped_env tune("LOOM_TUNE", "maybe");
         CHECK_THROWS_WITH_AS(loom::context(tuned(-1)), doctest::Contains("LOOM_TUNE='maybe'"), loom::error);
