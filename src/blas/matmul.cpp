@@ -32,8 +32,7 @@ void run_matmul(context_impl& ctx, const matmul_call& call, const buffer_ptr& pr
 
     ctx.flush(flush_cause::skeleton); // the GEMM reads what the statements before it wrote
     ctx.release_held();
-    for (buffer* x : {&a, &b, product.get()})
-        if (!x->memory) x->memory = dev.allocate(x->bytes());
+    for (buffer* x : {&a, &b, product.get()}) ctx.execution().allocate(*x);
     const blas::gemm_operands g{product->type,
                                 call.m,
                                 call.n,

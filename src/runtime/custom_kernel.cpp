@@ -80,7 +80,7 @@ void launch_custom_kernel(custom_kernel& k, const custom_argument* args, std::si
     for (std::size_t a = 0; a < count; ++a) {
         if (args[a].buffer) {
             buffer& b = **args[a].buffer;
-            if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
+            ctx.execution().allocate(b);
             k.args.push_back({b.memory.get(), nullptr, 0});
         } else {
             k.args.push_back({nullptr, args[a].value, args[a].bytes});

@@ -48,8 +48,46 @@ void executor::allocate(buffer& b) {
     if (!b.memory) b.memory = device_.allocate(b.bytes());
 }
 
+std::unique_ptr<backend::memory> executor::allocate_bytes(std::size_t bytes) { return device_.allocate(bytes); }
+
+void executor::check_room(std::uint64_t needed, const char* what) const {
+    const backend::device_info& info = device_.info();
+    const std::uint64_t total = info.global_memory, in_use = device_.memory_in_use();
+    if (total != 0 && (needed > total || in_use > total - needed))
+        throw out_of_memory("loom: out of device memory: " + std::string(what) + " need " + std::to_string(needed) +
+                            " bytes of new device memory, and " + info.name + " has " + std::to_string(total) +
+                            " bytes in all, " + std::to_string(in_use) +
+                            " of them allocated already by this process's contexts; free vectors you no longer "
+                            "need, or use smaller vectors or fewer at once");
+}
+
+namespace {
+
+// The bytes scratch buffer `index` needs for a call, and whether it has them.
+std::size_t scratch_bytes(const plan::plan& p, const plan::launch_sizes& sizes, std::uint32_t index) {
+    return std::size_t(sizes.scratch_elements[index]) * size_of(p.scratch[index]);
+}
+
+bool scratch_fits(const plan_scratch& scratch, std::uint32_t index, std::size_t bytes) {
+    return index < scratch.memory.size() && scratch.memory[index] && scratch.bytes[index] >= bytes;
+}
+
+} // namespace
+
 void executor::allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
                         const call_values& call) {
+    // Added up first (a buffer named twice counts twice: a bound, not a sum), refused whole.
+    std::uint64_t needed = 0;
+    for (std::size_t s = 0; s < call.slot_count; ++s)
+        if (const buffer* b = call.slots[s].buffer.get(); b && !b->memory) needed += b->bytes();
+    for (std::size_t k = 0; k < call.result_count; ++k)
+        if (!call.results[k]->memory) needed += call.results[k]->bytes();
+    for (const plan::pass& pass : p.passes)
+        for (const plan::argument& a : pass.arguments)
+            if (a.from == plan::source::scratch && !scratch_fits(scratch, a.index, scratch_bytes(p, sizes, a.index)))
+                needed += scratch_bytes(p, sizes, a.index);
+    if (needed != 0) check_room(needed, "this call's vectors and scratch");
+
     for (std::size_t s = 0; s < call.slot_count; ++s)
         if (buffer* b = call.slots[s].buffer.get()) allocate(*b);
     for (std::size_t k = 0; k < call.result_count; ++k) allocate(*call.results[k]);
@@ -58,8 +96,8 @@ void executor::allocate(const plan::plan& p, plan_scratch& scratch, const plan::
     for (const plan::pass& pass : p.passes)
         for (const plan::argument& a : pass.arguments) {
             if (a.from != plan::source::scratch) continue;
-            const std::size_t bytes = std::size_t(sizes.scratch_elements[a.index]) * size_of(p.scratch[a.index]);
-            if (scratch.memory[a.index] && scratch.bytes[a.index] >= bytes) continue;
+            const std::size_t bytes = scratch_bytes(p, sizes, a.index);
+            if (scratch_fits(scratch, a.index, bytes)) continue;
             scratch.memory[a.index] = device_.allocate(bytes);
             scratch.bytes[a.index] = bytes;
         }

@@ -65,8 +65,16 @@ public:
     // having launched nothing.
     void allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
                   const call_values& call);
-    // Memory for one buffer that has none (a result written without a launch).
+    // Memory for one buffer that has none. Every device allocation of the runtime is one of
+    // these (or allocate_bytes): the only place memory is allocated.
     void allocate(buffer& b);
+    // Device memory that no buffer owns: a group's packed scalars, the tuner's trial copies.
+    std::unique_ptr<backend::memory> allocate_bytes(std::size_t bytes);
+    // Refuses (loom::out_of_memory, naming `what`) `needed` bytes of new memory the device cannot
+    // hold beside what every context of the process holds on it already: some drivers (PoCL)
+    // abort the process when a lazy allocation fails inside a launch. Called before any of a
+    // launch's memory is allocated, so that the launch fails whole.
+    void check_room(std::uint64_t needed, const char* what) const;
     // The arguments of pass `pass`, appended to `args` in the kernel's order. By-value arguments
     // point into `call`, `sizes` and the plan: they stay valid until the launch.
     void bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch, const plan::launch_sizes& sizes,

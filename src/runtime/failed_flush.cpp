@@ -34,7 +34,7 @@ void context_impl::keep_initial_contents() noexcept {
         try {
             // Device memory first: after a flush that failed for want of memory, a fill that does
             // not fit either is refused before its host image is made.
-            b.memory = device_->allocate(b.bytes());
+            executor_.allocate(b);
             const std::size_t element = size_of(b.type);
             host.resize(b.bytes());
             for (std::size_t at = 0; at < host.size(); at += element)

@@ -27,11 +27,8 @@ const char* name_of(flush_cause c) {
     return "?";
 }
 
-// Allocates what the plan's kernels bind and no buffer has yet. What the flush needs is added
-// up first and refused with a loom::error when the device cannot hold it beside the memory
-// every context of the process holds on it already (backend::memory_ledger): some drivers
-// (PoCL) abort the process when a lazy allocation fails inside a launch. Refused before any
-// of it is allocated, so the flush fails whole.
+// Allocates what the plan's kernels bind and no buffer has yet: added up first and refused
+// whole (executor::check_room) before any of it is allocated, so the flush fails whole.
 void context_impl::allocate_buffers(const compiled_plan& p) {
     std::uint64_t needed = 0;
     counted_.assign(planner_.buffer_count(), 0); // keeps its capacity: no allocation once warm
@@ -41,20 +38,10 @@ void context_impl::allocate_buffers(const compiled_plan& p) {
                 counted_[a.buffer] = 1;
                 needed += planner_.buffer_of(a.buffer).bytes();
             }
-    const std::uint64_t total = info().global_memory, in_use = device_->memory_in_use();
-    if (total != 0 && (needed > total || in_use > total - needed))
-        throw out_of_memory(
-            "loom: out of device memory: these statements need " + std::to_string(needed) +
-            " bytes of new device memory, and " + info().name + " has " + std::to_string(total) + " bytes in all, " +
-            std::to_string(in_use) +
-            " of them allocated already by this process's contexts; free vectors you no longer need, or "
-            "use smaller vectors or fewer at once");
+    if (needed != 0) executor_.check_room(needed, "these statements");
     for (const planned_group& pg : p.groups)
         for (const fusion::arg_binding& a : pg.group.args)
-            if (a.kind == ir::param_kind::buffer) {
-                buffer& b = planner_.buffer_of(a.buffer);
-                if (!b.memory) b.memory = device_->allocate(b.bytes());
-            }
+            if (a.kind == ir::param_kind::buffer) executor_.allocate(planner_.buffer_of(a.buffer));
 }
 
 // The extent (a grid width, or a 3-D grid's rows per plane) every read of a kernel that
@@ -85,7 +72,7 @@ const backend::memory& context_impl::upload_packed_scalars(const fusion::kernel_
         for (unsigned w = 0; w < words; ++w) packed_values_.push_back(bits.word[w]);
     }
     const std::size_t bytes = packed_values_.size() * sizeof(std::uint64_t);
-    if (!into) into = device_->allocate(bytes);
+    if (!into) into = executor_.allocate_bytes(bytes);
     device_->write(*into, 0, packed_values_.data(), bytes);
     note_host_sync("packed scalars");
     return *into;
@@ -124,7 +111,7 @@ void context_impl::launch(compiled_plan& p) {
 
 void context_impl::set_guard(buffer* flag) {
     flush(flush_cause::loop);
-    if (flag && !flag->memory) flag->memory = device_->allocate(flag->bytes());
+    if (flag) executor_.allocate(*flag);
     loop_.set_guard(flag);
 }
 

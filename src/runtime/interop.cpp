@@ -79,7 +79,7 @@ backend_handle native_handle_of(const buffer_ptr& b) {
     logging::context_scope scope(ctx.id());
     // Enqueued, not waited for: the caller's work on the same in-order queue runs after it.
     ctx.flush(flush_cause::interop);
-    if (!b->memory) b->memory = ctx.device().allocate(b->bytes());
+    ctx.execution().allocate(*b);
     const std::uint64_t handle = ctx.device().native_memory(*b->memory);
     remember(b, handle);
     return {kind_of(ctx), handle, "the memory of a loom::vector"};

@@ -73,7 +73,7 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::host_write); // pending statements may read the old contents
-    if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
+    ctx.execution().allocate(b);
     ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
     ctx.note_host_sync("host write");
 }
@@ -84,7 +84,7 @@ void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::host_read);
-    if (!b.memory) b.memory = ctx.device().allocate(b.bytes());
+    ctx.execution().allocate(b);
     ctx.device().read(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
     ctx.note_host_sync("host read");
 }

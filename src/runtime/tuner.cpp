@@ -50,7 +50,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
             const std::size_t at = position++;
             if (g.args[a].kind != ir::param_kind::buffer || !g.kernel.params[a].written) continue;
             const buffer& b = planner_.buffer_of(g.args[a].buffer);
-            scratch.push_back(device_->allocate(b.bytes()));
+            scratch.push_back(executor_.allocate_bytes(b.bytes()));
             device_->copy(*b.memory, *scratch.back(), b.bytes());
             trial[at].buffer = scratch.back().get();
         }
