@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "loom/context.hpp"
+#include "loom/detail/vector_fields.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
 #include "loom/expr/lower.hpp"
@@ -188,7 +189,7 @@ public:
     }
 
     ~vector() {
-        if (in_swap_log_ && ctx_) detail::forget_swapped(*ctx_, this);
+        if (in_swap_log_ && ctx_) detail::forget_swapped(*ctx_, fields());
     }
 
     vector& operator=(const vector& other) {
@@ -363,7 +364,7 @@ public:
     void swap(vector& other) noexcept {
         exchange(*this, other);
         detail::context_impl* ctx = ctx_ ? ctx_.get() : other.ctx_.get();
-        if (ctx && detail::note_swap(*ctx, this, &other, &swap_back)) in_swap_log_ = other.in_swap_log_ = true;
+        if (ctx && detail::note_swap(*ctx, fields(), other.fields())) in_swap_log_ = other.in_swap_log_ = true;
     }
 
     // Interop (loom/interop.hpp, docs/interop.md). The device memory as the backend's handle: a
@@ -411,13 +412,8 @@ private:
         return v;
     }
 
-    static void exchange(vector& a, vector& b) noexcept {
-        std::swap(a.ctx_, b.ctx_);
-        std::swap(a.buf_, b.buf_);
-        std::swap(a.claim_, b.claim_);
-        std::swap(a.size_, b.size_);
-    }
-    static void swap_back(void* a, void* b) noexcept { exchange(*static_cast<vector*>(a), *static_cast<vector*>(b)); }
+    static void exchange(vector& a, vector& b) noexcept { detail::exchange(a.fields(), b.fields()); }
+    detail::vector_fields fields() noexcept { return {&ctx_, &buf_, &claim_, &size_}; }
 
     static vector over(const context& ctx, backend_kind kind, std::uint64_t handle, std::size_t n) {
         vector v;

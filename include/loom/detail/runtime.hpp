@@ -148,12 +148,13 @@ private:
     std::unique_lock<std::recursive_mutex> lock_;
 };
 
-// loom::swap of two vectors: logged while a device loop runs in ctx (true: it was logged).
-// `swap_back` swaps the two objects again without logging. A logged vector that is destroyed
-// leaves the log (forget_swapped); no other vector calls into the loop.
-using swap_back_fn = void (*)(void* a, void* b) noexcept;
-bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept;
-void forget_swapped(context_impl& ctx, const void* object) noexcept;
+// loom::swap of two vectors (their fields, loom/detail/vector_fields.hpp): logged while a device
+// loop runs in ctx (true: it was logged), to be exchanged back if its iteration turns out idle.
+// A logged vector that is destroyed leaves the log (forget_swapped); no other vector calls into
+// the loop.
+struct vector_fields;
+bool note_swap(context_impl& ctx, const vector_fields& a, const vector_fields& b) noexcept;
+void forget_swapped(context_impl& ctx, const vector_fields& v) noexcept;
 
 // Interop (loom/interop.hpp, docs/interop.md). The memory of `b` as the backend's handle (cl_mem,
 // CUdeviceptr): runs the pending statements first (enqueues them, does not wait) and allocates the

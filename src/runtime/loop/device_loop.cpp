@@ -5,6 +5,7 @@
 // iterations, so up to check_every - 1 issued iterations may be idle.
 #include <vector>
 
+#include "loom/detail/vector_fields.hpp"
 #include "loom/error.hpp"
 #include "runtime/context_impl.hpp"
 
@@ -13,9 +14,7 @@ namespace loom::detail {
 // One loom::swap made in a loop body, to take back if its iteration turns out idle.
 struct device_loop_swap {
     std::uint64_t iteration;
-    void* a;
-    void* b;
-    swap_back_fn swap_back;
+    vector_fields a, b;
 };
 
 struct device_loop_state {
@@ -79,15 +78,15 @@ void device_loop_scope::finish(std::uint64_t iterations_run) {
         throw error("loom: loop_while ran out of host memory logging loom::swap calls; the swapped vectors may "
                     "name each other's buffers");
     for (auto r = state.swaps.rbegin(); r != state.swaps.rend(); ++r)
-        if (r->iteration >= iterations_run) r->swap_back(r->a, r->b);
+        if (r->iteration >= iterations_run) exchange(r->a, r->b);
     state.swaps.clear();
 }
 
-bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noexcept {
+bool note_swap(context_impl& ctx, const vector_fields& a, const vector_fields& b) noexcept {
     device_loop_state* state = state_of(ctx);
     if (!state) return false;
     try {
-        state->swaps.push_back({state->iteration, a, b, swap_back});
+        state->swaps.push_back({state->iteration, a, b});
         return true;
     } catch (...) {
         state->log_lost = true;
@@ -95,14 +94,14 @@ bool note_swap(context_impl& ctx, void* a, void* b, swap_back_fn swap_back) noex
     }
 }
 
-void forget_swapped(context_impl& ctx, const void* object) noexcept {
+void forget_swapped(context_impl& ctx, const vector_fields& v) noexcept {
     device_loop_state* state = state_of(ctx);
     if (!state) return;
     // A vector that dies inside the body (a local swapped with another) cannot be swapped
     // back; its partner is left as the body left it.
     auto& swaps = state->swaps;
     for (std::size_t k = swaps.size(); k-- > 0;)
-        if (swaps[k].a == object || swaps[k].b == object) swaps.erase(swaps.begin() + std::ptrdiff_t(k));
+        if (swaps[k].a.same_vector(v) || swaps[k].b.same_vector(v)) swaps.erase(swaps.begin() + std::ptrdiff_t(k));
 }
 
 } // namespace loom::detail
