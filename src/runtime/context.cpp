@@ -149,7 +149,8 @@ std::uint64_t next_context_id() {
 context_impl::context_impl(std::unique_ptr<backend::device> dev, const context_settings& settings)
     : id_(next_context_id()), device_(std::move(dev)), settings_(settings), executor_(*device_, statistics_, id_),
       programs_(*device_, run_pending_work_before_compilers_exit),
-      planner_(*device_, programs_, settings_, statistics_), plans_(programs_) {}
+      planner_(*device_, programs_, settings_, statistics_), plans_(programs_),
+      maps_(*device_, executor_, programs_, statistics_, settings_) {}
 
 context_impl::~context_impl() {
     logging::context_scope scope(id_);

@@ -3,6 +3,7 @@
 // - the statement queue the recorder fills (statement_recorder.cpp, flush_limits.cpp);
 // - the planner and its plan cache (flush_planner.hpp);
 // - the executor, the one launch path (executor.hpp), and the statistics it counts;
+// - the map launcher, which binds and launches a flush plan's map kernels (map_launcher.hpp);
 // - loom::loop_while's state (loop/loop_runtime.hpp);
 // - the skeletons' plan cache (plan_cache.hpp) and their calls' scratch (skeleton_input.hpp).
 // The context itself only orders them: a flush plans, allocates and launches (flush.cpp).
@@ -22,6 +23,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/flush_planner.hpp"
 #include "runtime/loop/loop_runtime.hpp"
+#include "runtime/map_launcher.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/run_statistics.hpp"
 #include "runtime/settings.hpp"
@@ -124,14 +126,7 @@ public:
 private:
     bool may_hold() const { return loop_.guard() && loop_.device_loop() && settings_.fusion; }
     void allocate_buffers(const compiled_plan& p);
-    void launch(compiled_plan& p);
-    const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, std::unique_ptr<backend::memory>& into);
-    std::uint64_t common_extent(const std::vector<std::uint32_t>& params) const;
-    // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
-    // row), measured first when tuning is on and the kernel has no tuning yet (tuner.cpp).
-    backend::geometry map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
-                                 std::uint64_t width);
-    void tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length, std::uint64_t width);
+    void launch(compiled_plan& p) { maps_.launch(p, planner_, queue_, loop_); }
     void run_planned(flush_cause cause, plan_purpose purpose = plan_purpose::statements);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const; // plan_log.cpp
     // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
@@ -155,10 +150,10 @@ private:
     skeleton_scratch call_scratch_;
     const compiled_plan* last_plan_ = nullptr;
 
+    map_launcher maps_;
     // Per-flush scratch, kept to reuse its capacity: the flush allocates nothing once warm.
-    std::vector<backend::kernel_arg> args_;
-    std::vector<std::uint64_t> packed_values_;
-    std::vector<char> counted_; // per buffer class: counted by allocate_buffers
+    std::vector<backend::kernel_arg> held_args_; // a held pass's, with the bookkeeping's after them
+    std::vector<char> counted_;                  // per buffer class: counted by allocate_buffers
     // The bytes the pending statements would allocate: each target without device memory,
     // counted once per window (a window ends at every flush); recounted at a limit, when
     // only the targets a live vector still names count (flush_limits.cpp).

@@ -137,9 +137,9 @@ bool context_impl::run_held_with_epilogue() {
         if (logging::enabled(logging::channel::fusion)) log_plan(p, !made, flush_cause::loop);
         if (p.in_held_pass) {
             const fusion::kernel_group& g = p.groups[0].group;
-            args_ = loop_.held_arguments();
-            planner_.bind_arguments(g, queue_, args_);
-            loop_.run_with_bookkeeping(executor_, g.kernel, planner_.key(), args_, g.last + 1, queue_);
+            held_args_ = loop_.held_arguments();
+            planner_.bind_arguments(g, queue_, held_args_);
+            loop_.run_with_bookkeeping(executor_, g.kernel, planner_.key(), held_args_, g.last + 1, queue_);
         } else {
             release_held();
             launch(p);

@@ -1,4 +1,4 @@
-// The launch geometry of a map kernel, and its tuning (context_options::tune, LOOM_TUNE).
+// The launch geometry of a map kernel (map_launcher::geometry_of), and its tuning (context_options::tune, LOOM_TUNE).
 // With tuning on, a kernel's first launch over a large range measures the launch policy's
 // candidate geometries (launch::tuning_candidates) and keeps the fastest with the kernel: in
 // memory, and in its disk cache entry, so that later processes launch tuned without
@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "launch/policy.hpp"
-#include "runtime/context_impl.hpp"
+#include "runtime/map_launcher.hpp"
 #include "support/log.hpp"
 
 namespace loom::detail {
@@ -21,22 +21,23 @@ const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chu
 
 } // namespace
 
-backend::geometry context_impl::map_launch(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
-                                           std::uint64_t width) {
-    if (settings_.tune && !k.tuning && length >= tune_min_elements && !g.kernel.guarded) tune(k, g, length, width);
+backend::geometry map_launcher::geometry_of(cache::cached_kernel& k, const fusion::kernel_group& g,
+                                            const flush_planner& planner, std::uint64_t length, std::uint64_t width) {
+    if (settings_.tune && !k.tuning && length >= tune_min_elements && !g.kernel.guarded)
+        tune(k, g, planner, length, width);
     launch::geometry_choice choice;
     if (k.tuning) choice.value = k.tuning->choice;
     backend::geometry geo;
-    if (!width || !launch::grid_geometry(info(), g.kernel.form, width, length, geo, choice))
-        geo = launch::map_geometry(info(), g.kernel.form, length, choice);
+    if (!width || !launch::grid_geometry(device_.info(), g.kernel.form, width, length, geo, choice))
+        geo = launch::map_geometry(device_.info(), g.kernel.form, length, choice);
     return geo;
 }
 
 // Runs every candidate on copies of the buffers the kernel writes, so that the vectors keep
 // their values: a kernel may read what it writes (y = y + x), and must run on them once.
-void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, std::uint64_t length,
-                        std::uint64_t width) {
-    const std::vector<launch::geometry_choice> candidates = launch::tuning_candidates(info(), g.kernel.form);
+void map_launcher::tune(cache::cached_kernel& k, const fusion::kernel_group& g, const flush_planner& planner,
+                        std::uint64_t length, std::uint64_t width) {
+    const std::vector<launch::geometry_choice> candidates = launch::tuning_candidates(device_.info(), g.kernel.form);
     cache::tuning_record record;
     record.form = form_name(g.kernel.form);
     record.elements = length;
@@ -49,9 +50,9 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
             if (g.kernel.params[a].packed) continue;
             const std::size_t at = position++;
             if (g.args[a].kind != ir::param_kind::buffer || !g.kernel.params[a].written) continue;
-            const buffer& b = planner_.buffer_of(g.args[a].buffer);
+            const buffer& b = planner.buffer_of(g.args[a].buffer);
             scratch.push_back(executor_.allocate_bytes(b.bytes()));
-            device_->copy(*b.memory, *scratch.back(), b.bytes());
+            device_.copy(*b.memory, *scratch.back(), b.bytes());
             trial[at].buffer = scratch.back().get();
         }
         // Round by round over the candidates, after a warm-up of each (PoCL builds a work-group
@@ -63,11 +64,11 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         std::vector<backend::geometry> geometries;
         for (const launch::geometry_choice& c : candidates) {
             backend::geometry geo;
-            if (!width || !launch::grid_geometry(info(), g.kernel.form, width, length, geo, c))
-                geo = launch::map_geometry(info(), g.kernel.form, length, c);
+            if (!width || !launch::grid_geometry(device_.info(), g.kernel.form, width, length, geo, c))
+                geo = launch::map_geometry(device_.info(), g.kernel.form, length, c);
             try {
-                device_->launch(*k.kernel, trial.data(), trial.size(), geo);
-                device_->finish();
+                device_.launch(*k.kernel, trial.data(), trial.size(), geo);
+                device_.finish();
             } catch (const error& e) {
                 if (usable.empty() && &c == &candidates.back()) throw; // none launches: tuning is skipped, as below
                 if (logging::enabled(logging::channel::launch))
@@ -82,8 +83,8 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         for (int r = 0; r < tune_repetitions; ++r)
             for (std::size_t c = 0; c < usable.size(); ++c) {
                 const auto start = std::chrono::steady_clock::now();
-                device_->launch(*k.kernel, trial.data(), trial.size(), geometries[c]);
-                device_->finish();
+                device_.launch(*k.kernel, trial.data(), trial.size(), geometries[c]);
+                device_.finish();
                 us[c].push_back(
                     std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
             }
@@ -103,7 +104,7 @@ void context_impl::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         k.tuning = record;
         return;
     }
-    note_host_sync("tuning");
+    executor_.host_sync("tuning");
     statistics_.kernel_tuned();
     if (logging::enabled(logging::channel::launch))
         logging::write(logging::channel::launch, "tuned " + k.k.hex() + ": " + cache::describe(record));
