@@ -25,19 +25,27 @@ loom::detail::skeleton_operation plus_f32() {
     return loom::expr::operation<float>(loom::detail::plus_operation{}, 0.0f);
 }
 
+// A sum of `input` into a device scalar in one group of 64.
+loom::skeleton::reduce_request sum_into_device(const loom::detail::shape* input,
+                                               const std::vector<std::uint32_t>& classes,
+                                               const loom::detail::skeleton_operation& op) {
+    loom::skeleton::reduce_request r;
+    r.input = input;
+    r.slot_class = &classes;
+    r.ops = &op;
+    r.op_count = 1;
+    r.into_device = true;
+    r.geometry = {64, 1, false};
+    return r;
+}
+
 } // namespace
 
 TEST_CASE("plan_reduce: one pass into a device scalar reads the input's slots and writes the result") {
     loom::vector<float> x, y; // shapes are lowered from types: no context needed
     const std::vector<std::uint32_t> classes{0, 1};
     const auto op = plus_f32();
-    loom::skeleton::reduce_request r;
-    r.input = loom::expr::input_shape(x * y);
-    r.slot_class = &classes;
-    r.ops = &op;
-    r.op_count = 1;
-    r.into_device = true;
-    r.geometry = {64, 1, false};
+    const loom::skeleton::reduce_request r = sum_into_device(loom::expr::input_shape(x * y), classes, op);
     const loom::skeleton::reduce_plan made = loom::skeleton::plan_reduce(r, opencl());
     REQUIRE(made.plan.passes.size() == 1);
     const std::vector<argument> expected{{source::slot_buffer, 0},
@@ -54,14 +62,8 @@ TEST_CASE("plan_reduce: one buffer named twice is one parameter; a guard follows
     loom::vector<float> x;
     const std::vector<std::uint32_t> classes{0, 0};
     const auto op = plus_f32();
-    loom::skeleton::reduce_request r;
-    r.input = loom::expr::input_shape(x * x);
-    r.slot_class = &classes;
-    r.ops = &op;
-    r.op_count = 1;
+    loom::skeleton::reduce_request r = sum_into_device(loom::expr::input_shape(x * x), classes, op);
     r.guarded = true;
-    r.into_device = true;
-    r.geometry = {64, 1, false};
     const auto made = loom::skeleton::plan_reduce(r, opencl());
     const std::vector<argument> expected{{source::slot_buffer, 0},
                                          {source::guard},
