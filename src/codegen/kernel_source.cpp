@@ -18,7 +18,7 @@ kernel_source name_kernel(std::string body, const dialect& d, std::string header
                   static_cast<unsigned long long>(XXH3_64bits(body.data(), body.size())));
     const std::size_t name_at = at + signature.size() - 1 - std::char_traits<char>::length(unnamed_kernel);
     body.replace(name_at, std::char_traits<char>::length(unnamed_kernel), name);
-    return {name, std::move(body), std::move(header)};
+    return {name, std::move(body), std::move(header), {}};
 }
 
 std::vector<std::string> source_functions_in(const std::string& text) {

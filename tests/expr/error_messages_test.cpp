@@ -151,7 +151,7 @@ TEST_CASE("a build failure reports the compiler's log and the path of the saved 
     loom::cache::program_cache cache(*dev);
     const std::string source = "this is not OpenCL";
     const std::string m = message_of([&] {
-        cache.get(loom::codegen::kernel_source{"loom_broken", source, ""}, "test");
+        cache.get(loom::codegen::kernel_source{"loom_broken", source, "", {}}, "test");
     });
     CHECK_MESSAGE(m.find("Build log:") != std::string::npos, m);
     CHECK_MESSAGE(m.find("error") != std::string::npos, m); // the compiler's own diagnostics
