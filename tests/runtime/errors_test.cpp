@@ -205,7 +205,7 @@ TEST_CASE("a kernel the compiler rejects throws build_error with the compiler's 
     auto dev = loom::backend::open_device("opencl", "");
     loom::cache::program_cache cache(*dev);
     const std::string source = "this is not OpenCL";
-    const loom::codegen::kernel_source kernel{"loom_broken", source, ""};
+    const loom::codegen::kernel_source kernel{"loom_broken", source, "", {}};
     try {
         cache.get(kernel, "test");
         FAIL_CHECK("threw nothing");
