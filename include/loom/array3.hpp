@@ -32,138 +32,11 @@ template <class T> struct terminal_value_type<loom::array3<T>> { using type = T;
 template <class T> struct array3_ref;
 template <class T> struct holder_of<loom::array3<T>> { using type = array3_ref<T>; };
 
-// The extents a 3-D statement's operands give: a 3-D array all three, any other 1-D operand (a
-// vector, a view, a stencil read) its length, which must be their product. 2-D operands have no
-// place in it. A disagreement is a loom::length_error naming both shapes; the messages are
-// written only when one is thrown.
-class extent_check3 {
-public:
-    using shape3 = std::array<std::uint64_t, 3>;
-
-    explicit extent_check3(const char* statement) : statement_(statement) {}
-
-    void target(const shape3& d) { array(d, true); }
-    void array(const shape3& d, bool is_target = false) {
-        if (!known_) {
-            extents_ = d;
-            known_ = true;
-            first_is_target_ = is_target;
-        } else if (extents_ != d) {
-            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " +
-                               (first_is_target_ ? "the target, a " : "a ") + describe(extents_) + " array and " +
-                               (is_target ? "the target, a " : "a ") + describe(d) +
-                               " array differ; element-wise 3-D expressions need equal shapes");
-        }
-    }
-    // A 1-D operand of n elements (the interface of extent_check, which vector_ref's extents()
-    // takes as a template).
-    enum class operand { vector, view, other };
-    void elements(std::uint64_t n, operand kind) {
-        elements(n, kind == operand::vector ? "a vector" : kind == operand::view ? "a view" : "an operand");
-    }
-    void elements(std::uint64_t n, const char* what) {
-        if (!flat_what_) {
-            flat_ = n;
-            flat_what_ = what;
-        } else if (flat_ != n) {
-            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + flat_what_ + " of " +
-                               std::to_string(flat_) + " elements and " + what + " of " + std::to_string(n));
-        }
-    }
-    // A vector of n elements laid along axis `axis` (loom::along): that extent must be n.
-    void along(unsigned axis, std::uint64_t n) {
-        if (along_known_[axis] && along_[axis] != n)
-            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": loom::along<" +
-                               std::to_string(axis) + "> of vectors of " + std::to_string(along_[axis]) + " and " +
-                               std::to_string(n) + " elements");
-        along_[axis] = n;
-        along_known_[axis] = true;
-    }
-    [[noreturn]] void two_dimensional() const {
-        throw error(std::string("loom: ") + statement_ +
-                    " is 3-D, and its expression holds a 2-D operand (a loom::matrix, loom::as_row, "
-                    "loom::as_column, a transpose or a block); use a loom::array3, or a vector of its elements");
-    }
-
-    // Throws unless the extents are known and every 1-D operand has their product of elements.
-    void finish() const {
-        if (!known_)
-            throw error(std::string("loom: ") + statement_ +
-                        " needs the extents of its expression, and it names none: add a loom::array3");
-        for (unsigned axis = 0; axis < 3; ++axis)
-            if (along_known_[axis] && extents_[axis] != along_[axis])
-                throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": loom::along<" +
-                                   std::to_string(axis) + "> of a vector of " + std::to_string(along_[axis]) +
-                                   " elements in an expression over a " + describe(extents_) + " array (axis " +
-                                   std::to_string(axis) + " has " + std::to_string(extents_[axis]) + ")");
-        const std::uint64_t n = extents_[0] * extents_[1] * extents_[2];
-        if (flat_what_ && flat_ != n)
-            throw length_error(std::string("loom: shape mismatch in ") + statement_ + ": " + flat_what_ + " of " +
-                               std::to_string(flat_) + " elements in an expression over a " + describe(extents_) +
-                               " array (" + std::to_string(n) + " elements)");
-    }
-    const shape3& extents() const { return extents_; }
-
-    static std::string describe(const shape3& d) {
-        return std::to_string(d[0]) + " x " + std::to_string(d[1]) + " x " + std::to_string(d[2]);
-    }
-
-private:
-    const char* statement_;
-    shape3 extents_{};
-    bool known_ = false, first_is_target_ = false;
-    std::uint64_t flat_ = 0;
-    const char* flat_what_ = nullptr;
-    shape3 along_{}; // per axis, the length of the vectors laid along it (checked in finish())
-    std::array<bool, 3> along_known_{};
-};
-
-// A terminal kind with 3-D extents offers `void extents3(extent_check3&) const`; one whose
-// extents() takes any check (a vector's: its length) serves 3-D statements as well.
-template <class T, class = void> struct has_extents3 : std::false_type {};
-template <class T>
-struct has_extents3<T, std::void_t<decltype(std::declval<const T&>().extents3(std::declval<extent_check3&>()))>>
-    : std::true_type {};
-template <class T, class = void> struct has_flat_extents : std::false_type {};
-template <class T>
-struct has_flat_extents<T, std::void_t<decltype(std::declval<const T&>().extents(std::declval<extent_check3&>()))>>
-    : std::true_type {};
-
-template <class E> void collect_extents3(const E& e, extent_check3& c);
-
-template <class E, std::size_t... I>
-void collect_children_extents3(const E& e, extent_check3& c, std::index_sequence<I...>) {
-    (collect_extents3(proto::child_c<I>(e), c), ...);
-}
-
-template <class E> void collect_extents3(const E& e, extent_check3& c) {
-    if constexpr (!proto::is_expr<E>::value) {
-        if constexpr (has_extents3<E>::value) {
-            e.extents3(c);
-        } else if constexpr (has_flat_extents<E>::value) {
-            e.extents(c);
-        } else if constexpr (has_extents<E>::value) {
-            c.two_dimensional();
-        } else if constexpr (is_vector<E>::value) {
-            c.elements(e.size(), "a vector");
-        } else if constexpr (is_view<E>::value) {
-            c.elements(e.size(), "a view");
-        } else if constexpr (has_operand<E>::value) { // a gather or stencil read: its statement length
-            const first_operand_t o = e.operand();
-            if (o.buffer) c.elements(o.length, "an operand");
-        }
-    } else if constexpr (std::is_same_v<typename proto::tag_of<E>::type, proto::tag::terminal>) {
-        collect_extents3(proto::value(e), c);
-    } else {
-        collect_children_extents3(e, c, std::make_index_sequence<proto::arity_of<E>::value>{});
-    }
-}
-
 // A 3-D array as an expression holds it: its buffer through the array's claim, and its extents.
 // In a 2-D statement it is an error that says so.
 template <class T> struct array3_ref {
     counted_buffer memory;
-    extent_check3::shape3 shape;
+    extent_check3::extents_type shape;
 
     static array3_ref of(const loom::array3<T>& a) {
         return {counted_buffer(a.claim()), {a.extent(0), a.extent(1), a.extent(2)}};
@@ -173,9 +46,9 @@ template <class T> struct array3_ref {
     void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
     first_operand_t operand() const { return {memory.get() ? &memory.get() : nullptr, shape[0] * shape[1] * shape[2]}; }
     bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
-    void extents3(extent_check3& c) const { c.array(shape); }
+    void extents(extent_check3& c) const { c.term(shape); }
     [[noreturn]] void extents(extent_check&) const {
-        throw error("loom: a loom::array3 (" + extent_check3::describe(shape) +
+        throw error("loom: a loom::array3 (" + extent_check3::describe_extents(shape) +
                     ") in a 2-D expression; a matrix statement or a reduction along an axis takes 2-D operands "
                     "(loom::reshape the array's elements into a matrix)");
     }
@@ -231,13 +104,13 @@ public:
     // The value of a 3-D expression: its context and extents from its arrays.
     template <class E, std::enable_if_t<expr::is_expression_v<E>, int> = 0> array3(const E& e) {
         expr::extent_check3 c("a loom::array3 built from an expression");
-        expr::collect_extents3(e, c);
+        expr::collect_extents(e, c);
         c.finish();
         const expr::first_operand_t first = expr::first_operand(e);
         if (!first.buffer)
             throw error("loom: a loom::array3 built from an expression takes its context from the expression's "
                         "arrays and vectors, and these are empty (no context)");
-        const expr::extent_check3::shape3& d = c.extents();
+        const expr::extent_check3::extents_type d = c.extents();
         storage_ = vector<T>(context(detail::shared_context_of(**first.buffer)), d[0] * d[1] * d[2]);
         extents_ = {d[0], d[1], d[2]};
         assign(e);
@@ -310,7 +183,7 @@ public:
     void bind(detail::statement_recorder& r) const { r.vector_slot(storage_.buffer()); }
     expr::first_operand_t operand() const { return {storage_.buffer() ? &storage_.buffer() : nullptr, size()}; }
     bool reads(const detail::buffer* b) const { return storage_.buffer().get() == b; }
-    void extents3(expr::extent_check3& c) const { c.array({extents_[0], extents_[1], extents_[2]}); }
+    void extents(expr::extent_check3& c) const { c.term({extents_[0], extents_[1], extents_[2]}); }
     [[noreturn]] void extents(expr::extent_check& c) const { expr::array3_ref<T>::of(*this).extents(c); }
     const detail::buffer_ptr& buffer() const { return storage_.buffer(); }
     const expr::shared_claim& claim() const { return storage_.claim(); } // how expressions hold it
@@ -363,7 +236,7 @@ private:
                         "first");
         expr::extent_check3 c("a loom::array3 assignment");
         c.target({extents_[0], extents_[1], extents_[2]});
-        expr::collect_extents3(e, c);
+        expr::collect_extents(e, c);
         c.finish();
         // Lowered once per (expression type, element type): later statements reuse the shape.
         const expr::matrix_statement& statement =
@@ -397,9 +270,9 @@ auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<
                         const char* what, std::index_sequence<K...>) {
     constexpr std::size_t count = sizeof...(E);
     expr::extent_check3 c(what);
-    (expr::collect_extents3(std::get<K>(inputs), c), ...);
+    (expr::collect_extents(std::get<K>(inputs), c), ...);
     c.finish();
-    const expr::extent_check3::shape3 d = c.extents();
+    const expr::extent_check3::extents_type d = c.extents();
     const std::uint64_t rows = Axis == 2 ? d[0] * d[1] : Axis == 1 ? d[1] : d[0];
     const std::uint64_t cols = Axis == 2 ? d[2] : Axis == 1 ? d[0] * d[2] : d[1] * d[2];
     const std::uint64_t out_rows = Axis == 0 ? d[1] : d[0], out_cols = Axis == 2 ? d[1] : d[2];

@@ -30,7 +30,7 @@ template <class T> struct product_result {
     void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
     first_operand_t operand() const { return {&memory.get(), rows * cols}; }
     bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
-    void extents(extent_check& c) const { c.matrix(rows, cols); }
+    void extents(extent_check& c) const { c.term({rows, cols}); }
 };
 template <class T> struct terminal_value_type<product_result<T>> { using type = T; };
 

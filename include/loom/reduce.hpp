@@ -45,7 +45,7 @@ struct skeleton_operation {
     std::vector<scalar_bits> captures; // operand_role::capture values' bytes, in slot order
 };
 
-// What the front end asks of the library; defined in src/skeleton/reduce.cpp.
+// What the front end asks of the library; defined in src/runtime/run_reduce.cpp.
 // The input's slots are the last ones recorded in the context's queue (by a
 // statement_recorder that is never committed).
 struct reduce_call {

@@ -20,7 +20,7 @@ struct scan_call {
     scalar_bits init;              // exclusive: the first output's bytes
     std::uint64_t view_length = 0; // the elements of the input's views, or 0
 };
-// Defined in src/skeleton/scan.cpp; the input's slots are the last ones recorded.
+// Defined in src/runtime/run_scan.cpp; the input's slots are the last ones recorded.
 void run_scan(context_impl& ctx, const scan_call& call, const buffer_ptr& output);
 
 template <class E, class T, class Op>

@@ -74,7 +74,7 @@ public:
     }
     expr::first_operand_t operand() const { return {&source_.get(), size()}; }
     bool reads(const detail::buffer* b) const { return source_.get().get() == b; }
-    void extents(expr::extent_check& c) const { c.matrix(rows_, cols_); }
+    void extents(expr::extent_check& c) const { c.term({rows_, cols_}); }
 
 private:
     // start + row * row_stride + col * col_stride, its three values from scalar slots.
@@ -93,7 +93,7 @@ private:
 
     template <class E> void check_extents(const E& e) const {
         expr::extent_check c("a strided view assignment");
-        c.target(rows_, cols_);
+        c.target({rows_, cols_});
         expr::collect_extents(e, c);
         c.finish();
     }

@@ -76,7 +76,7 @@ template <class T> struct vector_ref {
     void bind(detail::statement_recorder& r) const { r.vector_slot(memory.get()); }
     first_operand_t operand() const { return {memory.get() ? &memory.get() : nullptr, size}; }
     bool reads(const detail::buffer* b) const { return memory.get().get() == b; }
-    // In a matrix statement (loom/matrix.hpp's extent_check): a vector operand of `size` elements.
+    // In a 2-D or 3-D statement (expr/extent_check.hpp): a vector operand of `size` elements.
     template <class Check> void extents(Check& c) const { c.elements(size, Check::operand::vector); }
 };
 template <class T> struct terminal_value_type<vector_ref<T>> { using type = T; };
