@@ -77,8 +77,19 @@ using ulong4 = short_vector<std::uint64_t, 4>;
 using float4 = short_vector<float, 4>;
 using double4 = short_vector<double, 4>;
 
-static_assert(sizeof(float4) == 16 && alignof(float4) == 16 && sizeof(double2) == 16 && alignof(double2) == 16);
-static_assert(sizeof(double4) == 32 && alignof(double4) == 16 && sizeof(uchar4) == 4 && alignof(uchar4) == 4);
-static_assert(sizeof(char2) == 2 && sizeof(short4) == 8 && sizeof(long2) == 16 && sizeof(ulong4) == 32);
+// The dialects' layouts (one assertion each: a conjunction of equal constants reads as a
+// redundant expression to clang-tidy).
+static_assert(sizeof(float4) == 16);
+static_assert(alignof(float4) == 16);
+static_assert(sizeof(double2) == 16);
+static_assert(alignof(double2) == 16);
+static_assert(sizeof(double4) == 32);
+static_assert(alignof(double4) == 16);
+static_assert(sizeof(uchar4) == 4);
+static_assert(alignof(uchar4) == 4);
+static_assert(sizeof(char2) == 2);
+static_assert(sizeof(short4) == 8);
+static_assert(sizeof(long2) == 16);
+static_assert(sizeof(ulong4) == 32);
 
 } // namespace loom
