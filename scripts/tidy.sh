@@ -3,7 +3,10 @@
 # directory that scripts/test.sh configured. A finding in .clang-tidy's WarningsAsErrors set fails
 # the run; the others are printed as advice.
 #   bash scripts/tidy.sh                     # the .cpp files of src/ and tools/ this change touches
-#                                            # (against origin/main; every one when there is no such base)
+#                                            # (against origin/main; in a clone of main, against the
+#                                            # commit .ci/tidy-base names, the last landing CI checked
+#                                            # whole: move it forward at a landing; every file when
+#                                            # the clone lacks it)
 #   bash scripts/tidy.sh src/fusion/*.cpp    # these files
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +25,14 @@ if [ $# -gt 0 ]; then
     files=("$@")
 else
     base=$(git merge-base HEAD origin/main 2> /dev/null || true)
+    if [ -z "$base" ] || [ "$base" = "$(git rev-parse HEAD)" ]; then
+        # A clone of main itself (CI): the files changed since the last landing that CI checked,
+        # which .ci/tidy-base names, when the clone has that commit; else every file.
+        recorded=$(cat "$root/.ci/tidy-base" 2> /dev/null || true)
+        if [ -n "$recorded" ] && git cat-file -e "$recorded^{commit}" 2> /dev/null; then
+            base=$recorded
+        fi
+    fi
     if [ -n "$base" ] && [ "$base" != "$(git rev-parse HEAD)" ]; then
         mapfile -t files < <(git diff --name-only --diff-filter=d "$base" -- 'src/*.cpp' 'tools/*.cpp')
     else
