@@ -16,7 +16,7 @@
 // (ir::map_form::grid_stride, no 2-D launch, no double division, as runtime/flush.cpp sets
 // them from launch::map_form_for and wants_grid_form on a GPU) and emitted in the CUDA
 // dialect. The reduce and scan passes are emitted by the skeleton emitters with the
-// arguments skeleton/reduce.cpp and scan.cpp pass on a GPU.
+// arguments skeleton/plan_reduce.cpp and plan_scan.cpp plan on a GPU.
 //
 // Kernels named preview_* are NOT what Loom generates today: they are Loom's IR emitted with
 // a change this tool makes (a 32-bit index dialect, four elements per iteration through
@@ -369,7 +369,7 @@ int run(const options& o) {
             unnamed(emit_reduce_pass(sum, {{sum.root, &plus}}, group, geo.chunked, d)));
     out.add({"loom_reduce_pass2", "reduce", 4, 0, "sum and dot, pass 2 over the partials" + g},
             unnamed(emit_reduce_pass(partials, {{0, &plus}}, group, geo.chunked, d)));
-    // inclusive_scan(x, z): out of place, three passes (skeleton/scan.cpp), tiled on a GPU.
+    // inclusive_scan(x, z): out of place, three passes (skeleton/plan_scan.cpp), tiled on a GPU.
     const bool chunked = geo.chunked;
     const std::string t = " (group " + std::to_string(group) + (chunked ? ", chunked)" : ", tiled)");
     out.add({"loom_scan_pass1", "scan", 4, 0, "inclusive_scan(x, z), pass 1: chunk totals" + t},

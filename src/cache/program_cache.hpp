@@ -26,7 +26,7 @@ struct program_stats {
 };
 
 // One compiled kernel, its name (the entry point profilers show), its cache key, and its tuned
-// geometry (loaded with the entry, or measured in this process: see runtime/tuner.cpp).
+// geometry (loaded with the entry, or measured in this process: see runtime/map_tuning.cpp).
 struct cached_kernel {
     std::unique_ptr<backend::kernel> kernel;
     std::string name;

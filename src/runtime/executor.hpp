@@ -1,7 +1,7 @@
 // The one launch path. Every kernel Loom runs for the user (maps, reduction and scan passes,
 // held loop passes and batches of loop iterations) is enqueued by executor::run, which counts
 // it and logs it on the launch channel (LOOM_LOG=launch); the device times it when profiling
-// is on. The tuner's trial launches (tuner.cpp) are the one exception: they are measurements
+// is on. The tuner's trial launches (map_tuning.cpp) are the one exception: they are measurements
 // on copies, not work.
 // For a plan (plan/plan.hpp) the executor also does the rest, the same way for every plan:
 // allocate (the call's vectors and results that have no memory yet, the plan's scratch), bind

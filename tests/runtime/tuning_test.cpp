@@ -1,4 +1,4 @@
-// Tuning cached with the kernel (context_options::tune, src/runtime/tuner.cpp): the first
+// Tuning cached with the kernel (context_options::tune, src/runtime/map_tuning.cpp): the first
 // large launch measures the policy's candidates on copies of what the kernel writes, so the
 // result is the untuned one; the choice lands in the kernel's cache entry (tuning.json), a
 // later context (a later process) launches with it without measuring; a corrupt or foreign
