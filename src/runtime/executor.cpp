@@ -76,10 +76,15 @@ bool scratch_fits(const plan_scratch& scratch, std::uint32_t index, std::size_t 
 
 void executor::allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
                         const call_values& call) {
-    // Added up first (a buffer named twice counts twice: a bound, not a sum), refused whole.
+    // Added up first (each buffer once, however many slots name it), refused whole.
     std::uint64_t needed = 0;
-    for (std::size_t s = 0; s < call.slot_count; ++s)
-        if (const buffer* b = call.slots[s].buffer.get(); b && !b->memory) needed += b->bytes();
+    for (std::size_t s = 0; s < call.slot_count; ++s) {
+        const buffer* b = call.slots[s].buffer.get();
+        if (!b || b->memory) continue;
+        std::size_t first = 0;
+        while (call.slots[first].buffer.get() != b) ++first;
+        if (first == s) needed += b->bytes();
+    }
     for (std::size_t k = 0; k < call.result_count; ++k)
         if (!call.results[k]->memory) needed += call.results[k]->bytes();
     for (const plan::pass& pass : p.passes)
