@@ -47,6 +47,7 @@ struct axis_pass_kernel {
     bool contract_folds = false;
 };
 
+// The source's layout (kernel_source::layout) lists the parameters for whoever binds them.
 // Kernel parameters after the input's (and its loop guard): per accumulator an output buffer
 // (out<k>, rows or cols elements), per accumulator its identity (id<k>), per accumulator its
 // captures (c<k>_<j>), then `rows` and `cols` (the index type).

@@ -42,6 +42,7 @@ struct reduce_pass_kernel {
     const std::vector<std::uint32_t>* rotation = nullptr;
 };
 
+// The source's layout (kernel_source::layout) lists the parameters for whoever binds them.
 // Kernel parameters after the input's: per accumulator an output buffer (out<k>), then per
 // accumulator its identity (id<k>), then per accumulator its captures (c<k>_<j>), then the
 // element count n; then the epilogue's parameters (e<k>), and for the looped variant the

@@ -45,6 +45,7 @@ struct scan_pass_kernel {
     bool chunked = false;
 };
 
+// The source's layout (kernel_source::layout) lists the parameters for whoever binds them.
 // Parameters after the input's: out (scan_totals, and scan_output unless out_param is set),
 // offsets (scan_output), totals (chunk_totals); then id, init, the captures (c0, c1, ...),
 // chunk and n. chunk is per group (tiled) or per work-item (chunked); the totals are per
