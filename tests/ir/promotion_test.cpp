@@ -15,6 +15,7 @@
 #include "loom/detail/shape_builder.hpp"
 #include "loom/dtype.hpp"
 #include "loom/error.hpp"
+#include "loom_type.hpp"
 
 namespace {
 
@@ -27,7 +28,7 @@ using all_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int6
 using integer_types = types<bool, std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t, std::uint16_t,
                             std::uint32_t, std::uint64_t>;
 
-template <class T> dtype dt() { return loom::dtype_v<T>; }
+using loom::test::dt;
 
 std::string pair_name(dtype a, dtype b) { return std::string(loom::name_of(a)) + ", " + loom::name_of(b); }
 
@@ -36,17 +37,7 @@ template <class F, class A, class... B> void row(F& f, types<B...>) { (f(A{}, B{
 template <class F, class... A, class Cols> void every_pair(types<A...>, Cols cols, F f) { (row<F, A>(f, cols), ...); }
 template <class F, class... A> void every_type(types<A...>, F f) { (f(A{}), ...); }
 
-// The type Loom's shape builder gives `op` applied to vectors of these types.
-template <class... T> dtype loom_type(opcode op) {
-    loom::detail::shape_builder b;
-    const loom::detail::node_ref args[] = {b.vector_slot(dt<T>())...};
-    if constexpr (sizeof...(T) == 1)
-        return b.type_of(b.apply(op, args[0]));
-    else if constexpr (sizeof...(T) == 2)
-        return b.type_of(b.apply(op, args[0], args[1]));
-    else
-        return b.type_of(b.apply(op, args[0], args[1], args[2]));
-}
+using loom::test::loom_type;
 
 } // namespace
 

@@ -11,24 +11,16 @@
 #include "loom/detail/shape_builder.hpp"
 #include "loom/dtype.hpp"
 #include "loom/error.hpp"
+#include "loom_type.hpp"
 
 namespace {
 
 using loom::dtype;
 using loom::opcode;
 
-template <class T> dtype dt() { return loom::dtype_v<T>; }
+using loom::test::dt;
 
-template <class... T> dtype loom_type(opcode op) {
-    loom::detail::shape_builder b;
-    const loom::detail::node_ref args[] = {b.vector_slot(dt<T>())...};
-    if constexpr (sizeof...(T) == 1)
-        return b.type_of(b.apply(op, args[0]));
-    else if constexpr (sizeof...(T) == 2)
-        return b.type_of(b.apply(op, args[0], args[1]));
-    else
-        return b.type_of(b.apply(op, args[0], args[1], args[2]));
-}
+using loom::test::loom_type;
 
 } // namespace
 
