@@ -299,9 +299,12 @@ TEST_CASE_TEMPLATE(
     // To the denormals and below, where ldexp rounds (to nearest even), and past the largest.
     for (std::size_t i = 24; i < n; i += 5) exponents[i] = lim::min_exponent - lim::digits + int(i % 7) - 3;
     for (std::size_t i = 26; i < n; i += 9) exponents[i] = lim::max_exponent - 2 + int(i % 5);
+    std::vector<T> without_nans = xs;
+    std::replace_if(without_nans.begin(), without_nans.end(), [](T v) { return std::isnan(v); }, T(-0.0));
     fused_and_unfused([&](loom::context& c, batch& bt) {
         const input<T> x(c, xs), y(c, ys);
         const input<std::int32_t> e(c, exponents);
+        const input<T> not_nan(c, without_nans);
         expect<T>(
             bt, "copysign", [](const auto& a, const auto& b) { return copysign(a, b); },
             [](T a, T b) { return std::copysign(a, b); }, x, y);
@@ -322,9 +325,11 @@ TEST_CASE_TEMPLATE(
             bt, "signbit(copysign(x, y))",
             [](const auto& a, const auto& b) { return loom::signbit(loom::copysign(a, b)); },
             [](T a, T b) { return std::signbit(std::copysign(a, b)); }, x, y);
+        // rint keeps a zero's sign, but IEEE 754 leaves the sign of a NaN it returns open (NVIDIA's
+        // devices return their canonical, positive NaN): that check reads NaN-free operands.
         expect<std::int32_t>(
             bt, "signbit(rint(x))", [](const auto& a) { return loom::signbit(loom::rint(a)); },
-            [](T a) { return std::signbit(std::rint(a)); }, x);
+            [](T a) { return std::signbit(std::rint(a)); }, not_nan);
         // Host scalars, and a chain the fusion pass keeps in registers.
         expect<T>(
             bt, "nextafter(x, inf) - x", [](const auto& a) { return loom::nextafter(a, lim::infinity()) - a; },
