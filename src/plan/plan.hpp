@@ -1,8 +1,9 @@
-// A plan: the passes that run for one call of an algorithm (a reduction, a scan, a reduction
-// along an axis), as data. A planner in src/skeleton makes it from the call and the device's
-// properties without touching a device; the runtime compiles it once, keeps it in its plan
-// cache and hands it to the executor, which allocates, binds and launches every plan the same
-// way (docs/architecture.md).
+// A plan: the passes that run for one call of an algorithm (a flush of pending statements, a
+// reduction, a scan, a reduction along an axis), as data. A planner makes it from the call and
+// the device's properties without touching a device (src/skeleton for the skeletons, the
+// fusion pass through runtime/flush_planner for a flush); the runtime compiles it once, keeps
+// it in a plan cache and hands it to the executor, which binds and launches every plan the
+// same way (docs/architecture.md).
 #pragma once
 
 #include <array>
@@ -20,7 +21,7 @@ namespace loom::plan {
 enum class source : std::uint8_t {
     slot_buffer, // index: the call's input slot whose vector the kernel reads
     slot_value,  // index: the call's input slot whose value is passed (`type` wide)
-    fused,       // every argument of the flush group the pass runs (map-reduce fusion)
+    fused,       // every argument of the flush's fused pass whose statements this pass runs
     guard,       // loom::loop_while's guard
     scratch,     // index: the plan's scratch buffer
     result,      // index: the call's result k (a device scalar or output vector it writes)
@@ -28,6 +29,11 @@ enum class source : std::uint8_t {
     initial,     // the scan's first value
     capture,     // index: operation k, item: its capture j (`type` wide)
     extent,      // index: the pass's codegen::pass_extent (a 64-bit count)
+    // A flush's sources: its statements' buffers and values, numbered by the planner.
+    flush_buffer,     // index: the flush's buffer class
+    statement_value,  // index: the statement, item: its slot, whose value is passed (`type` wide)
+    statement_length, // index: the statement whose length (a 64-bit count) is passed
+    packed_values,    // the device buffer the pass's packed scalars are uploaded into
 };
 
 struct argument {
@@ -41,8 +47,10 @@ struct argument {
     }
 };
 
-// What a pass does, for its log line (runtime/executor.hpp).
-enum class pass_kind : std::uint8_t { reduce, scan };
+// What a pass does, for its log line (runtime/executor.hpp). A flush's `fused` pass is no
+// launch of its own: another pass runs its statements (a reduction's first pass, a held loop
+// pass) and binds its arguments where that pass's plan says `source::fused`.
+enum class pass_kind : std::uint8_t { reduce, scan, map, fused };
 
 struct pass {
     codegen::kernel_source kernel;

@@ -1,4 +1,4 @@
-// A plan with its kernels compiled: what a cached flush pattern needs to launch.
+// A flush's plan with its kernels compiled: what a cached flush pattern needs to launch.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include "backend/device.hpp"
 #include "cache/program_cache.hpp"
 #include "fusion/plan.hpp"
+#include "plan/plan.hpp"
 
 namespace loom::detail {
 
@@ -38,6 +39,9 @@ struct planned_group {
 
 struct compiled_plan {
     std::vector<planned_group> groups;
+    // The plan the executor binds: pass k runs group k, as a map (plan::pass_kind::map) or inside
+    // another pass (plan::pass_kind::fused: a reduction's input, a held pass's bookkeeping).
+    plan::plan plan;
     plan_purpose purpose = plan_purpose::statements;
     // reduction_input: the last group holds pending statements as well as the input, and the
     // reduction runs it as its first pass (which also stores what those statements store);

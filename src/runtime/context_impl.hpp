@@ -51,6 +51,20 @@ enum class flush_cause : std::uint8_t {
 };
 const char* name_of(flush_cause c);
 
+// What context_impl::flush_into_reduction hands the reduction when its first pass runs pending
+// statements: the flush's plan, whose last pass (plan::pass_kind::fused) that pass runs, and
+// what binds it. Valid until context_impl::end_reduction_flush.
+struct fused_statements {
+    const compiled_plan* plan = nullptr; // null: nothing to fuse, all pending work has run
+    const std::vector<std::uint32_t>* key = nullptr; // the flush's plan key, part of the reduction's
+    buffer* const* buffers = nullptr;                // the flush's buffers by class
+    const fusion::statement_queue* queue = nullptr;
+
+    explicit operator bool() const { return plan != nullptr; }
+    const fusion::kernel_group& group() const { return plan->groups.back().group; }
+    std::uint32_t pass() const { return std::uint32_t(plan->plan.passes.size() - 1); }
+};
+
 class context_impl : public std::enable_shared_from_this<context_impl> {
 public:
     context_impl(std::unique_ptr<backend::device> dev, const context_settings& settings);
@@ -82,18 +96,12 @@ public:
     // reduction's input expression `input` over `length` elements (its slots are the last
     // recorded, uncommitted) as one flush, and launches every kernel but the last. When the
     // last kernel holds pending statements as well as the input, it is returned and not
-    // launched: the reduction runs it as its first pass, which also stores what those
+    // launched: the reduction runs it in its first pass, which also stores what those
     // statements store; call end_reduction_flush() once it is launched. Otherwise all
-    // pending work has run and the result is null. On failure the pending statements are
+    // pending work has run and the result is empty. On failure the pending statements are
     // dropped, as in flush().
-    const fusion::kernel_group* flush_into_reduction(const shape& input, std::uint64_t length);
+    fused_statements flush_into_reduction(const shape& input, std::uint64_t length);
     void end_reduction_flush();
-    // The plan key of the last flush planned: a reduction that runs its last group keys on it.
-    const std::vector<std::uint32_t>& plan_key() const { return planner_.key(); }
-    // Arguments of a group of the last flush planned (buffers and host scalars), in order.
-    void bind_arguments(const fusion::kernel_group& g, std::vector<backend::kernel_arg>& args) const {
-        planner_.bind_arguments(g, queue_, args);
-    }
 
     // The one launch path (executor.hpp).
     executor& execution() { return executor_; }
@@ -127,7 +135,7 @@ private:
     bool may_hold() const { return loop_.guard() && loop_.device_loop() && settings_.fusion; }
     void allocate_buffers(const compiled_plan& p);
     void launch(compiled_plan& p) { maps_.launch(p, planner_, queue_, loop_); }
-    void run_planned(flush_cause cause, plan_purpose purpose = plan_purpose::statements);
+    compiled_plan& run_planned(flush_cause cause, plan_purpose purpose = plan_purpose::statements);
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const; // plan_log.cpp
     // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
     void keep_initial_contents() noexcept;

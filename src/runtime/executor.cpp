@@ -115,7 +115,7 @@ void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& s
         switch (a.from) {
         case plan::source::slot_buffer: args.push_back({call.slots[a.index].buffer->memory.get(), nullptr, 0}); break;
         case plan::source::slot_value: args.push_back({nullptr, &call.slots[a.index].bits, size_of(a.type)}); break;
-        case plan::source::fused: args.insert(args.end(), call.fused->begin(), call.fused->end()); break;
+        case plan::source::fused: bind(*call.fused_plan, call.fused_pass, call, args); break;
         case plan::source::guard: args.push_back({call.guard->memory.get(), nullptr, 0}); break;
         case plan::source::scratch: args.push_back({scratch.memory[a.index].get(), nullptr, 0}); break;
         case plan::source::result: args.push_back({call.results[a.index]->memory.get(), nullptr, 0}); break;
@@ -125,8 +125,25 @@ void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& s
             args.push_back({nullptr, &call.ops[a.index].captures[a.item], size_of(a.type)});
             break;
         case plan::source::extent: args.push_back({nullptr, &sizes.extents[pass][a.index], sizeof(std::uint64_t)}); break;
+        case plan::source::flush_buffer: args.push_back({call.flush_buffers[a.index]->memory.get(), nullptr, 0}); break;
+        case plan::source::statement_value: {
+            const fusion::pending_statement& st = call.queue->statements[a.index];
+            args.push_back({nullptr, &call.queue->slots[st.first_slot + a.item].bits, size_of(a.type)});
+            break;
+        }
+        case plan::source::statement_length:
+            args.push_back({nullptr, &call.queue->statements[a.index].length, sizeof(std::uint64_t)});
+            break;
+        case plan::source::packed_values: args.push_back({call.packed, nullptr, 0}); break;
         }
     }
+}
+
+void executor::bind(const plan::plan& p, std::size_t pass, const call_values& call,
+                    std::vector<backend::kernel_arg>& args) const {
+    static const plan_scratch no_scratch;
+    static const plan::launch_sizes no_sizes;
+    bind(p, pass, no_scratch, no_sizes, call, args);
 }
 
 void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,

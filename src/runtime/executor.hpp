@@ -41,9 +41,17 @@ struct plan_scratch {
 
 // What one call binds to a plan's arguments (plan::source).
 struct call_values {
-    const fusion::bound_slot* slots = nullptr;               // the input's slots
+    const fusion::bound_slot* slots = nullptr; // the input's slots
     std::size_t slot_count = 0;
-    const std::vector<backend::kernel_arg>* fused = nullptr; // a fused pass's arguments, bound by the flush
+    // A flush's: its buffers by class (flush_planner::buffers), the queue whose statements it
+    // runs, and the device buffer a pass's packed scalars were uploaded into.
+    buffer* const* flush_buffers = nullptr;
+    const fusion::statement_queue* queue = nullptr;
+    const backend::memory* packed = nullptr;
+    // Where a pass runs a flush's statements (source::fused): that flush's plan and fused pass,
+    // bound from the flush's fields above.
+    const plan::plan* fused_plan = nullptr;
+    std::uint32_t fused_pass = 0;
     const buffer* guard = nullptr;
     const buffer_ptr* results = nullptr; // the device scalars or output vectors the call writes
     std::size_t result_count = 0;
@@ -79,6 +87,9 @@ public:
     // point into `call`, `sizes` and the plan: they stay valid until the launch.
     void bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch, const plan::launch_sizes& sizes,
               const call_values& call, std::vector<backend::kernel_arg>& args) const;
+    // The same for a pass that names no scratch and no extent (a flush's).
+    void bind(const plan::plan& p, std::size_t pass, const call_values& call,
+              std::vector<backend::kernel_arg>& args) const;
     // Launches pass `pass` of `p` (its kernel `k`) with `args` at the call's geometry.
     void launch(const plan::plan& p, std::size_t pass, backend::kernel& k, const std::vector<backend::kernel_arg>& args,
                 const plan::launch_sizes& sizes);

@@ -50,7 +50,7 @@ void context_impl::set_guard(buffer* flag) {
 }
 
 // Plans the queued statements (a cached plan when the key is known), allocates, launches.
-void context_impl::run_planned(flush_cause cause, plan_purpose purpose) {
+compiled_plan& context_impl::run_planned(flush_cause cause, plan_purpose purpose) {
     bool made = false;
     compiled_plan& p = planner_.plan(queue_, purpose, loop_.guard() != nullptr, made);
     allocate_buffers(p);
@@ -58,6 +58,7 @@ void context_impl::run_planned(flush_cause cause, plan_purpose purpose) {
     launch(p);
     last_plan_ = &p;
     statistics_.flush_ran(p.statement_count(queue_.statements.size()));
+    return p;
 }
 
 void context_impl::flush(flush_cause cause) {

@@ -27,6 +27,26 @@ std::uint32_t class_of(buffer& b, std::uint64_t mark, std::vector<buffer*>& clas
     return b.flush_class;
 }
 
+// The pass that runs group g: its parameters in order (buffers by class, host scalars from their
+// statements' slots, packed scalars left out: they travel in one buffer); then, for a group
+// launched as a map, the packed scalars' buffer, the loop's guard and the length.
+plan::pass flush_pass(const fusion::kernel_group& g, bool launched) {
+    plan::pass pass;
+    pass.kind = launched ? plan::pass_kind::map : plan::pass_kind::fused;
+    for (std::size_t a = 0; a < g.args.size(); ++a) {
+        const fusion::arg_binding& bind = g.args[a];
+        if (bind.kind == ir::param_kind::buffer)
+            pass.arguments.push_back({plan::source::flush_buffer, bind.buffer, 0, dtype::boolean});
+        else if (!g.kernel.params[a].packed)
+            pass.arguments.push_back({plan::source::statement_value, bind.statement, bind.slot, g.kernel.params[a].type});
+    }
+    if (!launched) return pass;
+    if (ir::packs_scalars(g.kernel)) pass.arguments.push_back({plan::source::packed_values, 0, 0, dtype::boolean});
+    if (g.kernel.guarded) pass.arguments.push_back({plan::source::guard, 0, 0, dtype::boolean});
+    pass.arguments.push_back({plan::source::statement_length, g.first, 0, dtype::boolean});
+    return pass;
+}
+
 } // namespace
 
 // A scalar slot's value class: equal scalars (type and bits) share one, so the kernel passes
@@ -125,6 +145,7 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
         // The held pass compiles it into its own source (context_impl::run_held_with_epilogue).
         compiled->in_held_pass = true;
         compiled->groups[0].group.kernel.double_grid_division = !info.gpu && info.fp64;
+        compiled->plan.passes.push_back(flush_pass(compiled->groups[0].group, false));
         return compiled;
     }
     // Compile every kernel before any runs: a build failure must leave vectors untouched. The
@@ -137,13 +158,17 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
         g.kernel.double_grid_division = !info.gpu && info.fp64;
         g.kernel.form = settings_.form ? *settings_.form : launch::map_form_for(info);
         // The reduction's input: the reduction compiles it into its own first pass.
-        if (into_reduction && k + 1 == compiled->groups.size()) continue;
+        const bool launched = !(into_reduction && k + 1 == compiled->groups.size());
+        plan::pass& pass = compiled->plan.passes.emplace_back(flush_pass(g, launched));
+        if (!launched) continue;
         group_launch& out = compiled->groups[k].launch;
         if (const kernel_observer& observe = current_kernel_observer()) observe(g.kernel);
         const std::string summary = "statements " + std::to_string(g.first) + "-" + std::to_string(g.last) + ", " +
                                     std::to_string(g.loaded.size()) + " loads, " + std::to_string(g.stored.size()) +
                                     " stores, " + std::to_string(g.elided.size()) + " elided";
-        sources.push_back({codegen::emit(g.kernel, device_.dialect()), summary});
+        pass.kernel = codegen::emit(g.kernel, device_.dialect());
+        pass.summary = summary;
+        sources.push_back({pass.kernel, summary});
         destinations.push_back(&out.kernel);
         if (launch::wants_grid_form(info)) {
             out.grid_widths = ir::grid_width_params(g.kernel);
@@ -182,19 +207,6 @@ compiled_plan& flush_planner::plan(const fusion::statement_queue& queue, plan_pu
     auto plan = make_plan(queue, purpose, guarded);
     statistics_.plan_made();
     return *plans_.emplace(key_, std::move(plan)).first->second;
-}
-
-void flush_planner::bind_arguments(const fusion::kernel_group& g, const fusion::statement_queue& queue,
-                                   std::vector<backend::kernel_arg>& args) const {
-    for (std::size_t a = 0; a < g.args.size(); ++a) {
-        const fusion::arg_binding& bind = g.args[a];
-        if (bind.kind == ir::param_kind::buffer) {
-            args.push_back({class_buffers_[bind.buffer]->memory.get(), nullptr, 0});
-        } else if (!g.kernel.params[a].packed) {
-            const fusion::pending_statement& st = queue.statements[bind.statement];
-            args.push_back({nullptr, &queue.slots[st.first_slot + bind.slot].bits, size_of(g.kernel.params[a].type)});
-        }
-    }
 }
 
 } // namespace loom::detail

@@ -40,11 +40,8 @@ public:
     const std::vector<std::uint32_t>& key() const { return key_; }
     buffer& buffer_of(std::uint32_t buffer_class) const { return *class_buffers_[buffer_class]; }
     std::size_t buffer_count() const { return class_buffers_.size(); }
-
-    // The arguments of a planned group's parameters (buffers and host scalars, packed ones left
-    // out), in order, appended to `args`.
-    void bind_arguments(const fusion::kernel_group& g, const fusion::statement_queue& queue,
-                        std::vector<backend::kernel_arg>& args) const;
+    // Every buffer by class, what the plan's plan::source::flush_buffer arguments name.
+    buffer* const* buffers() const { return class_buffers_.data(); }
 
 private:
     void assign_classes(const fusion::statement_queue& queue, plan_purpose purpose, bool guarded);

@@ -44,18 +44,18 @@ const backend::memory& map_launcher::upload_packed_scalars(const fusion::kernel_
 
 void map_launcher::launch(compiled_plan& p, const flush_planner& planner, const fusion::statement_queue& queue,
                           loop_runtime& loop) {
-    for (planned_group& pg : p.groups) {
-        group_launch& planned = pg.launch;
-        if (!planned.kernel) continue; // a reduction's input (flush_into_reduction)
+    values_.flush_buffers = planner.buffers();
+    values_.queue = &queue;
+    values_.guard = loop.guard();
+    for (std::size_t pass = 0; pass < p.groups.size(); ++pass) {
+        if (p.plan.passes[pass].kind != plan::pass_kind::map) continue; // a reduction's input
+        group_launch& planned = p.groups[pass].launch;
         loop.launch_batch(executor_); // loop iterations gathered before it run first
-        const fusion::kernel_group& g = pg.group;
-        const std::uint64_t& length = queue.statements[g.first].length;
+        const fusion::kernel_group& g = p.groups[pass].group;
+        const std::uint64_t length = queue.statements[g.first].length;
+        values_.packed = ir::packs_scalars(g.kernel) ? &upload_packed_scalars(g, queue, planned.packed_scalars) : nullptr;
         args_.clear();
-        planner.bind_arguments(g, queue, args_);
-        if (ir::packs_scalars(g.kernel))
-            args_.push_back({&upload_packed_scalars(g, queue, planned.packed_scalars), nullptr, 0});
-        if (g.kernel.guarded) args_.push_back({loop.guard()->memory.get(), nullptr, 0});
-        args_.push_back({nullptr, &length, sizeof length});
+        executor_.bind(p.plan, pass, values_, args_);
         cache::cached_kernel* kernel = planned.kernel;
         const bool one_plane_height = planned.grid_heights.empty() || common_extent(planned.grid_heights) != 0;
         const std::uint64_t width = planned.grid_kernel && one_plane_height ? common_extent(planned.grid_widths) : 0;

@@ -1,7 +1,7 @@
-// Launches the map kernels of a compiled flush plan through the executor: binds each group's
-// arguments (its buffers and scalars, packed scalars uploaded, the loop guard, the length),
-// takes a group's grid form where every read's row width agrees, and its geometry from the
-// launch policy, measured first where tuning is on (map_tuning.cpp).
+// Launches the map passes of a compiled flush plan through the executor: uploads a pass's
+// packed scalars, has the executor bind its arguments (plan::pass::arguments), takes a group's
+// grid form where every read's row width agrees, and its geometry from the launch policy,
+// measured first where tuning is on (map_tuning.cpp).
 #pragma once
 
 #include <cstdint>
@@ -26,8 +26,8 @@ public:
                  const context_settings& settings)
         : device_(device), executor_(run), programs_(programs), statistics_(statistics), settings_(settings) {}
 
-    // Launches every group of `p` that is launched as a map (the planner numbered its buffers;
-    // `queue` holds the statements), after the loop iterations gathered before it.
+    // Launches every pass of `p` that is a map (the planner numbered its buffers; `queue` holds
+    // the statements), after the loop iterations gathered before it.
     void launch(compiled_plan& p, const flush_planner& planner, const fusion::statement_queue& queue,
                 loop_runtime& loop);
 
@@ -49,6 +49,7 @@ private:
     const context_settings& settings_;
     // Per-launch scratch, kept to reuse its capacity: a launch allocates nothing once warm.
     std::vector<backend::kernel_arg> args_;
+    call_values values_;
     std::vector<std::uint64_t> packed_values_;
 };
 

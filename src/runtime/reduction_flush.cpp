@@ -5,17 +5,17 @@
 
 namespace loom::detail {
 
-const fusion::kernel_group* context_impl::flush_into_reduction(const shape& input, std::uint64_t length) {
+fused_statements context_impl::flush_into_reduction(const shape& input, std::uint64_t length) {
     std::lock_guard<std::recursive_mutex> guard(mutex_);
     // A held pass runs first. A batch of iterations waits for a launch that must follow it:
     // the next iteration's pass usually joins it instead (launch, run_reduce).
     if (loop_.holds_pass()) release_held();
-    if (queue_.empty()) return nullptr;
+    if (queue_.empty()) return {};
     // A one-element reduction could alias its result with a statement's target (a
     // loom::scalar, the loop flag): it gains nothing from fusion anyway.
     if (!settings_.fusion || length < 2) {
         flush(flush_cause::skeleton);
-        return nullptr;
+        return {};
     }
     if (!reduction_sink_) {
         reduction_sink_ = std::make_shared<buffer>();
@@ -26,16 +26,17 @@ const fusion::kernel_group* context_impl::flush_into_reduction(const shape& inpu
     start_pending_window();
     queue_.statements.push_back(
         {&input, reduction_sink_, std::uint32_t(queue_.slots.size() - input.slots.size()), length});
+    const compiled_plan* p = nullptr;
     try {
-        run_planned(flush_cause::skeleton, plan_purpose::reduction_input);
+        p = &run_planned(flush_cause::skeleton, plan_purpose::reduction_input);
     } catch (...) {
         keep_initial_contents();
         queue_.clear();
         throw;
     }
-    if (last_plan_->last_group_fused) return &last_plan_->groups.back().group;
+    if (p->last_group_fused) return {p, &planner_.key(), planner_.buffers(), &queue_};
     end_reduction_flush();
-    return nullptr;
+    return {};
 }
 
 void context_impl::end_reduction_flush() {

@@ -32,7 +32,7 @@ void reduce_nothing(context_impl& ctx, const reduce_call& call, const reduce_res
 }
 
 // The plan of this reduction: found by its key, or made now.
-cached_plan& plan_for(context_impl& ctx, const skeleton::reduce_request& r) {
+cached_plan& plan_for(context_impl& ctx, const skeleton::reduce_request& r, const fused_statements& fused) {
     reduce_key& key = ctx.plans().key<reduce_key>();
     key.input_shape = r.input->id;
     key.fused = r.fused != nullptr;
@@ -49,7 +49,7 @@ cached_plan& plan_for(context_impl& ctx, const skeleton::reduce_request& r) {
         key.op_type[k] = std::uint32_t(r.ops[k].type);
     }
     if (r.fused)
-        key.bindings.assign(ctx.plan_key().begin(), ctx.plan_key().end());
+        key.bindings.assign(fused.key->begin(), fused.key->end());
     else
         key.bindings.assign(r.slot_class->begin(), r.slot_class->end());
     if (cached_plan* found = ctx.plans().find<reduce_key>()) return *found;
@@ -63,7 +63,7 @@ cached_plan& plan_for(context_impl& ctx, const skeleton::reduce_request& r) {
 // Ends flush_into_reduction's hold on the pending statements, however run_reduce leaves.
 struct reduction_flush_end {
     context_impl& ctx;
-    const fusion::kernel_group* fused;
+    const fused_statements& fused;
     ~reduction_flush_end() {
         if (fused) ctx.end_reduction_flush();
     }
@@ -87,21 +87,21 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     if (in.length == 0) return reduce_nothing(ctx, call, results);
     // Pending statements run first: in their own kernels, or (the last group, when it
     // holds statements of the input's length) inside pass 1.
-    const fusion::kernel_group* fused = ctx.flush_into_reduction(*call.input, in.length);
+    const fused_statements fused = ctx.flush_into_reduction(*call.input, in.length);
     const reduction_flush_end end{ctx, fused};
     in.slots = input_slots(ctx, *call.input); // moved if flushed
 
     skeleton::reduce_request request;
     request.input = call.input;
     request.slot_class = &in.slot_class;
-    request.fused = fused;
+    request.fused = fused ? &fused.group() : nullptr;
     request.ops = call.ops;
     request.op_count = call.op_count;
     request.truth = call.truth;
     request.guarded = ctx.guard() != nullptr;
     request.into_device = results.device != nullptr;
     request.geometry = launch::reduce_geometry_for(ctx.info(), in.length);
-    cached_plan& cached = plan_for(ctx, request);
+    cached_plan& cached = plan_for(ctx, request, fused);
     const plan::plan& p = cached.plan;
     const plan::launch_sizes sizes = skeleton::reduce_launch(request.geometry, in.length, call.op_count);
 
@@ -110,15 +110,18 @@ void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_resu
     call_values values;
     values.slots = in.slots;
     values.slot_count = call.input->slots.size();
-    values.fused = &scratch.fused_args;
+    if (fused) {
+        values.fused_plan = &fused.plan->plan;
+        values.fused_pass = fused.pass();
+        values.flush_buffers = fused.buffers;
+        values.queue = fused.queue;
+    }
     values.guard = ctx.guard();
     values.results = results.device;
     values.result_count = results.device ? call.op_count : 0;
     values.ops = call.ops;
     executor& run = ctx.execution();
     run.allocate(p, cached.scratch, sizes, values);
-    scratch.fused_args.clear(); // a fused pass 1's input: the flush binds its group's arguments
-    if (fused) ctx.bind_arguments(*fused, scratch.fused_args);
 
     // The last pass into device scalars is offered to loom::loop_while, which inside a body
     // holds it so that the loop's bookkeeping can run at its end (context_impl::offer_last_pass).

@@ -22,8 +22,7 @@ struct skeleton_scratch {
     std::vector<const buffer*> buffers;    // number_slot_classes': buffers by class
     std::vector<scalar_value> values;      // ... scalar value classes
     std::vector<std::uint32_t> slot_class; // ... its result
-    std::vector<backend::kernel_arg> args;       // a pass's arguments
-    std::vector<backend::kernel_arg> fused_args; // a fused reduction's group's, bound by the flush
+    std::vector<backend::kernel_arg> args; // a pass's arguments
 };
 
 // The classes of the input's slots (`slots`: s.slots.size() of them) into the context's

@@ -138,7 +138,10 @@ bool context_impl::run_held_with_epilogue() {
         if (p.in_held_pass) {
             const fusion::kernel_group& g = p.groups[0].group;
             held_args_ = loop_.held_arguments();
-            planner_.bind_arguments(g, queue_, held_args_);
+            call_values bookkeeping;
+            bookkeeping.flush_buffers = planner_.buffers();
+            bookkeeping.queue = &queue_;
+            executor_.bind(p.plan, 0, bookkeeping, held_args_);
             loop_.run_with_bookkeeping(executor_, g.kernel, planner_.key(), held_args_, g.last + 1, queue_);
         } else {
             release_held();
