@@ -1,5 +1,5 @@
-// The executor with a recording device (tests/recording_device.hpp): for the plans of a
-// reduction, a scan and an axis reduction it allocates what their passes name, binds each
+// The executor with a recording device (tests/recording_device.hpp): for the plans of a flush,
+// a reduction, a scan and an axis reduction it allocates what their passes name, binds each
 // argument from where the plan says, and launches each pass at the call's geometry.
 #include <doctest/doctest.h>
 
@@ -187,4 +187,68 @@ TEST_CASE("executor: an axis reduction writes its result vector, with rows and c
     CHECK(args[3].as_u64() == 300);
     CHECK(args[4].as_u64() == 40);
     CHECK(h.device.launches[0].geometry.global_items == r.geometry.items);
+}
+
+TEST_CASE("executor: a flush's map pass binds its buffers by class, its statements' values and length, packed "
+          "scalars and the guard; a pass that runs the flush's fused pass binds that pass's arguments in place") {
+    harness h;
+    namespace plan = loom::plan;
+    // Statement 0 reads slot 0 (a vector) and slot 1 (a scalar); statement 1 is 300 long.
+    loom::fusion::statement_queue queue;
+    queue.slots.push_back({vector_buffer(100, loom::dtype::f32), {}});
+    queue.slots.push_back({nullptr, loom::detail::scalar_bits::of(2.5f)});
+    queue.statements.push_back({nullptr, vector_buffer(100, loom::dtype::f32), 0, 100});
+    queue.statements.push_back({nullptr, vector_buffer(300, loom::dtype::f32), 2, 300});
+    std::vector<loom::detail::buffer*> classes{queue.statements[0].target.get(), queue.slots[0].buffer.get()};
+    for (loom::detail::buffer* b : classes) h.run.allocate(*b);
+    const loom::detail::buffer_ptr flag = vector_buffer(1, loom::dtype::i32);
+    h.run.allocate(*flag);
+    const auto packed = h.run.allocate_bytes(16);
+
+    plan::plan flush;
+    flush.passes.resize(2);
+    flush.passes[0].kind = plan::pass_kind::map;
+    flush.passes[0].arguments = {{plan::source::flush_buffer, 0, 0, loom::dtype::boolean},
+                                 {plan::source::flush_buffer, 1, 0, loom::dtype::boolean},
+                                 {plan::source::statement_value, 0, 1, loom::dtype::f32},
+                                 {plan::source::packed_values, 0, 0, loom::dtype::boolean},
+                                 {plan::source::guard, 0, 0, loom::dtype::boolean},
+                                 {plan::source::statement_length, 1, 0, loom::dtype::boolean}};
+    flush.passes[1].kind = plan::pass_kind::fused;
+    flush.passes[1].arguments = {{plan::source::flush_buffer, 1, 0, loom::dtype::boolean},
+                                 {plan::source::statement_value, 0, 1, loom::dtype::f32}};
+    loom::detail::call_values call;
+    call.flush_buffers = classes.data();
+    call.queue = &queue;
+    call.packed = packed.get();
+    call.guard = flag.get();
+
+    std::vector<loom::backend::kernel_arg> args;
+    h.run.bind(flush, 0, call, args);
+    REQUIRE(args.size() == 6);
+    CHECK(args[0].buffer == classes[0]->memory.get());
+    CHECK(args[1].buffer == classes[1]->memory.get());
+    CHECK(args[2].value == &queue.slots[1].bits);
+    CHECK(args[2].size == 4);
+    CHECK(args[3].buffer == packed.get());
+    CHECK(args[4].buffer == flag->memory.get());
+    CHECK(*static_cast<const std::uint64_t*>(args[5].value) == 300);
+
+    // A reduction's first pass that runs the fused pass: its own input first, then the flush's.
+    plan::plan reduce;
+    reduce.passes.resize(1);
+    reduce.passes[0].arguments = {{plan::source::guard, 0, 0, loom::dtype::boolean},
+                                  {plan::source::fused, 0, 0, loom::dtype::boolean},
+                                  {plan::source::extent, 0, 0, loom::dtype::boolean}};
+    call.fused_plan = &flush;
+    call.fused_pass = 1;
+    loom::plan::launch_sizes sizes;
+    sizes.extents[0][0] = 77;
+    args.clear();
+    h.run.bind(reduce, 0, h.scratch, sizes, call, args);
+    REQUIRE(args.size() == 4);
+    CHECK(args[0].buffer == flag->memory.get());
+    CHECK(args[1].buffer == classes[1]->memory.get());
+    CHECK(args[2].value == &queue.slots[1].bits);
+    CHECK(*static_cast<const std::uint64_t*>(args[3].value) == 77);
 }

@@ -67,8 +67,8 @@ public:
     // 3-D one.
     [[noreturn]] void two_dimensional() const {
         throw error(std::string("loom: ") + statement_ +
-                    " is 3-D, and its expression holds a 2-D operand (a loom::matrix, loom::as_row, "
-                    "loom::as_column, a transpose or a block); use a loom::array3, or a vector of its elements");
+                    " is 3-D, and its expression holds a 2-D operand (a loom::matrix, a transpose or a "
+                    "block); use a loom::array3, or a vector of its elements");
     }
 
     // Throws unless every extent is known, their product fits in 64 bits, each vector laid along
