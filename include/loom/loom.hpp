@@ -25,6 +25,7 @@
 #include "loom/scan.hpp"
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"
+#include "loom/random.hpp"
 #include "loom/stencil.hpp"
 #include "loom/strided.hpp"
 #include "loom/tie.hpp"

@@ -1,0 +1,90 @@
+// Random numbers inside expressions (docs/random.md): loom::random_uniform<T>(seed),
+// loom::random_normal<T>(seed) and loom::random_bits<U>(seed) are terminals that stand anywhere
+// an operand does, fused with the arithmetic around them:
+//
+//   x = mu + sigma * loom::random_normal<float>(seed);
+//   loom::vector<float> u = loom::random_uniform<float>(seed, 1); // stream 1 of the same seed
+//
+// The generator is counter-based, Philox4x32-10 (Salmon, Moraes, Dror and Shaw, "Parallel random
+// numbers: as easy as 1, 2, 3", SC 2011): element i of a statement draws from the counter
+// (i, stream) under the key `seed`, so a value depends only on the seed, the stream and the
+// element index; the same numbers come on OpenCL and CUDA, fused or not, at every launch
+// geometry and kernel form. Seed and stream are kernel arguments, never compiled in: a new seed
+// reuses the compiled kernel.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "loom/detail/runtime.hpp"
+#include "loom/detail/shape_builder.hpp"
+#include "loom/dtype.hpp"
+#include "loom/expr/domain.hpp"
+#include "loom/expr/value_type.hpp"
+
+namespace loom {
+namespace detail {
+
+enum class random_distribution : std::uint8_t {
+    uniform, // [0, 1): 24 random bits in a float, 53 in a double
+    normal,  // mean 0, standard deviation 1 (Box-Muller over two uniforms)
+    bits,    // the generator's first 32 (or 64) bits as an unsigned integer
+};
+
+// The device function that draws `d` of `type` for (element index, seed, stream), registered
+// once per process (src/codegen/random_draws.cpp writes its text).
+std::uint32_t random_function(random_distribution d, dtype type);
+
+} // namespace detail
+
+namespace expr {
+
+template <class T, detail::random_distribution D> struct random_draw {
+    std::uint64_t seed = 0;
+    std::uint64_t stream = 0;
+
+    static detail::node_ref lower(detail::shape_builder& b) {
+        static const std::uint32_t function = detail::random_function(D, dtype_v<T>);
+        const detail::node_ref args[] = {b.index(), b.scalar_slot(dtype::u64), b.scalar_slot(dtype::u64)};
+        return b.call(function, args, 3);
+    }
+    void bind(detail::statement_recorder& r) const {
+        r.scalar_slot(&seed, sizeof seed);
+        r.scalar_slot(&stream, sizeof stream);
+    }
+};
+template <class T, detail::random_distribution D> struct terminal_value_type<random_draw<T, D>> {
+    using type = T;
+};
+
+template <class T, detail::random_distribution D> auto random_terminal(std::uint64_t seed, std::uint64_t stream) {
+    return proto::make_expr<proto::tag::terminal, domain>(random_draw<T, D>{seed, stream});
+}
+
+} // namespace expr
+
+// Uniform on [0, 1): element i is (the generator's first word >> 8) * 2^-24 for a float; for a
+// double, 53 bits of its first two words times 2^-53.
+template <class T> auto random_uniform(std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "loom::random_uniform<T>: T is float or double (loom::random_bits<U> gives integers)");
+    return expr::random_terminal<T, detail::random_distribution::uniform>(seed, stream);
+}
+
+// Normal, mean 0 and standard deviation 1: sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1] and u2 in
+// [0, 1) drawn as random_uniform draws them (a double's from the generator's four words).
+template <class T> auto random_normal(std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "loom::random_normal<T>: T is float or double");
+    return expr::random_terminal<T, detail::random_distribution::normal>(seed, stream);
+}
+
+// The generator's bits: its first word (std::uint32_t), or its first two, the first low
+// (std::uint64_t).
+template <class U> auto random_bits(std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>,
+                  "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
+    return expr::random_terminal<U, detail::random_distribution::bits>(seed, stream);
+}
+
+} // namespace loom
