@@ -23,8 +23,13 @@ built_in=$(cat "$b/build-path")
 
 # The machine's own CUDA libraries (NVRTC, cuBLAS, the runtime) wherever its image keeps them.
 libdirs=$work/lib
+# The loader's cache first: a find over /usr/lib takes minutes on some images.
+locate_lib() {
+    ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }' | grep . ||
+        find /usr/local/cuda*/targets /usr/local/cuda*/lib64 /usr/local/nvidia -name "$1" -print -quit 2>/dev/null
+}
 for lib in libnvrtc.so.13 libcublas.so.13 libcudart.so.13; do
-    hit=$(find /usr/local/cuda* /usr/lib /opt -name "$lib" -print -quit 2>/dev/null)
+    hit=$(locate_lib "$lib")
     [ -n "$hit" ] && libdirs=$libdirs:$(dirname "$hit")
 done
 export LD_LIBRARY_PATH=$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -32,7 +37,7 @@ export LOOM_CACHE_DIR=$work/kernel-cache LOOM_TEST_SEED=${LOOM_TEST_SEED:-202611
 
 # NVIDIA's OpenCL driver, when the image mounts it, named in an ICD folder of our own beside the
 # machine's own drivers (Loom's default OpenCL device is the first GPU).
-ocl=$(find /usr/lib /usr/local/nvidia /usr/lib64 -name 'libnvidia-opencl.so.1' -print -quit 2>/dev/null)
+ocl=$(locate_lib libnvidia-opencl.so.1)
 if [ -n "$ocl" ]; then
     mkdir -p "$work/icd"; cp /etc/OpenCL/vendors/*.icd "$work/icd/" 2>/dev/null
     echo "$ocl" >"$work/icd/nvidia.icd"; export OCL_ICD_VENDORS=$work/icd
