@@ -82,7 +82,7 @@ tests)
         run skeleton_nvidia_opencl 300 LOOM_BACKEND=opencl "$b/tests/test_skeleton" &
     fi
     wait
-    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log; do
+    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log monte_carlo_pi; do
         run "example_$ex" 60 LOOM_BACKEND=cuda "$b/examples/$ex"
     done
     (cd "$work" && run example_mandelbrot 60 LOOM_BACKEND=cuda "$b/examples/mandelbrot" "$work/m.pgm")

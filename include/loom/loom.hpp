@@ -7,7 +7,9 @@
 #pragma once
 
 #include "loom/array3.hpp"
+#include "loom/compensated_sum.hpp"
 #include "loom/context.hpp"
+#include "loom/counted_index.hpp"
 #include "loom/devices.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"

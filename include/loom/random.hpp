@@ -10,7 +10,8 @@
 // (i, stream) under the key `seed`, so a value depends only on the seed, the stream and the
 // element index; the same numbers come on OpenCL and CUDA, fused or not, at every launch
 // geometry and kernel form. Seed and stream are kernel arguments, never compiled in: a new seed
-// reuses the compiled kernel.
+// reuses the compiled kernel. Each also takes a counter of the caller's in place of the element
+// index: random_uniform<float>(loom::index(ctx, n), seed) runs in a reduction over draws alone.
 #pragma once
 
 #include <cstdint>
@@ -39,14 +40,20 @@ std::uint32_t random_function(random_distribution d, dtype type);
 
 namespace expr {
 
+// The id of the device function drawing D of type T, registered at its first use.
+template <class T, detail::random_distribution D> std::uint32_t random_function_id() {
+    static const std::uint32_t id = detail::random_function(D, dtype_v<T>);
+    return id;
+}
+
+// A draw at the statement's element index.
 template <class T, detail::random_distribution D> struct random_draw {
     std::uint64_t seed = 0;
     std::uint64_t stream = 0;
 
     static detail::node_ref lower(detail::shape_builder& b) {
-        static const std::uint32_t function = detail::random_function(D, dtype_v<T>);
         const detail::node_ref args[] = {b.index(), b.scalar_slot(dtype::u64), b.scalar_slot(dtype::u64)};
-        return b.call(function, args, 3);
+        return b.call(random_function_id<T, D>(), args, 3);
     }
     void bind(detail::statement_recorder& r) const {
         r.scalar_slot(&seed, sizeof seed);
@@ -61,6 +68,18 @@ template <class T, detail::random_distribution D> auto random_terminal(std::uint
     return proto::make_expr<proto::tag::terminal, domain>(random_draw<T, D>{seed, stream});
 }
 
+// A draw at a counter the caller computes (an integer expression: loom::index(ctx, n), a
+// permutation of the index, ...): a call of the same device function.
+template <class T, detail::random_distribution D, class I>
+auto random_call(const I& counter, std::uint64_t seed, std::uint64_t stream) {
+    static_assert(std::is_integral_v<value_type_t<I>> && !std::is_same_v<value_type_t<I>, bool>,
+                  "loom::random_*(counter, seed): the counter is an integer expression, such as loom::index(ctx, n)");
+    return proto::make_expr<proto::tag::function, domain>(
+        source_call<T, std::uint64_t, std::uint64_t, std::uint64_t>{random_function_id<T, D>()}, as_child(counter),
+        seed, stream);
+}
+template <class I> inline constexpr bool is_counter_v = is_operand_v<I>;
+
 } // namespace expr
 
 // Uniform on [0, 1): element i is (the generator's first word >> 8) * 2^-24 for a float; for a
@@ -71,6 +90,15 @@ template <class T> auto random_uniform(std::uint64_t seed, std::uint64_t stream 
     return expr::random_terminal<T, detail::random_distribution::uniform>(seed, stream);
 }
 
+// The same at the counter `counter` (an integer expression) instead of the element index:
+// loom::random_uniform<float>(loom::index(ctx, n), seed) gives a reduction its context and length.
+template <class T, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
+auto random_uniform(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "loom::random_uniform<T>: T is float or double (loom::random_bits<U> gives integers)");
+    return expr::random_call<T, detail::random_distribution::uniform>(counter, seed, stream);
+}
+
 // Normal, mean 0 and standard deviation 1: sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1] and u2 in
 // [0, 1) drawn as random_uniform draws them (a double's from the generator's four words).
 template <class T> auto random_normal(std::uint64_t seed, std::uint64_t stream = 0) {
@@ -79,12 +107,26 @@ template <class T> auto random_normal(std::uint64_t seed, std::uint64_t stream =
     return expr::random_terminal<T, detail::random_distribution::normal>(seed, stream);
 }
 
+template <class T, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
+auto random_normal(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "loom::random_normal<T>: T is float or double");
+    return expr::random_call<T, detail::random_distribution::normal>(counter, seed, stream);
+}
+
 // The generator's bits: its first word (std::uint32_t), or its first two, the first low
 // (std::uint64_t).
 template <class U> auto random_bits(std::uint64_t seed, std::uint64_t stream = 0) {
     static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>,
                   "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
     return expr::random_terminal<U, detail::random_distribution::bits>(seed, stream);
+}
+
+template <class U, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
+auto random_bits(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
+    static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>,
+                  "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
+    return expr::random_call<U, detail::random_distribution::bits>(counter, seed, stream);
 }
 
 } // namespace loom

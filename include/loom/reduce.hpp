@@ -255,14 +255,20 @@ template <class E, class T, class Op> T reduce(const E& e, T identity, const Op&
     return detail::reduce_value<T>(e, identity, op, false, "loom::reduce");
 }
 
-template <class E> sum_type_t<E> sum(const E& e) {
-    using R = sum_type_t<E>;
-    return detail::reduce_value<R>(e, R(0), detail::plus_operation{}, false, "loom::sum");
+// The type a sum or product is computed and returned in: R where the caller names one
+// (loom::sum<std::int64_t>(x): each value converted to R, then summed in R), else sum_type_t<E>.
+template <class R, class E> using accumulate_t = std::conditional_t<std::is_void_v<R>, sum_type_t<E>, R>;
+
+template <class R = void, class E> accumulate_t<R, E> sum(const E& e) {
+    using T = accumulate_t<R, E>;
+    static_assert(is_element_type_v<T>, "loom::sum<R>: R must be an element type");
+    return detail::reduce_value<T>(e, T(0), detail::plus_operation{}, false, "loom::sum");
 }
 
-template <class E> sum_type_t<E> product(const E& e) {
-    using R = sum_type_t<E>;
-    return detail::reduce_value<R>(e, R(1), detail::multiplies_operation{}, false, "loom::product");
+template <class R = void, class E> accumulate_t<R, E> product(const E& e) {
+    using T = accumulate_t<R, E>;
+    static_assert(is_element_type_v<T>, "loom::product<R>: R must be an element type");
+    return detail::reduce_value<T>(e, T(1), detail::multiplies_operation{}, false, "loom::product");
 }
 
 // NaN elements are skipped; with no number in the input, min is +infinity (the largest
@@ -298,13 +304,13 @@ template <class E, class T, class Op> auto reduce(const E& e, T identity, const 
     static_assert(is_element_type_v<T>, "loom::reduce: the identity's type (the result type) must be an element type");
     return detail::make_device_reduction<T>(e, identity, op, false, "loom::reduce");
 }
-template <class E> auto sum(const E& e, on_device_t) {
-    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(0), detail::plus_operation{}, false,
-                                                        "loom::sum");
+template <class R = void, class E> auto sum(const E& e, on_device_t) {
+    using T = accumulate_t<R, E>;
+    return detail::make_device_reduction<T>(e, T(0), detail::plus_operation{}, false, "loom::sum");
 }
-template <class E> auto product(const E& e, on_device_t) {
-    return detail::make_device_reduction<sum_type_t<E>>(e, sum_type_t<E>(1), detail::multiplies_operation{}, false,
-                                                        "loom::product");
+template <class R = void, class E> auto product(const E& e, on_device_t) {
+    using T = accumulate_t<R, E>;
+    return detail::make_device_reduction<T>(e, T(1), detail::multiplies_operation{}, false, "loom::product");
 }
 template <class E> auto min(const E& e, on_device_t) {
     using R = value_type_t<E>;

@@ -62,9 +62,9 @@ void inclusive_scan(const E& input, vector<T>& output, typename vector<T>::value
     detail::scan_expression(input, output, false, identity, identity, op);
 }
 
-// output[i] = init + input[0] + ... + input[i-1] (output[0] = init).
+// output[i] = init + input[0] + ... + input[i-1] (output[0] = init, 0 when not given).
 template <class E, class T>
-void exclusive_scan(const E& input, vector<T>& output, typename vector<T>::value_type init) {
+void exclusive_scan(const E& input, vector<T>& output, typename vector<T>::value_type init = T(0)) {
     detail::scan_expression(input, output, true, init, T(0), detail::plus_operation{});
 }
 

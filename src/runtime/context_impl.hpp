@@ -1,6 +1,7 @@
 // The state behind a loom::context, in parts with one job each:
 // - the device and the settings (settings.hpp);
-// - the statement queue the recorder fills (statement_recorder.cpp, flush_limits.cpp);
+// - the statement queue the recorder fills (statement_recorder.cpp), and the limits at which
+//   it flushes by itself (flush_limits.hpp);
 // - the planner and its plan cache (flush_planner.hpp);
 // - the executor, the one launch path (executor.hpp), and the statistics it counts;
 // - the map launcher, which binds and launches a flush plan's map kernels (map_launcher.hpp);
@@ -21,6 +22,7 @@
 #include "runtime/buffer.hpp"
 #include "runtime/compiled_plan.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/flush_limits.hpp"
 #include "runtime/flush_planner.hpp"
 #include "runtime/loop/loop_runtime.hpp"
 #include "runtime/map_launcher.hpp"
@@ -139,10 +141,7 @@ private:
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const; // plan_log.cpp
     // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
     void keep_initial_contents() noexcept;
-    // Flush limits (flush_limits.cpp).
-    void start_pending_window();
-    std::uint64_t count_pending_bytes();
-    std::size_t cut_point();
+    // Runs the first `count` pending statements, where a flush limit cut the queue (flush_limits.cpp).
     void flush_prefix(std::size_t count, flush_cause cause);
 
     std::recursive_mutex mutex_;
@@ -162,11 +161,7 @@ private:
     // Per-flush scratch, kept to reuse its capacity: the flush allocates nothing once warm.
     std::vector<backend::kernel_arg> held_args_; // a held pass's, with the bookkeeping's after them
     std::vector<char> counted_;                  // per buffer class: counted by allocate_buffers
-    // The bytes the pending statements would allocate: each target without device memory,
-    // counted once per window (a window ends at every flush); recounted at a limit, when
-    // only the targets a live vector still names count (flush_limits.cpp).
-    std::uint64_t pending_bytes_ = 0;
-    std::uint64_t pending_window_ = 0;
+    flush_limits limits_;
     // The target of a reduction's input in flush_into_reduction: never allocated, as no
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;

@@ -1,4 +1,5 @@
-// The flush: pending statements -> plan key -> (cached) plan -> allocations -> launches.
+// The flush: pending statements -> plan key -> (cached) plan -> allocations -> launches; and the
+// flushes the limits force (flush_limits.hpp), of a prefix of the pending statements.
 // On a plan-cache hit this path does no string work, no source hashing and no heap
 // allocation: the key and argument arrays reuse their capacity from earlier flushes.
 #include <string>
@@ -68,7 +69,7 @@ void context_impl::flush(flush_cause cause) {
     // pending) keep it for the bookkeeping that follows.
     if (loop_.holding() && !(cause == flush_cause::loop && queue_.empty())) release_held();
     if (queue_.empty()) return;
-    start_pending_window();
+    limits_.start_window();
     try {
         run_planned(cause);
     } catch (...) {
@@ -77,6 +78,40 @@ void context_impl::flush(flush_cause cause) {
         throw;
     }
     queue_.drop_statements(); // a skeleton's input, bound before this flush, stays
+}
+
+void context_impl::after_record() {
+    switch (limits_.reached(queue_)) {
+    case flush_limits::limit::none: return;
+    case flush_limits::limit::statements:
+        return flush_prefix(flush_limits::cut_point(queue_), flush_cause::statement_limit);
+    case flush_limits::limit::bytes: return flush_prefix(flush_limits::cut_point(queue_), flush_cause::byte_limit);
+    }
+}
+
+// Runs the first `count` pending statements; the rest stay pending. On failure everything
+// pending is dropped, as in flush(): the rest may read what the failed part would have written.
+void context_impl::flush_prefix(std::size_t count, flush_cause cause) {
+    if (count >= queue_.statements.size()) return flush(cause);
+    fusion::statement_queue rest;
+    const std::uint32_t first_slot = queue_.statements[count].first_slot;
+    rest.slots.assign(std::make_move_iterator(queue_.slots.begin() + first_slot),
+                      std::make_move_iterator(queue_.slots.end()));
+    for (std::size_t s = count; s < queue_.statements.size(); ++s) {
+        rest.statements.push_back(std::move(queue_.statements[s]));
+        rest.statements.back().first_slot -= first_slot;
+    }
+    queue_.slots.resize(first_slot);
+    queue_.statements.resize(count);
+    flush(cause);
+    // The queue is empty now: the rest becomes the pending statements.
+    const std::uint32_t base = std::uint32_t(queue_.slots.size());
+    for (fusion::bound_slot& slot : rest.slots) queue_.slots.push_back(std::move(slot));
+    for (fusion::pending_statement& st : rest.statements) {
+        st.first_slot += base;
+        queue_.statements.push_back(std::move(st));
+    }
+    limits_.recount(queue_);
 }
 
 } // namespace loom::detail

@@ -23,7 +23,7 @@ fused_statements context_impl::flush_into_reduction(const shape& input, std::uin
     }
     reduction_sink_->length = length;
     reduction_sink_->type = input.nodes[input.root].type;
-    start_pending_window();
+    limits_.start_window();
     queue_.statements.push_back(
         {&input, reduction_sink_, std::uint32_t(queue_.slots.size() - input.slots.size()), length});
     const compiled_plan* p = nullptr;

@@ -152,6 +152,12 @@ std::uint64_t statement_recorder::view_length() const {
     return view_min_;
 }
 
+void statement_recorder::same_context(const buffer& b, const char* what) const {
+    if (b.ctx != &ctx_)
+        throw error(std::string("loom: ") + what +
+                    " names another context than the expression's vectors or target; use one context");
+}
+
 void statement_recorder::view_extent(std::uint64_t count) {
     view_min_ = std::min(view_min_, count);
     view_max_ = std::max(view_max_, count);

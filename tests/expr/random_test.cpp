@@ -198,3 +198,34 @@ TEST_CASE("random_normal has mean 0 and variance 1, and random_uniform mean 1/2,
     CHECK(std::abs(square - 1.0) < 0.007);
     CHECK(std::abs(uniform - 0.5) < 0.0015);
 }
+
+TEST_CASE("loom::index(ctx, n) gives an expression of draws alone its context and length: a reduction over n "
+          "elements, the host's count of the same draws; draws at a computed counter") {
+    constexpr std::uint64_t n = 5003;
+    const auto i = loom::index(ctx(), n);
+    const auto x = loom::random_uniform<float>(i, 9, 0);
+    const auto y = loom::random_uniform<float>(i, 9, 1);
+    const std::uint64_t inside = loom::count(x * x + y * y <= 1.0f);
+    std::uint64_t want = 0;
+    for (std::uint64_t k = 0; k < n; ++k) {
+        const float a = host_uniform_f32(9, 0, k), b = host_uniform_f32(9, 1, k);
+        want += a * a + b * b <= 1.0f;
+    }
+    CHECK(inside == want);
+    // The index alone: the sum 0 + 1 + ... + n-1.
+    CHECK(loom::sum(loom::index(ctx(), n)) == n * (n - 1) / 2);
+    // A draw at the counter n - 1 - i reverses the statement's draws; in an assignment the
+    // counted index checks the target's length.
+    loom::vector<double> forward(ctx(), n), backward(ctx(), n);
+    forward = loom::random_normal<double>(3, 4);
+    backward = loom::random_normal<double>(n - 1 - loom::index(), 3, 4);
+    const std::vector<double> f = forward.to_host(), b = backward.to_host();
+    CHECK(std::vector<double>(f.rbegin(), f.rend()) == b);
+    loom::vector<std::uint32_t> bits(ctx(), n);
+    bits = loom::random_bits<std::uint32_t>(loom::index(ctx(), n), 5);
+    CHECK(bits.to_host()[17] == words(5, 0, 17)[0]);
+    loom::vector<float> short_target(ctx(), n - 1);
+    CHECK_THROWS_AS(short_target = loom::random_uniform<float>(loom::index(ctx(), n), 1), loom::length_error);
+    CHECK_THROWS_WITH_AS(forward = loom::cast<double>(loom::index(unfused(), n)),
+                         doctest::Contains("another context"), loom::error);
+}

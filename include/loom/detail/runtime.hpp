@@ -80,6 +80,9 @@ public:
     void commit_assignment(const shape* s, const buffer_ptr& target);
     // A view among the element-wise operands: the statement must have its `count` elements.
     void view_extent(std::uint64_t count);
+    // Throws loom::error naming `what` unless b belongs to the recorder's context (an operand
+    // that names a context without being a slot: loom::index(ctx, n)).
+    void same_context(const buffer& b, const char* what) const;
     // The elements of the views recorded so far (0: none), for an input that is not assigned
     // (a reduction's, a scan's). Throws loom::length_error when two views differ.
     std::uint64_t view_length() const;

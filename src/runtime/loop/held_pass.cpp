@@ -129,7 +129,7 @@ bool context_impl::run_held_with_epilogue() {
     if (!loop_.holds_pass() || queue_.empty() || loop_.guard()) return false;
     for (const fusion::pending_statement& st : queue_.statements)
         if (st.length != 1) return false;
-    start_pending_window();
+    limits_.start_window();
     try {
         bool made = false;
         compiled_plan& p = planner_.plan(queue_, plan_purpose::epilogue, false, made);
