@@ -7,6 +7,7 @@
 #pragma once
 
 #include "loom/array3.hpp"
+#include "loom/compaction.hpp"
 #include "loom/compensated_sum.hpp"
 #include "loom/context.hpp"
 #include "loom/counted_index.hpp"
@@ -25,6 +26,7 @@
 #include "loom/scalar.hpp"
 #include "loom/source_function.hpp"
 #include "loom/scan.hpp"
+#include "loom/search.hpp"
 #include "loom/loop.hpp"
 #include "loom/pipeline.hpp"
 #include "loom/random.hpp"
