@@ -23,7 +23,7 @@ built_in=$(cat "$b/build-path")
 
 # The machine's own CUDA libraries (NVRTC, cuBLAS, the runtime) wherever its image keeps them.
 libdirs=$work/lib
-# The loader's cache first: a find over /usr/lib takes minutes on some images.
+# The loader's cache first, then the CUDA and driver folders only (not a walk over /usr/lib).
 locate_lib() {
     ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }' | grep . ||
         find /usr/local/cuda*/targets /usr/local/cuda*/lib64 /usr/local/nvidia -name "$1" -print -quit 2>/dev/null
