@@ -10,7 +10,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/install-deps.sh"
 build="$root/build-tsan"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_WARNINGS_AS_ERRORS=ON -DLOOM_WITH_CUDA=OFF \
+# -O1 -g1, as the sanitizers advise: line tables for their reports, in far less compile time
+# than -O2 -g.
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+      -DLOOM_WARNINGS_AS_ERRORS=ON -DLOOM_WITH_CUDA=OFF \
       -DLOOM_BUILD_BENCH=OFF -DLOOM_BUILD_EXAMPLES=OFF -DLOOM_SANITIZE=thread
 cmake --build "$build" -j"$(nproc)" --target test_runtime test_fusion test_cache
 cd "$build"

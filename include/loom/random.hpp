@@ -46,6 +46,17 @@ template <class T, detail::random_distribution D> std::uint32_t random_function_
     return id;
 }
 
+// The types each distribution draws, checked where a draw is written.
+template <class T, detail::random_distribution D> constexpr void check_draw_type() {
+    if constexpr (D == detail::random_distribution::bits)
+        static_assert(std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>,
+                      "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
+    else
+        static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                      "loom::random_uniform<T> and loom::random_normal<T>: T is float or double "
+                      "(loom::random_bits<U> gives integers)");
+}
+
 // A draw at the statement's element index.
 template <class T, detail::random_distribution D> struct random_draw {
     std::uint64_t seed = 0;
@@ -65,6 +76,7 @@ template <class T, detail::random_distribution D> struct terminal_value_type<ran
 };
 
 template <class T, detail::random_distribution D> auto random_terminal(std::uint64_t seed, std::uint64_t stream) {
+    check_draw_type<T, D>();
     return proto::make_expr<proto::tag::terminal, domain>(random_draw<T, D>{seed, stream});
 }
 
@@ -72,60 +84,47 @@ template <class T, detail::random_distribution D> auto random_terminal(std::uint
 // permutation of the index, ...): a call of the same device function.
 template <class T, detail::random_distribution D, class I>
 auto random_call(const I& counter, std::uint64_t seed, std::uint64_t stream) {
+    check_draw_type<T, D>();
     static_assert(std::is_integral_v<value_type_t<I>> && !std::is_same_v<value_type_t<I>, bool>,
                   "loom::random_*(counter, seed): the counter is an integer expression, such as loom::index(ctx, n)");
     return proto::make_expr<proto::tag::function, domain>(
         source_call<T, std::uint64_t, std::uint64_t, std::uint64_t>{random_function_id<T, D>()}, as_child(counter),
         seed, stream);
 }
-template <class I> inline constexpr bool is_counter_v = is_operand_v<I>;
+template <class I> using if_counter = std::enable_if_t<is_operand_v<I>, int>;
 
 } // namespace expr
 
 // Uniform on [0, 1): element i is (the generator's first word >> 8) * 2^-24 for a float; for a
-// double, 53 bits of its first two words times 2^-53.
+// double, 53 bits of its first two words times 2^-53. T is float or double.
 template <class T> auto random_uniform(std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "loom::random_uniform<T>: T is float or double (loom::random_bits<U> gives integers)");
     return expr::random_terminal<T, detail::random_distribution::uniform>(seed, stream);
-}
-
-// The same at the counter `counter` (an integer expression) instead of the element index:
-// loom::random_uniform<float>(loom::index(ctx, n), seed) gives a reduction its context and length.
-template <class T, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
-auto random_uniform(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "loom::random_uniform<T>: T is float or double (loom::random_bits<U> gives integers)");
-    return expr::random_call<T, detail::random_distribution::uniform>(counter, seed, stream);
 }
 
 // Normal, mean 0 and standard deviation 1: sqrt(-2 log u1) cos(2 pi u2), u1 in (0, 1] and u2 in
 // [0, 1) drawn as random_uniform draws them (a double's from the generator's four words).
 template <class T> auto random_normal(std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "loom::random_normal<T>: T is float or double");
     return expr::random_terminal<T, detail::random_distribution::normal>(seed, stream);
-}
-
-template <class T, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
-auto random_normal(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                  "loom::random_normal<T>: T is float or double");
-    return expr::random_call<T, detail::random_distribution::normal>(counter, seed, stream);
 }
 
 // The generator's bits: its first word (std::uint32_t), or its first two, the first low
 // (std::uint64_t).
 template <class U> auto random_bits(std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>,
-                  "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
     return expr::random_terminal<U, detail::random_distribution::bits>(seed, stream);
 }
 
-template <class U, class I, std::enable_if_t<expr::is_counter_v<I>, int> = 0>
+// Each at the counter `counter` (an integer expression) instead of the element index:
+// loom::random_uniform<float>(loom::index(ctx, n), seed) gives a reduction its context and length.
+template <class T, class I, expr::if_counter<I> = 0>
+auto random_uniform(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
+    return expr::random_call<T, detail::random_distribution::uniform>(counter, seed, stream);
+}
+template <class T, class I, expr::if_counter<I> = 0>
+auto random_normal(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
+    return expr::random_call<T, detail::random_distribution::normal>(counter, seed, stream);
+}
+template <class U, class I, expr::if_counter<I> = 0>
 auto random_bits(const I& counter, std::uint64_t seed, std::uint64_t stream = 0) {
-    static_assert(std::is_same_v<U, std::uint32_t> || std::is_same_v<U, std::uint64_t>,
-                  "loom::random_bits<U>: U is std::uint32_t or std::uint64_t");
     return expr::random_call<U, detail::random_distribution::bits>(counter, seed, stream);
 }
 

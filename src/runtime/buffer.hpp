@@ -23,7 +23,7 @@ struct buffer {
     // Scratch for the flush being planned: the buffer's class number in that flush.
     std::uint64_t flush_mark = 0;
     std::uint32_t flush_class = 0;
-    // The pending window (flush_limits.cpp) that last counted this buffer.
+    // The pending window (flush_limits.hpp) that last counted this buffer.
     std::uint64_t pending_mark = 0;
     // The caller holds a handle of its memory (loom::native_handle) or owns it (a wrapped
     // buffer): the memory never changes hands (adopt_memory).

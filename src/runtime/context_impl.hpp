@@ -91,7 +91,7 @@ public:
     // Runs every pending statement. On failure nothing has run and the pending
     // statements are dropped, so every vector keeps its value from before them.
     void flush(flush_cause cause = flush_cause::skeleton);
-    // Called after a statement is recorded: flushes when the queue reaches a limit (flush_limits.cpp).
+    // Called after a statement is recorded: flushes when the queue reaches a limit (flush_limits.hpp).
     void after_record();
 
     // Map-reduce fusion (docs/fusion.md). Plans the pending statements followed by the
@@ -141,7 +141,7 @@ private:
     void log_plan(const compiled_plan& p, bool cached, flush_cause cause) const; // plan_log.cpp
     // After a failed flush: vectors made in its window get their constructors' fills (failed_flush.cpp).
     void keep_initial_contents() noexcept;
-    // Runs the first `count` pending statements, where a flush limit cut the queue (flush_limits.cpp).
+    // Runs the first `count` pending statements, where a flush limit cut the queue (flush.cpp).
     void flush_prefix(std::size_t count, flush_cause cause);
 
     std::recursive_mutex mutex_;

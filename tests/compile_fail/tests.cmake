@@ -12,7 +12,8 @@ set(loom_compile_fail_cases
     "float_ldexp_exponent|the exponent e must be an integer"
     "vector_comparison|short vectors are not compared as a whole"
     "vector_widths|short vectors of different widths do not combine"
-    "vector_classification|would give one answer per component")
+    "vector_classification|would give one answer per component"
+    "random_integer_uniform|T is float or double")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)

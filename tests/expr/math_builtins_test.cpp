@@ -19,16 +19,6 @@ namespace {
 
 constexpr std::size_t n = 2048;
 
-// The unfused reference: each statement its own kernel (LOOM_FUSION=0).
-loom::context& unfused_ctx() {
-    static loom::context c([] {
-        loom::context_options o;
-        o.fusion = 0;
-        return o;
-    }());
-    return c;
-}
-
 // Runs body(context, batch) in the suite's (fusing) context and in the unfused one, each
 // statement checked against its host reference after one read-back flush per run.
 template <class Body> void fused_and_unfused(Body body) {

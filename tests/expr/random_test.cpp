@@ -46,15 +46,6 @@ double host_normal_f64(std::uint64_t seed, std::uint64_t stream, std::uint64_t i
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
-loom::context& unfused() {
-    static loom::context c([] {
-        loom::context_options o;
-        o.fusion = 0;
-        return o;
-    }());
-    return c;
-}
-
 // The seeds and streams every test draws with: zero, small, and high words set.
 const std::uint64_t seeds[] = {0, 1, 0x9E3779B97F4A7C15ull, ~std::uint64_t(0)};
 const std::uint64_t streams[] = {0, 3, std::uint64_t(1) << 40};
@@ -91,7 +82,7 @@ TEST_CASE("Random123's Philox4x32-10 gives the paper's known answers (the host r
 TEST_CASE("random_bits are Philox4x32-10's words: the known answer at element 0 of seed 0, Random123's elsewhere, "
           "fused and unfused") {
     constexpr std::size_t n = 3001; // not a multiple of any group size
-    for (loom::context* c : {&ctx(), &unfused()}) {
+    for (loom::context* c : {&ctx(), &unfused_ctx()}) {
         CAPTURE(c == &ctx());
         loom::vector<std::uint64_t> first(*c, 1);
         first = loom::random_bits<std::uint64_t>(0);
@@ -138,7 +129,7 @@ TEST_CASE_TEMPLATE("random_uniform is exact and random_normal within a few ulps 
                 want_mix[i] = T(2) + T(3) * want_z[i];
             }
             std::vector<T> fused_mix;
-            for (loom::context* c : {&ctx(), &unfused()}) {
+            for (loom::context* c : {&ctx(), &unfused_ctx()}) {
                 CAPTURE(c == &ctx());
                 loom::vector<T> u(*c, n), z(*c, n), mix(*c, n), x(*c, n, T(1));
                 u = loom::random_uniform<T>(s, k);
@@ -226,6 +217,6 @@ TEST_CASE("loom::index(ctx, n) gives an expression of draws alone its context an
     CHECK(bits.to_host()[17] == words(5, 0, 17)[0]);
     loom::vector<float> short_target(ctx(), n - 1);
     CHECK_THROWS_AS(short_target = loom::random_uniform<float>(loom::index(ctx(), n), 1), loom::length_error);
-    CHECK_THROWS_WITH_AS(forward = loom::cast<double>(loom::index(unfused(), n)),
+    CHECK_THROWS_WITH_AS(forward = loom::cast<double>(loom::index(unfused_ctx(), n)),
                          doctest::Contains("another context"), loom::error);
 }

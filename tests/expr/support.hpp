@@ -30,6 +30,16 @@ inline loom::context& ctx() {
     return c;
 }
 
+// The unfused reference: each statement its own kernel (LOOM_FUSION=0), on the same device.
+inline loom::context& unfused_ctx() {
+    static loom::context c([] {
+        loom::context_options o;
+        o.fusion = 0;
+        return o;
+    }());
+    return c;
+}
+
 // A second context on the same device, for the tests of vectors from two contexts.
 inline loom::context& other_ctx() {
     static loom::context c;
