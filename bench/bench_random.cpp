@@ -38,25 +38,26 @@ std::string key(const std::string& workload, const std::string& variant, std::si
 
 // ---- the generator, written once for the handwritten kernels and the host --------------------
 
-// Philox4x32-10 of the counter (i, 0, stream, 0) under the key (seed lo, seed hi), in OpenCL C;
-// the host runs the same text through the macros below.
+// Philox4x32-10 of the counter (i, 0, stream, 0) under the key (seed lo, seed hi), in OpenCL C,
+// written on four scalar words as Loom's generator is; host_philox is the same on the host.
 const char* philox_source = R"(
 #define M0 0xD2511F53u
 #define M1 0xCD9E8D57u
-inline uint4 philox(uint i, uint stream, uint k0, uint k1) {
-    uint4 w = (uint4)(i, 0u, stream, 0u);
+// The first two words, which the float draws use; the rounds on four scalars.
+inline uint2 philox(uint i, uint stream, uint k0, uint k1) {
+    uint w0 = i, w1 = 0u, w2 = stream, w3 = 0u;
     for (int round = 0; round < 10; ++round) {
         if (round > 0) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
-        const uint hi0 = mul_hi(M0, w.x), lo0 = M0 * w.x, hi1 = mul_hi(M1, w.z), lo1 = M1 * w.z;
-        w = (uint4)(hi1 ^ w.y ^ k0, lo1, hi0 ^ w.w ^ k1, lo0);
+        const uint hi0 = mul_hi(M0, w0), lo0 = M0 * w0, hi1 = mul_hi(M1, w2), lo1 = M1 * w2;
+        w0 = hi1 ^ w1 ^ k0; w1 = lo1; w2 = hi0 ^ w3 ^ k1; w3 = lo0;
     }
-    return w;
+    return (uint2)(w0, w1);
 }
-inline float normal_of(uint4 w) {
+inline float normal_of(uint2 w) {
     const float u1 = (float)((w.x >> 8) + 1u) * 5.9604644775390625e-8f, u2 = (float)(w.y >> 8) * 5.9604644775390625e-8f;
     return sqrt(-2.0f * log(u1)) * cos(6.28318548f * u2);
 }
-inline float uniform_of(uint4 w) { return (float)(w.x >> 8) * 5.9604644775390625e-8f; }
+inline float uniform_of(uint2 w) { return (float)(w.x >> 8) * 5.9604644775390625e-8f; }
 )";
 
 struct words {
