@@ -11,6 +11,7 @@
 // output too short is a loom::length_error that leaves it as it was.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -46,7 +47,7 @@ template <class E> std::pair<context, std::uint64_t> compaction_input(const E& v
 }
 
 // Writes the values for which `keep` is true to out[offset ..), in order, and returns how many
-// there are. Positions are 32-bit below 2^32 elements, else 64-bit.
+// there are. Index is the places' type; its largest value is the place of what is not written.
 template <class Index, class E, class K, class T>
 std::uint64_t compact_with(const context& ctx, std::uint64_t n, const E& values, const K& keep, vector<T>& out,
                            std::uint64_t offset, const char* what) {
@@ -69,7 +70,8 @@ std::uint64_t compact(const E& values, const K& keep, vector<T>& out, std::uint6
     const auto [ctx, n] = compaction_input(values, what);
     if (n == 0) return 0;
     if (!out.buffer()) throw error("loom::" + std::string(what) + " into an empty loom::vector");
-    if (n + offset < std::numeric_limits<std::uint32_t>::max())
+    // 32-bit places where every place and the output's length fit below the skip value.
+    if (std::max<std::uint64_t>(n + offset, out.size()) < std::numeric_limits<std::uint32_t>::max())
         return compact_with<std::uint32_t>(ctx, n, values, keep, out, offset, what);
     return compact_with<std::uint64_t>(ctx, n, values, keep, out, offset, what);
 }
