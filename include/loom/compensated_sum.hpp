@@ -3,7 +3,7 @@
 // that its error stays near one rounding of the result however long the input is (a plain
 // sum's grows with the depth of its tree), and large values that cancel keep the small ones.
 // It runs as one reduction over (sum, compensation) pairs, fused with the expression it reads,
-// at about twice the arithmetic of a plain sum (docs/skeleton-reduce.md).
+// at eight additions and subtractions a step where a plain sum makes one (docs/skeleton-reduce.md).
 #pragma once
 
 #include <type_traits>
