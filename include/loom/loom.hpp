@@ -24,6 +24,7 @@
 #include "loom/name.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scalar.hpp"
+#include "loom/sort.hpp"
 #include "loom/source_function.hpp"
 #include "loom/scan.hpp"
 #include "loom/search.hpp"

@@ -76,6 +76,9 @@ public:
         return *this;
     }
 
+    // The targets, in order (references to the vectors, views and blocks named).
+    const std::tuple<typename detail::tie_output<X>::stored...>& targets() const { return targets_; }
+
 private:
     // Whether value k reads the buffer of a target written before it.
     template <std::size_t K, class Values, std::size_t... J>

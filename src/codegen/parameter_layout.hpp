@@ -21,6 +21,9 @@ enum class parameter_role : std::uint8_t {
     extent,         // index: a pass_extent
     epilogue,       // index: parameter p of a loop's bookkeeping run at the pass's end
     iterations,     // a looped pass's iteration count
+    carried,        // index: value vector k a sort moves with its keys (read)
+    digit_shift,    // a radix pass's digit: the key bits below it
+    key_order,      // a radix pass's direction: 0 ascending, 1 descending
 };
 
 // The sizes a pass takes by value.
@@ -29,6 +32,7 @@ enum class pass_extent : std::uint8_t {
     chunk, // a scan's elements per group (tiled) or work-item (chunked)
     rows,  // an axis pass's matrix
     cols,
+    parts, // a radix pass's parts: the digit counts of each, laid out digit by digit
 };
 
 struct parameter {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "codegen/radix_pass.hpp"
 #include "codegen/scan_pass.hpp"
 
 namespace loom::launch {
@@ -86,6 +87,38 @@ scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<
         g.groups = (n + g.chunk - 1) / g.chunk;
         g.parts = g.groups;
     }
+    return g;
+}
+
+sort_geometry sort_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                unsigned key_bytes, std::uint64_t n) {
+    sort_geometry g;
+    g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    if (skeleton_group_size(info) < 16) g.chunked = true; // a tile's 16 digit values take a work-item each
+    const std::uint64_t wanted = groups_wanted(info);
+    if (g.chunked) {
+        // Groups of one work-item, each a part of at least 2^14 keys where n allows: a part's
+        // counts (256 of them) are set up, written and scanned per pass whatever its length, and
+        // each part adds 256 runs to the scatter's writes. 8-bit digits, 4-bit ones for a 1-byte
+        // key (two digits).
+        g.radix_bits = key_bytes == 1 ? 4 : 8;
+        g.group = 1;
+        g.groups = std::max<std::uint64_t>(1, std::min(wanted, n >> 14));
+        g.parts = g.groups;
+        g.chunk = (n + g.parts - 1) / g.parts;
+    } else {
+        g.radix_bits = codegen::tiled_radix_bits;
+        g.group = skeleton_group_size(info);
+        const std::uint64_t tile = std::uint64_t(g.group) * codegen::radix_items;
+        const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + tile - 1) / tile));
+        g.chunk = ((n + groups0 - 1) / groups0 + tile - 1) / tile * tile;
+        g.groups = std::max<std::uint64_t>(1, (n + g.chunk - 1) / g.chunk);
+        g.parts = g.groups;
+    }
+    const std::uint64_t counts = g.parts << g.radix_bits;
+    g.offsets_group = skeleton_group_size(info);
+    while (g.offsets_group > 1 && g.offsets_group * 16 > counts) g.offsets_group /= 2;
+    g.offsets_chunk = (counts + g.offsets_group - 1) / g.offsets_group;
     return g;
 }
 

@@ -55,6 +55,24 @@ struct scan_geometry {
 
 scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n);
 
+// Radix sorts (codegen/radix_pass.hpp): chunked on CPU devices (a part per work-item, 8-bit
+// digits), tiled on GPUs (a part per group of whole tiles, 4-bit digits), or as `forced` says.
+struct sort_geometry {
+    bool chunked = false;
+    unsigned group = 1;      // work-items per group of the count and scatter passes
+    unsigned radix_bits = 8; // the digit's width
+    std::uint64_t groups = 1;
+    std::uint64_t parts = 1; // work-items (chunked) or groups (tiled): each counts its own keys
+    std::uint64_t chunk = 0; // keys per part
+    unsigned offsets_group = 1; // the offsets pass's one group
+    std::uint64_t offsets_chunk = 0; // counts per work-item of the offsets pass
+};
+
+// key_bytes: the key's size; its digits are an even number, so that the last digit's scatter
+// writes the output (the passes alternate between it and one scratch copy).
+sort_geometry sort_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                unsigned key_bytes, std::uint64_t n);
+
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

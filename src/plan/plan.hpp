@@ -34,6 +34,7 @@ enum class source : std::uint8_t {
     statement_value,  // index: the statement, item: its slot, whose value is passed (`type` wide)
     statement_length, // index: the statement whose length (a 64-bit count) is passed
     packed_values,    // the device buffer the pass's packed scalars are uploaded into
+    constant,         // index: a 32-bit value the plan holds (a radix pass's digit shift)
 };
 
 struct argument {
@@ -50,14 +51,23 @@ struct argument {
 // What a pass does, for its log line (runtime/executor.hpp). A flush's `fused` pass is no
 // launch of its own: another pass runs its statements (a reduction's first pass, a held loop
 // pass) and binds its arguments where that pass's plan says `source::fused`.
-enum class pass_kind : std::uint8_t { reduce, scan, map, fused };
+enum class pass_kind : std::uint8_t { reduce, scan, map, fused, sort };
 
 struct pass {
     codegen::kernel_source kernel;
     std::string summary; // what the program cache and the fusion log say the kernel is
     std::vector<argument> arguments;
     pass_kind kind = pass_kind::reduce;
+    // The column of the call's launch_sizes the pass launches with: its own index, or (a plan
+    // that repeats its passes, as a radix sort does per digit) the column of the pass it repeats.
+    static constexpr std::uint8_t own_sizes = 0xFF;
+    std::uint8_t sizes = own_sizes;
 };
+
+// The launch_sizes column of pass `index` of a plan.
+inline std::size_t sizes_column(const pass& p, std::size_t index) {
+    return p.sizes == pass::own_sizes ? index : p.sizes;
+}
 
 struct plan {
     std::vector<pass> passes;
@@ -72,8 +82,8 @@ struct plan {
 // The sizes one call launches a plan with: a pure function of the call's extents and the
 // device's properties (src/launch), so that a cached plan serves every length.
 constexpr std::size_t max_passes = 3;
-constexpr std::size_t max_scratch = 4;
-constexpr std::size_t extent_count = 4; // codegen::pass_extent's values
+constexpr std::size_t max_scratch = 8;
+constexpr std::size_t extent_count = 5; // codegen::pass_extent's values
 
 struct launch_sizes {
     std::array<backend::geometry, max_passes> geometry{};

@@ -20,6 +20,7 @@ std::string describe(const launch_label& l, const backend::geometry& g) {
         break;
     case launch_label::kind::reduce_pass: line = "reduce pass " + std::to_string(l.pass) + range; break;
     case launch_label::kind::scan_pass: line = "scan pass " + std::to_string(l.pass) + range; break;
+    case launch_label::kind::sort_pass: line = "sort pass " + std::to_string(l.pass) + range; break;
     case launch_label::kind::held_pass:
         line = "held reduction pass";
         if (l.last) line += ", with statements 0-" + std::to_string(l.last - 1) + " at its end";
@@ -124,7 +125,10 @@ void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& s
         case plan::source::capture:
             args.push_back({nullptr, &call.ops[a.index].captures[a.item], size_of(a.type)});
             break;
-        case plan::source::extent: args.push_back({nullptr, &sizes.extents[pass][a.index], sizeof(std::uint64_t)}); break;
+        case plan::source::extent:
+            args.push_back({nullptr, &sizes.extents[plan::sizes_column(p.passes[pass], pass)][a.index],
+                            sizeof(std::uint64_t)});
+            break;
         case plan::source::flush_buffer: args.push_back({call.flush_buffers[a.index]->memory.get(), nullptr, 0}); break;
         case plan::source::statement_value: {
             const fusion::pending_statement& st = call.queue->statements[a.index];
@@ -135,6 +139,7 @@ void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& s
             args.push_back({nullptr, &call.queue->statements[a.index].length, sizeof(std::uint64_t)});
             break;
         case plan::source::packed_values: args.push_back({call.packed, nullptr, 0}); break;
+        case plan::source::constant: args.push_back({nullptr, &a.index, sizeof(std::uint32_t)}); break;
         }
     }
 }
@@ -149,11 +154,15 @@ void executor::bind(const plan::plan& p, std::size_t pass, const call_values& ca
 void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,
                       const std::vector<backend::kernel_arg>& args, const plan::launch_sizes& sizes) {
     launch_label label;
-    label.what = p.passes[pass].kind == plan::pass_kind::scan ? launch_label::kind::scan_pass
-                                                              : launch_label::kind::reduce_pass;
-    label.elements = sizes.elements[pass];
+    switch (p.passes[pass].kind) {
+    case plan::pass_kind::scan: label.what = launch_label::kind::scan_pass; break;
+    case plan::pass_kind::sort: label.what = launch_label::kind::sort_pass; break;
+    default: label.what = launch_label::kind::reduce_pass; break;
+    }
+    const std::size_t column = plan::sizes_column(p.passes[pass], pass);
+    label.elements = sizes.elements[column];
     label.pass = std::uint32_t(pass + 1);
-    run(k, args.data(), args.size(), sizes.geometry[pass], label);
+    run(k, args.data(), args.size(), sizes.geometry[column], label);
 }
 
 void executor::host_sync(const char* what) {

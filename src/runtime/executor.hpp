@@ -22,10 +22,10 @@ struct skeleton_operation; // loom/reduce.hpp
 
 // What a launch is, for its log line; none of it is formatted unless the launch channel is on.
 struct launch_label {
-    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, held_pass, loop_batch, custom };
+    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, sort_pass, held_pass, loop_batch, custom };
     kind what = kind::map;
     std::uint64_t elements = 0;   // the range the kernel covers (map, passes)
-    std::uint32_t pass = 0;       // reduce_pass, scan_pass: which one (from 1)
+    std::uint32_t pass = 0;       // reduce_pass, scan_pass, sort_pass: which one (from 1)
     std::uint32_t first = 0;      // map: its statements, first..last
     std::uint32_t last = 0;       // ... held_pass, loop_batch: its bookkeeping statements 0..last
     std::uint64_t row_width = 0;  // map: launched on whole rows of this width (0: not)

@@ -1,4 +1,4 @@
-// The context's one cache of skeleton plans (reductions, scans, reductions along an axis):
+// The context's one cache of skeleton plans (reductions, scans, reductions along an axis, sorts):
 // each plan made once per key by its planner (src/skeleton), compiled in one step through the
 // program cache, and kept with the device scratch its calls reuse. Keys are typed values of
 // small integers (shape ids, operation ids, buffer aliasing), so a repeated call generates no
@@ -61,6 +61,20 @@ struct axis_key {
     std::vector<std::uint32_t> bindings;
 
     auto fields() const { return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings); }
+};
+
+// A sort's key. Bindings: the input's slot classes.
+struct sort_key {
+    std::uint32_t input_shape = 0, key_type = 0;
+    bool descending = false, guarded = false, chunked = false;
+    std::uint32_t group = 0, offsets_group = 0, radix_bits = 0;
+    std::vector<std::uint32_t> carried; // the value vectors' types
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const {
+        return std::tie(input_shape, key_type, descending, guarded, chunked, group, offsets_group, radix_bits,
+                        carried, bindings);
+    }
 };
 
 // A plan with its kernels compiled and the scratch its calls keep.
@@ -130,7 +144,7 @@ private:
     void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>> tables_;
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>> tables_;
 };
 
 } // namespace loom::detail

@@ -23,6 +23,8 @@ std::vector<plan::argument> pass_arguments(const codegen::parameter_layout& layo
                 throw error("loom: internal error: a skeleton's own input has packed scalars");
             } else if (binding.input == pass_binding::input_from::scratch) {
                 args.push_back({source::scratch, binding.partials.at(p.index)});
+            } else if (binding.input == pass_binding::input_from::given) {
+                args.push_back(binding.given.at(p.index));
             } else {
                 const ir::kernel_param& param = in.kernel.params[p.index];
                 if (param.kind == ir::param_kind::buffer)
@@ -43,6 +45,9 @@ std::vector<plan::argument> pass_arguments(const codegen::parameter_layout& layo
             args.push_back({source::capture, p.index, p.item, ops.at(p.index).captures.at(p.item)});
             break;
         case parameter_role::extent: args.push_back({source::extent, p.index}); break;
+        case parameter_role::carried: args.push_back(binding.carried.at(p.index)); break;
+        case parameter_role::digit_shift: args.push_back({source::constant, binding.digit_shift}); break;
+        case parameter_role::key_order: args.push_back({source::constant, binding.descending}); break;
         case parameter_role::epilogue:
         case parameter_role::iterations:
             // A loop's held pass binds these itself (runtime/loop), after the planned arguments.

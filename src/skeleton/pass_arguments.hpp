@@ -14,14 +14,21 @@ namespace loom::skeleton {
 struct pass_binding {
     // Where the input kernel's parameters come from: the call's input slots
     // (input_kernel::param_slot), the flush group the pass runs (map-reduce fusion), or the
-    // plan's scratch (an earlier pass's partials: parameter p is scratch partials[p]).
-    enum class input_from : std::uint8_t { slots, fused, scratch } input = input_from::slots;
+    // plan's scratch (an earlier pass's partials: parameter p is scratch partials[p]), or the
+    // arguments `given` (parameter p is given[p]).
+    enum class input_from : std::uint8_t { slots, fused, scratch, given } input = input_from::slots;
     std::vector<std::uint32_t> partials;
+    std::vector<plan::argument> given;
     std::vector<plan::argument> outputs; // what accumulator k's output (the scan's output) is
     std::uint32_t totals = 0, offsets = 0; // the scan's scratch buffers
     // The scan's first value: the call's (an exclusive scan's init, the last pass), or the
     // operation's identity (the passes over totals).
     bool initial_from_call = true;
+    // A radix pass's: where the value vectors it moves with the keys are read from, the key
+    // bits below its digit, and its direction (1: descending).
+    std::vector<plan::argument> carried;
+    std::uint32_t digit_shift = 0;
+    std::uint32_t descending = 0;
 };
 
 // The plan arguments of a pass emitted with `layout` over `in`, folding `ops`.

@@ -1,0 +1,292 @@
+// The radix pass emitter; see radix_pass.hpp.
+#include "codegen/radix_pass.hpp"
+
+#include "codegen/combine_op.hpp"
+#include "codegen/emit_core.hpp"
+#include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/source_builder.hpp"
+#include "ir/promotion.hpp"
+#include "loom/error.hpp"
+
+namespace loom::codegen {
+namespace {
+
+unsigned key_bits(dtype t) { return size_of(t) * 8; }
+
+// The ordered bits' type: a 32-bit word for keys up to 32 bits, a 64-bit one above.
+std::string bits_type(const dialect& d, dtype key) {
+    return type_name(d, key_bits(key) > 32 ? dtype::u64 : dtype::u32);
+}
+
+// loom_key_bits(x, descending): the key's ordered bits (radix_pass.hpp), inverted when descending
+// is nonzero; the same text in both dialects but for the reinterpretation of a floating-point
+// key's bits.
+void write_key_bits(source_builder& b, const radix_pass_kernel& r) {
+    const dialect& d = b.dialect();
+    const dtype key = r.key;
+    const unsigned bits = key_bits(key);
+    const std::string u = bits_type(d, key);
+    const bool wide = bits > 32;
+    // The sign bit and every bit of the key's width, in the ordered bits' type.
+    const std::string sign = "((" + u + ")1 << " + std::to_string(bits - 1) + ")";
+    const std::string all = wide ? "(~(" + u + ")0)" : "(" + u + ")" + std::to_string((std::uint64_t(1) << bits) - 1) + "u";
+    b.open(std::string(d.function_prefix) + " " + u + " loom_key_bits(" + type_name(d, key) +
+           " x, unsigned int descending)");
+    std::string ordered;
+    if (ir::is_float(key)) {
+        const bool cuda = std::string(d.name) == "cuda";
+        const std::string raw = key == dtype::f32 ? (cuda ? "__float_as_uint(x)" : "as_uint(x)")
+                                                  : (cuda ? "(unsigned long long)__double_as_longlong(x)" : "as_ulong(x)");
+        b.declare_const(u, "raw", raw);
+        ordered = "(raw ^ ((raw >> " + std::to_string(bits - 1) + ") != 0 ? " + all + " : " + sign + "))";
+    } else {
+        // Through the unsigned type of the key's own width, so a negative narrow key does not
+        // carry its sign into the wider word's high bits.
+        const dtype unsigned_key = bits == 8 ? dtype::u8 : bits == 16 ? dtype::u16 : bits == 32 ? dtype::u32 : dtype::u64;
+        ordered = "((" + u + ")(" + type_name(d, unsigned_key) + ")x";
+        ordered += ir::is_signed_integer(key) ? " ^ " + sign + ")" : ")";
+    }
+    b.line("return " + ordered + " ^ (descending != 0u ? " + all + " : (" + u + ")0);");
+    b.close();
+}
+
+struct pass_text {
+    const radix_pass_kernel& r;
+    ir::kernel lowered;
+    std::uint32_t root;
+    std::string key;  // the key's type name
+    std::string mask; // the digit's mask
+
+    // The key's digit, from the key `x`.
+    std::string digit(const std::string& x) const {
+        return "(unsigned int)((loom_key_bits(" + x + ", descending) >> shift) & " + mask + ")";
+    }
+    // The lines that compute the key of element `index`; the key is then value_name(root).
+    void key_at(source_builder& b, const std::string& index) const { write_values(b, lowered, {root}, index); }
+};
+
+// The count of digit value `digit` (an unsigned int) in part `part`: counts[digit * parts + part].
+std::string parts_of_digit(const std::string& digit, const std::string& part) {
+    return "counts[(parts * " + digit + ") + " + part + "]";
+}
+
+// The chunked layout's count and scatter bodies (radix_pass.hpp).
+void chunked_body(source_builder& b, const pass_text& p) {
+    const radix_pass_kernel& r = p.r;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, radix = std::to_string(1u << r.radix_bits) + "u";
+    b.declare_const(index, "gid", "(" + index + ")" + d.group.group_id + " * " + std::to_string(r.group) + "u + " +
+                                      d.group.local_id);
+    b.declare(index, "i", "gid * chunk < n ? gid * chunk : n");
+    b.declare_const(index, "last", "n - i < chunk ? n : i + chunk");
+    b.line(index + " c[" + std::to_string(1u << r.radix_bits) + "];");
+    if (r.pass == radix_pass::count) {
+        b.line("for (unsigned int v = 0u; v < " + radix + "; ++v) c[v] = 0;");
+        b.open_for("", "i < last", "++i");
+        p.key_at(b, "i");
+        b.line("++c[" + p.digit(value_name(p.root)) + "];");
+        b.close();
+        b.line("for (unsigned int v = 0u; v < " + radix + "; ++v) " + parts_of_digit("v", "gid") + " = c[v];");
+        return;
+    }
+    b.line("for (unsigned int v = 0u; v < " + radix + "; ++v) c[v] = " + parts_of_digit("v", "gid") + ";");
+    b.open_for("", "i < last", "++i");
+    p.key_at(b, "i");
+    b.declare_const(p.key, "key", value_name(p.root));
+    b.declare_const(index, "to", "c[" + p.digit("key") + "]++");
+    b.line("keys_out[to] = key;");
+    for (std::size_t k = 0; k < r.carried.size(); ++k)
+        b.line("out" + std::to_string(k) + "[to] = in" + std::to_string(k) + "[i];");
+    b.close();
+}
+
+// The tiled layout's count body: each work-item counts its elements of the group's chunk, then
+// the group adds the work-items' counts up in work-group memory.
+void tiled_count_body(source_builder& b, const pass_text& p) {
+    const radix_pass_kernel& r = p.r;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(r.group) + "u";
+    const unsigned radix = 1u << r.radix_bits;
+    const std::string radix_u = std::to_string(radix) + "u";
+    b.line(std::string(d.group.array_qualifier) + " unsigned int h[" + std::to_string(radix * r.group) + "];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const("unsigned int", "g", d.group.group_id);
+    b.declare_const(index, "first", "(" + index + ")g * chunk");
+    b.declare(index, "last", "first + chunk");
+    b.line("if (last > n) last = n;");
+    b.line("unsigned int c[" + std::to_string(radix) + "];");
+    b.line("for (unsigned int v = 0u; v < " + radix_u + "; ++v) c[v] = 0u;");
+    b.open_for(index + " i = first + lid", "i < last", "i += " + w);
+    p.key_at(b, "i");
+    b.line("++c[" + p.digit(value_name(p.root)) + "];");
+    b.close();
+    b.line("for (unsigned int v = 0u; v < " + radix_u + "; ++v) h[v * " + w + " + lid] = c[v];");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int s = " + std::to_string(r.group / 2) + "u", "s > 0u", "s >>= 1");
+    b.line("if (lid < s) for (unsigned int v = 0u; v < " + radix_u + "; ++v) h[v * " + w + " + lid] += h[v * " + w +
+           " + lid + s];");
+    b.line(d.group.barrier);
+    b.close();
+    b.line("if (lid < " + radix_u + ") " + parts_of_digit("lid", "g") + " = h[lid * " + w + "];");
+}
+
+// The tiled layout's scatter body. Work-item l holds the tile's keys l * radix_items ..
+// l * radix_items + radix_items - 1, so ranks in work-item order are ranks in element order. Its
+// count of each digit value is a 16-bit half of one of 8 words (a tile is at most 2^16 keys); an
+// inclusive scan of the words over the group gives each work-item the tile's keys of each value
+// before its own, and the group's last the tile's totals, which advance the group's start of each
+// digit value for the next tile.
+void tiled_scatter_body(source_builder& b, const pass_text& p) {
+    const radix_pass_kernel& r = p.r;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(r.group) + "u";
+    const std::string items = std::to_string(radix_items) + "u";
+    const std::string q = d.group.array_qualifier;
+    b.line(q + " unsigned int sc[" + std::to_string(8 * r.group) + "];");
+    b.line(q + " " + index + " base[16];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const("unsigned int", "g", d.group.group_id);
+    b.declare_const(index, "first", "(" + index + ")g * chunk");
+    b.declare(index, "last", "first + chunk");
+    b.line("if (last > n) last = n;");
+    b.line("if (lid < 16u) base[lid] = " + parts_of_digit("lid", "g") + ";");
+    b.line(d.group.barrier);
+    b.open_for(index + " t = first", "t < last", "t += " + std::to_string(r.group * radix_items) + "u");
+    b.line("unsigned int wd[8];");
+    b.line("for (unsigned int v = 0u; v < 8u; ++v) wd[v] = 0u;");
+    b.line(p.key + " k[" + std::to_string(radix_items) + "];");
+    b.line("unsigned int dg[" + std::to_string(radix_items) + "], rk[" + std::to_string(radix_items) + "];");
+    for (unsigned j = 0; j < radix_items; ++j) {
+        const std::string jj = std::to_string(j);
+        b.open();
+        b.declare_const(index, "i", "t + (" + index + ")lid * " + items + " + " + jj + "u");
+        b.line("dg[" + jj + "] = 16u;");
+        b.open("if (i < last)");
+        p.key_at(b, "i");
+        b.line("k[" + jj + "] = " + value_name(p.root) + ";");
+        b.declare_const("unsigned int", "v", p.digit("k[" + jj + "]"));
+        b.line("dg[" + jj + "] = v;");
+        b.line("rk[" + jj + "] = (wd[v >> 1] >> ((v & 1u) * 16u)) & 0xFFFFu;");
+        b.line("wd[v >> 1] += 1u << ((v & 1u) * 16u);");
+        b.close();
+        b.close();
+    }
+    b.line("for (unsigned int v = 0u; v < 8u; ++v) sc[v * " + w + " + lid] = wd[v];");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
+    b.line("unsigned int x[8];");
+    b.line("for (unsigned int v = 0u; v < 8u; ++v) x[v] = lid >= o ? sc[v * " + w + " + lid - o] : 0u;");
+    b.line(d.group.barrier);
+    b.line("for (unsigned int v = 0u; v < 8u; ++v) sc[v * " + w + " + lid] += x[v];");
+    b.line(d.group.barrier);
+    b.close();
+    for (unsigned j = 0; j < radix_items; ++j) {
+        const std::string jj = std::to_string(j);
+        b.open("if (dg[" + jj + "] < 16u)");
+        b.declare_const("unsigned int", "v", "dg[" + jj + "]");
+        b.declare_const("unsigned int", "before",
+                        "((sc[(v >> 1) * " + w + " + lid] - wd[v >> 1]) >> ((v & 1u) * 16u)) & 0xFFFFu");
+        b.declare_const(index, "to", "base[v] + before + rk[" + jj + "]");
+        b.line("keys_out[to] = k[" + jj + "];");
+        for (std::size_t k = 0; k < r.carried.size(); ++k)
+            b.line("out" + std::to_string(k) + "[to] = in" + std::to_string(k) + "[t + (" + index + ")lid * " + items +
+                   " + " + jj + "u];");
+        b.close();
+    }
+    b.line(d.group.barrier);
+    b.line("if (lid < 16u) base[lid] += (sc[(lid >> 1) * " + w + " + " + std::to_string(r.group - 1) +
+           "u] >> ((lid & 1u) * 16u)) & 0xFFFFu;");
+    b.line(d.group.barrier);
+    b.close();
+}
+
+// The offsets pass: one group; each work-item adds up its chunk of the counts, the group scans
+// the sums, and each work-item writes its chunk's exclusive scan from its sum's.
+void offsets_body(source_builder& b, const radix_pass_kernel& r) {
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(r.group) + "u";
+    b.line(std::string(d.group.array_qualifier) + " " + index + " s[" + std::to_string(r.group) + "];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    b.declare(index, "sum", "0");
+    b.line("for (" + index + " i = first; i < last; ++i) sum += p0[i];");
+    b.line("s[lid] = sum;");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
+    b.declare_const(index, "left", "lid >= o ? s[lid - o] : 0");
+    b.line(d.group.barrier);
+    b.line("s[lid] += left;");
+    b.line(d.group.barrier);
+    b.close();
+    b.declare(index, "carry", "lid == 0u ? 0 : s[lid - 1u]");
+    b.open_for(index + " i = first", "i < last", "++i");
+    b.declare_const(index, "c", "p0[i]");
+    b.line("p0[i] = carry;");
+    b.line("carry += c;");
+    b.close();
+}
+
+} // namespace
+
+bool radix_key(dtype t) { return ir::is_float(t) || ir::is_signed_integer(t) || ir::is_unsigned_integer(t); }
+
+kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
+    if (!radix_key(r.key)) throw error("loom: internal error: a radix sort's key is not an integer or floating type");
+    if (!r.chunked && r.radix_bits != tiled_radix_bits)
+        throw error("loom: internal error: the tiled radix passes take 4-bit digits");
+    ir::kernel input = *r.input;
+    if (r.pass == radix_pass::offsets) input.params[0].written = true;
+    lowered_kernel lowered = lower_neighbour_reads(input, {r.root}, neighbour_form::checked);
+    pass_text p{r, std::move(lowered.kernel), lowered.node[r.root], type_name(d, r.key),
+                std::to_string((1u << r.radix_bits) - 1) + "u"};
+
+    ir::kernel probe = input; // the pragmas the keys and carried values need
+    for (dtype t : r.carried) probe.params.push_back({ir::param_kind::buffer, t, false});
+    source_builder b(d);
+    b.append(pass_prologue(probe, {}, d));
+    if (r.pass != radix_pass::offsets) write_key_bits(b, r);
+
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(input, d);
+    parameter_layout layout;
+    input_layout(input, layout);
+    const std::string index = d.index_type;
+    auto buffer = [&](const std::string& type, const std::string& name, bool written, parameter role,
+                      bool restricted = true) {
+        signature += buffer_parameter(d, type, written, restricted) + name + ", ";
+        layout.push_back(role);
+    };
+    if (r.pass == radix_pass::scatter) buffer(p.key, "keys_out", true, {parameter_role::output, 0});
+    if (r.pass == radix_pass::count) buffer(index, "counts", true, {parameter_role::totals});
+    if (r.pass == radix_pass::scatter) buffer(index, "counts", false, {parameter_role::offsets});
+    if (r.pass == radix_pass::scatter)
+        for (std::uint32_t k = 0; k < r.carried.size(); ++k) {
+            const std::string t = type_name(d, r.carried[k]);
+            buffer(t, "in" + std::to_string(k), false, {parameter_role::carried, k});
+            buffer(t, "out" + std::to_string(k), true, {parameter_role::output, k + 1});
+        }
+    if (r.pass != radix_pass::offsets) {
+        signature += "unsigned int shift, unsigned int descending, ";
+        layout.push_back({parameter_role::digit_shift});
+        layout.push_back({parameter_role::key_order});
+    }
+    b.open(signature + index + " n, " + index + " chunk, " + index + " parts)");
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::parts)});
+    write_guard(b, input);
+    if (r.pass == radix_pass::offsets)
+        offsets_body(b, r);
+    else if (r.chunked)
+        chunked_body(b, p);
+    else if (r.pass == radix_pass::count)
+        tiled_count_body(b, p);
+    else
+        tiled_scatter_body(b, p);
+    b.close();
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = std::move(layout);
+    return source;
+}
+
+} // namespace loom::codegen

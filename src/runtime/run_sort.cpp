@@ -1,0 +1,86 @@
+// A sort at run time: the call checked, its plan found or made (skeleton::plan_sort), and the
+// executor's allocate, bind and launch of its passes. docs/sorting.md.
+#include <string>
+
+#include "codegen/radix_pass.hpp"
+#include "loom/sort.hpp"
+#include "runtime/buffer.hpp"
+#include "runtime/context_impl.hpp"
+#include "runtime/plan_cache.hpp"
+#include "runtime/skeleton_input.hpp"
+#include "skeleton/plan_sort.hpp"
+
+namespace loom::detail {
+
+void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* outputs, std::size_t count) {
+    sort_call call = written;
+    call.input = ctx.statement_form(written.input);
+    bound_input in = bind_input(ctx, *call.input, call.view_length, "sort");
+    const buffer_ptr& keys = outputs[0];
+    if (!in.has_length) in.length = keys->length;
+    for (std::size_t k = 0; k < count; ++k) {
+        if (outputs[k]->ctx != &ctx)
+            throw error("loom: sort: the " + std::string(k == 0 ? "output" : "values") +
+                        " vector belongs to another context than the keys");
+        if (outputs[k]->length != in.length)
+            throw length_error("loom: sort: length mismatch: the keys have " + std::to_string(in.length) + " elements and the " +
+                               (k == 0 ? std::string("output ") : "values ") + std::to_string(outputs[k]->length));
+        for (std::size_t j = 0; j < k; ++j)
+            if (outputs[j].get() == outputs[k].get())
+                throw error(k == 1 && j == 0 ? "loom: sort_by_key: the keys and the values are one vector; pass the values "
+                                               "in a vector of their own"
+                                             : "loom: sort_by_key: a value vector is named twice; name each once");
+    }
+    if (!codegen::radix_key(keys->type))
+        throw error("loom: sort: the keys must be integers or floating point (complex numbers, short vectors and "
+                    "booleans have no order to sort by)");
+    const std::uint64_t n = in.length;
+    if (n < 2) return;
+
+    skeleton::sort_request request;
+    request.input = call.input;
+    request.slot_class = &in.slot_class;
+    request.key = keys->type;
+    for (std::size_t k = 1; k < count; ++k) request.carried.push_back(outputs[k]->type);
+    request.descending = call.descending;
+    request.guarded = ctx.guard() != nullptr;
+    request.geometry = launch::sort_geometry_for(ctx.info(), ctx.settings().form, size_of(keys->type), n);
+
+    sort_key& key = ctx.plans().key<sort_key>();
+    key.input_shape = call.input->id;
+    key.key_type = std::uint32_t(request.key);
+    key.descending = call.descending;
+    key.guarded = request.guarded;
+    key.chunked = request.geometry.chunked;
+    key.group = request.geometry.group;
+    key.offsets_group = request.geometry.offsets_group;
+    key.radix_bits = request.geometry.radix_bits;
+    key.carried.clear();
+    for (dtype t : request.carried) key.carried.push_back(std::uint32_t(t));
+    key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
+    cached_plan* cached = ctx.plans().find<sort_key>();
+    if (!cached) {
+        auto entry = std::make_unique<cached_plan>();
+        entry->plan = skeleton::plan_sort(request, ctx.device().dialect());
+        cached = &ctx.plans().add<sort_key>(std::move(entry));
+    }
+    const plan::plan& p = cached->plan;
+    const plan::launch_sizes sizes = skeleton::sort_launch(request.geometry, n, request.carried.size());
+
+    call_values values;
+    values.slots = in.slots;
+    values.slot_count = call.input->slots.size();
+    values.guard = ctx.guard();
+    values.results = outputs;
+    values.result_count = count;
+    executor& run = ctx.execution();
+    run.allocate(p, cached->scratch, sizes, values);
+    std::vector<backend::kernel_arg>& args = ctx.call_scratch().args;
+    for (std::size_t pass = 0; pass < p.passes.size(); ++pass) {
+        args.clear();
+        run.bind(p, pass, cached->scratch, sizes, values, args);
+        run.launch(p, pass, *cached->kernels[pass], args, sizes);
+    }
+}
+
+} // namespace loom::detail

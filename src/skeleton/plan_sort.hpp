@@ -1,0 +1,37 @@
+// The sort planner: loom::sort and loom::sort_by_key as a least-significant-digit radix sort
+// (codegen/radix_pass.hpp, docs/sorting.md), three passes per digit: count, offsets, scatter.
+// The digits alternate between the output and one scratch copy of the keys (and of each value
+// vector), the first reading the input expression, the last writing the output. Pure: no
+// device, no context.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/shape.hpp"
+#include "launch/skeleton_geometry.hpp"
+#include "plan/plan.hpp"
+#include "skeleton/skeleton_kernel.hpp"
+
+namespace loom::skeleton {
+
+struct sort_request {
+    const detail::shape* input = nullptr; // the keys, in the form the context runs
+    const std::vector<std::uint32_t>* slot_class = nullptr;
+    dtype key = dtype::u32;     // the output's type: the input is converted to it
+    std::vector<dtype> carried; // the value vectors moved with the keys
+    bool descending = false;
+    bool guarded = false;
+    launch::sort_geometry geometry;
+};
+
+// Scratch 0 holds the counts, scratch 1 the keys between digits, scratch 2 + k value vector k's.
+// Result 0 is the keys' output, result 1 + k value vector k (read by the first digit, written by
+// the last).
+plan::plan plan_sort(const sort_request& r, const codegen::dialect& d);
+
+// The sizes of a call over n keys: columns 0, 1, 2 for the count, offsets and scatter passes.
+// carried: the value vectors moved with the keys.
+plan::launch_sizes sort_launch(const launch::sort_geometry& g, std::uint64_t n, std::size_t carried);
+
+} // namespace loom::skeleton
