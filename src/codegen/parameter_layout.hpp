@@ -22,7 +22,7 @@ enum class parameter_role : std::uint8_t {
     epilogue,       // index: parameter p of a loop's bookkeeping run at the pass's end
     iterations,     // a looped pass's iteration count
     carried,        // index: value vector k a sort moves with its keys (read)
-    digit_shift,    // a radix pass's digit: the key bits below it
+    pass_constant,  // a 32-bit value of the pass's own: a radix pass's digit shift, a merge pass's doubling
     key_order,      // a radix pass's direction: 0 ascending, 1 descending
 };
 
@@ -33,6 +33,7 @@ enum class pass_extent : std::uint8_t {
     rows,  // an axis pass's matrix
     cols,
     parts, // a radix pass's parts: the digit counts of each, laid out digit by digit
+    items, // a merge pass's outputs per work-item
 };
 
 struct parameter {

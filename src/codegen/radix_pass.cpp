@@ -267,7 +267,7 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
         }
     if (r.pass != radix_pass::offsets) {
         signature += "unsigned int shift, unsigned int descending, ";
-        layout.push_back({parameter_role::digit_shift});
+        layout.push_back({parameter_role::pass_constant});
         layout.push_back({parameter_role::key_order});
     }
     b.open(signature + index + " n, " + index + " chunk, " + index + " parts)");

@@ -122,6 +122,28 @@ sort_geometry sort_geometry_for(const backend::device_info& info, std::optional<
     return g;
 }
 
+merge_geometry merge_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                  std::uint64_t n) {
+    merge_geometry g;
+    g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    if (g.chunked) {
+        // A part per work-item, a few per compute unit, each at least 2^12 keys; a merge's
+        // outputs in four segments per part, so that the last merges (two runs into one)
+        // still keep every core busy.
+        const std::uint64_t parts = std::max<std::uint64_t>(1, std::min(groups_wanted(info), n >> 12));
+        g.chunk = std::max<std::uint64_t>(64, ((n + parts - 1) / parts + 63) & ~std::uint64_t(63));
+        g.items = g.chunk / 4;
+    } else {
+        g.group = skeleton_group_size(info);
+        g.chunk = 8;
+        g.items = 8;
+    }
+    g.parts = std::max<std::uint64_t>(1, (n + g.chunk - 1) / g.chunk);
+    g.merges = 1;
+    while ((g.chunk << g.merges) < n) ++g.merges;
+    return g;
+}
+
 axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
                                 std::uint64_t rows, std::uint64_t cols) {
     axis_geometry g;

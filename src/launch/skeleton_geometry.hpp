@@ -73,6 +73,21 @@ struct sort_geometry {
 sort_geometry sort_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                 unsigned key_bytes, std::uint64_t n);
 
+// Merge sorts (codegen/merge_pass.hpp): on CPU devices a few long parts, each sorted by one
+// work-item, then few merges of long output segments; on GPUs parts of 8 keys and many merges of
+// 8 outputs a work-item.
+struct merge_geometry {
+    bool chunked = false;
+    unsigned group = 1;      // work-items per group
+    std::uint64_t chunk = 1; // keys per part of the run sort (a multiple of items)
+    std::uint64_t items = 1; // outputs per work-item of a merge
+    std::uint64_t parts = 1; // the run sort's work-items: n / chunk, rounded up
+    unsigned merges = 1;     // merge passes: the doublings from chunk to n, at least one
+};
+
+merge_geometry merge_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                  std::uint64_t n);
+
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

@@ -34,7 +34,7 @@ enum class source : std::uint8_t {
     statement_value,  // index: the statement, item: its slot, whose value is passed (`type` wide)
     statement_length, // index: the statement whose length (a 64-bit count) is passed
     packed_values,    // the device buffer the pass's packed scalars are uploaded into
-    constant,         // index: a 32-bit value the plan holds (a radix pass's digit shift)
+    constant,         // index: a 32-bit value the plan holds (a radix pass's digit shift, a merge pass's doubling)
 };
 
 struct argument {
@@ -82,8 +82,8 @@ struct plan {
 // The sizes one call launches a plan with: a pure function of the call's extents and the
 // device's properties (src/launch), so that a cached plan serves every length.
 constexpr std::size_t max_passes = 3;
-constexpr std::size_t max_scratch = 8;
-constexpr std::size_t extent_count = 5; // codegen::pass_extent's values
+constexpr std::size_t max_scratch = 14; // a merge sort's: two runs of the keys and of six value vectors
+constexpr std::size_t extent_count = 6; // codegen::pass_extent's values
 
 struct launch_sizes {
     std::array<backend::geometry, max_passes> geometry{};

@@ -63,17 +63,19 @@ struct axis_key {
     auto fields() const { return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings); }
 };
 
-// A sort's key. Bindings: the input's slot classes.
+// A sort's key: a radix sort's (no comparator: op_shape 0), or a merge sort's, whose plan has a
+// merge pass per doubling. Bindings: the input's slot classes.
 struct sort_key {
     std::uint32_t input_shape = 0, key_type = 0;
     bool descending = false, guarded = false, chunked = false;
     std::uint32_t group = 0, offsets_group = 0, radix_bits = 0;
+    std::uint32_t op_shape = 0, merges = 0;
     std::vector<std::uint32_t> carried; // the value vectors' types
     std::vector<std::uint32_t> bindings;
 
     auto fields() const {
         return std::tie(input_shape, key_type, descending, guarded, chunked, group, offsets_group, radix_bits,
-                        carried, bindings);
+                        op_shape, merges, carried, bindings);
     }
 };
 

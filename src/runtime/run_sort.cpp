@@ -1,5 +1,6 @@
-// A sort at run time: the call checked, its plan found or made (skeleton::plan_sort), and the
-// executor's allocate, bind and launch of its passes. docs/sorting.md.
+// A sort at run time: the call checked, its plan found or made (skeleton::plan_sort, or
+// plan_merge_sort for a comparator), and the executor's allocate, bind and launch of its passes.
+// docs/sorting.md.
 #include <string>
 
 #include "codegen/radix_pass.hpp"
@@ -11,6 +12,27 @@
 #include "skeleton/plan_sort.hpp"
 
 namespace loom::detail {
+namespace {
+
+// Throws unless every output is the keys' length, in the keys' context, and named once.
+void check_outputs(context_impl& ctx, std::uint64_t length, const buffer_ptr* outputs, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) {
+        if (outputs[k]->ctx != &ctx)
+            throw error("loom: sort: the " + std::string(k == 0 ? "output" : "values") +
+                        " vector belongs to another context than the keys");
+        if (outputs[k]->length != length)
+            throw length_error("loom: sort: length mismatch: the keys have " + std::to_string(length) +
+                               " elements and the " + (k == 0 ? std::string("output ") : "values ") +
+                               std::to_string(outputs[k]->length));
+        for (std::size_t j = 0; j < k; ++j)
+            if (outputs[j].get() == outputs[k].get())
+                throw error(j == 0 ? "loom: sort_by_key: the keys and the values are one vector; pass the values in a "
+                                     "vector of their own"
+                                   : "loom: sort_by_key: a value vector is named twice; name each once");
+    }
+}
+
+} // namespace
 
 void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* outputs, std::size_t count) {
     sort_call call = written;
@@ -18,22 +40,10 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     bound_input in = bind_input(ctx, *call.input, call.view_length, "sort");
     const buffer_ptr& keys = outputs[0];
     if (!in.has_length) in.length = keys->length;
-    for (std::size_t k = 0; k < count; ++k) {
-        if (outputs[k]->ctx != &ctx)
-            throw error("loom: sort: the " + std::string(k == 0 ? "output" : "values") +
-                        " vector belongs to another context than the keys");
-        if (outputs[k]->length != in.length)
-            throw length_error("loom: sort: length mismatch: the keys have " + std::to_string(in.length) + " elements and the " +
-                               (k == 0 ? std::string("output ") : "values ") + std::to_string(outputs[k]->length));
-        for (std::size_t j = 0; j < k; ++j)
-            if (outputs[j].get() == outputs[k].get())
-                throw error(k == 1 && j == 0 ? "loom: sort_by_key: the keys and the values are one vector; pass the values "
-                                               "in a vector of their own"
-                                             : "loom: sort_by_key: a value vector is named twice; name each once");
-    }
-    if (!codegen::radix_key(keys->type))
+    check_outputs(ctx, in.length, outputs, count);
+    if (!call.less && !codegen::radix_key(keys->type))
         throw error("loom: sort: the keys must be integers or floating point (complex numbers, short vectors and "
-                    "booleans have no order to sort by)");
+                    "booleans have no order to sort by; give a comparator)");
     const std::uint64_t n = in.length;
     if (n < 2) return;
 
@@ -41,31 +51,45 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     request.input = call.input;
     request.slot_class = &in.slot_class;
     request.key = keys->type;
+    request.less = call.less;
     for (std::size_t k = 1; k < count; ++k) request.carried.push_back(outputs[k]->type);
     request.descending = call.descending;
     request.guarded = ctx.guard() != nullptr;
-    request.geometry = launch::sort_geometry_for(ctx.info(), ctx.settings().form, size_of(keys->type), n);
 
     sort_key& key = ctx.plans().key<sort_key>();
     key.input_shape = call.input->id;
     key.key_type = std::uint32_t(request.key);
-    key.descending = call.descending;
     key.guarded = request.guarded;
-    key.chunked = request.geometry.chunked;
-    key.group = request.geometry.group;
-    key.offsets_group = request.geometry.offsets_group;
-    key.radix_bits = request.geometry.radix_bits;
     key.carried.clear();
     for (dtype t : request.carried) key.carried.push_back(std::uint32_t(t));
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
+    if (call.less) {
+        request.merge = launch::merge_geometry_for(ctx.info(), ctx.settings().form, n);
+        key.descending = false;
+        key.chunked = request.merge.chunked;
+        key.group = request.merge.group;
+        key.offsets_group = key.radix_bits = 0;
+        key.op_shape = call.less->op->body->id;
+        key.merges = request.merge.merges;
+    } else {
+        request.geometry = launch::sort_geometry_for(ctx.info(), ctx.settings().form, size_of(keys->type), n);
+        key.descending = call.descending;
+        key.chunked = request.geometry.chunked;
+        key.group = request.geometry.group;
+        key.offsets_group = request.geometry.offsets_group;
+        key.radix_bits = request.geometry.radix_bits;
+        key.op_shape = key.merges = 0;
+    }
     cached_plan* cached = ctx.plans().find<sort_key>();
     if (!cached) {
         auto entry = std::make_unique<cached_plan>();
-        entry->plan = skeleton::plan_sort(request, ctx.device().dialect());
+        entry->plan = call.less ? skeleton::plan_merge_sort(request, ctx.device().dialect())
+                                : skeleton::plan_sort(request, ctx.device().dialect());
         cached = &ctx.plans().add<sort_key>(std::move(entry));
     }
     const plan::plan& p = cached->plan;
-    const plan::launch_sizes sizes = skeleton::sort_launch(request.geometry, n, request.carried.size());
+    const plan::launch_sizes sizes = call.less ? skeleton::merge_sort_launch(request.merge, n, request.carried.size())
+                                               : skeleton::sort_launch(request.geometry, n, request.carried.size());
 
     call_values values;
     values.slots = in.slots;
@@ -73,6 +97,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     values.guard = ctx.guard();
     values.results = outputs;
     values.result_count = count;
+    values.ops = call.less;
     executor& run = ctx.execution();
     run.allocate(p, cached->scratch, sizes, values);
     std::vector<backend::kernel_arg>& args = ctx.call_scratch().args;

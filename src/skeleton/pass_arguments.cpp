@@ -46,7 +46,7 @@ std::vector<plan::argument> pass_arguments(const codegen::parameter_layout& layo
             break;
         case parameter_role::extent: args.push_back({source::extent, p.index}); break;
         case parameter_role::carried: args.push_back(binding.carried.at(p.index)); break;
-        case parameter_role::digit_shift: args.push_back({source::constant, binding.digit_shift}); break;
+        case parameter_role::pass_constant: args.push_back({source::constant, binding.pass_constant}); break;
         case parameter_role::key_order: args.push_back({source::constant, binding.descending}); break;
         case parameter_role::epilogue:
         case parameter_role::iterations:

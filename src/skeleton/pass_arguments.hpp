@@ -24,10 +24,11 @@ struct pass_binding {
     // The scan's first value: the call's (an exclusive scan's init, the last pass), or the
     // operation's identity (the passes over totals).
     bool initial_from_call = true;
-    // A radix pass's: where the value vectors it moves with the keys are read from, the key
-    // bits below its digit, and its direction (1: descending).
+    // A sort pass's: where the value vectors it moves with the keys are read from, its
+    // pass_constant (a radix pass's digit shift, a merge pass's doubling) and a radix pass's
+    // direction (1: descending).
     std::vector<plan::argument> carried;
-    std::uint32_t digit_shift = 0;
+    std::uint32_t pass_constant = 0;
     std::uint32_t descending = 0;
 };
 

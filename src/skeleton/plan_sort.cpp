@@ -56,7 +56,7 @@ plan::plan plan_sort(const sort_request& r, const codegen::dialect& d) {
         const std::string which = "sort digit " + std::to_string(digit + 1) + " of " + std::to_string(digits);
         pass_binding b;
         b.totals = b.offsets = 0;
-        b.digit_shift = digit * g.radix_bits;
+        b.pass_constant = digit * g.radix_bits;
         b.descending = r.descending ? 1 : 0;
         if (!first) {
             b.input = pass_binding::input_from::given;

@@ -1,4 +1,4 @@
-// The radix sort's passes (codegen/radix_pass.hpp) in the CUDA dialect, in both layouts, for keys
+// The radix and merge sorts' passes (codegen/radix_pass.hpp, merge_pass.hpp) in the CUDA dialect, in both layouts, for keys
 // of each width and kind, with and without value vectors: generated without a device and, where
 // NVRTC is built in, compiled to PTX for sm_90 (the compiler's own checks; ptxas would only add
 // minutes). Each distinct source is compiled once.
@@ -15,7 +15,7 @@
 #include "backend/cuda/nvrtc_compile.hpp"
 #endif
 
-TEST_CASE("radix sort passes are valid CUDA C++ in both layouts (NVRTC, sm_90, where built in)") {
+TEST_CASE("radix and merge sort passes are valid CUDA C++ in both layouts (NVRTC, sm_90, where built in)") {
     using namespace loom::skeleton;
     const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
     loom::vector<float> xf;
@@ -52,6 +52,24 @@ TEST_CASE("radix sort passes are valid CUDA C++ in both layouts (NVRTC, sm_90, w
             CHECK(p.passes.size() == 3 * loom::size_of(c.key) * 8 / r.geometry.radix_bits);
             for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
         }
+    // The merge sort's passes, with a comparator that captures a host scalar.
+    const float pivot = 2.0f;
+    const loom::detail::skeleton_operation less = loom::expr::operation<float>(
+        [pivot](auto a, auto b) { return loom::abs(a - pivot) < loom::abs(b - pivot); }, 0.0f);
+    for (bool chunked : {true, false}) {
+        sort_request r;
+        r.input = cases[0].input;
+        const std::vector<std::uint32_t> classes{0};
+        r.slot_class = &classes;
+        r.key = loom::dtype::f32;
+        r.carried = cases[0].carried;
+        r.less = &less;
+        r.merge.chunked = chunked;
+        r.merge.merges = 3;
+        const loom::plan::plan p = plan_merge_sort(r, cuda);
+        CHECK(p.passes.size() == 4);
+        for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
+    }
 #ifdef LOOM_HAVE_CUDA
     for (const std::string& s : sources) {
         CAPTURE(s);

@@ -1,0 +1,168 @@
+// The merge sort pass emitter; see merge_pass.hpp.
+#include "codegen/merge_pass.hpp"
+
+#include "codegen/emit_core.hpp"
+#include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/source_builder.hpp"
+
+namespace loom::codegen {
+namespace {
+
+struct pass_text {
+    const merge_pass_kernel& m;
+    std::string key; // the key's type name
+    std::string index;
+
+    // Whether key x goes before key y: the comparator's answer.
+    std::string less(const std::string& x, const std::string& y) const {
+        return "(" + combine_call(*m.less, "loom_combine", x, y, "c") + " != 0)";
+    }
+    std::string carried(std::size_t k) const { return "v" + std::to_string(k); }
+};
+
+// Merges src[a0, a1) and src[a1, b1) (keys `keys`, values v<k>_src) into dst from `from` on,
+// `count` outputs starting at output o (relative to a0) along the merge path; the first run's key
+// goes first on a tie. `src` and `dst` name the key buffers; value buffers are named by appending
+// the same suffixes to v<k>_.
+void write_merge(source_builder& b, const pass_text& p, const std::string& src, const std::string& dst,
+                 const std::string& value_src, const std::string& value_dst) {
+    const std::string& index = p.index;
+    // i: how many of the first o outputs come from the first run, by the diagonal's binary search.
+    b.declare(index, "lo", "o > b1 - a1 ? o - (b1 - a1) : 0");
+    b.declare(index, "hi", "o < a1 - a0 ? o : a1 - a0");
+    b.open("while (lo < hi)");
+    b.declare_const(index, "mid", "lo + (hi - lo) / 2");
+    b.line("if (!" + p.less(src + "[a1 + o - mid - 1]", src + "[a0 + mid]") + ") lo = mid + 1; else hi = mid;");
+    b.close();
+    b.declare(index, "i", "a0 + lo");
+    b.declare(index, "j", "a1 + o - lo");
+    b.open_for(index + " k = 0", "k < count", "++k");
+    b.line("const int first = j >= b1 || (i < a1 && !" + p.less(src + "[j]", src + "[i]") + ");");
+    b.declare_const(index, "from", "first ? i : j");
+    b.line(dst + "[to + k] = " + src + "[from];");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
+        b.line(p.carried(k) + value_dst + "[to + k] = " + p.carried(k) + value_src + "[from];");
+    b.line("if (first) ++i; else ++j;");
+    b.close();
+}
+
+// The run sort's body: copy the part into run A, then sweeps of doubling width between A and B.
+// The current source is a flag, not swapped pointers: both are parameters of the kernel.
+void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowered, std::uint32_t root) {
+    const dialect& d = b.dialect();
+    const std::string& index = p.index;
+    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
+    b.line("if (gid * chunk >= n) return;");
+    b.declare_const(index, "part_begin", "gid * chunk");
+    b.declare_const(index, "part_end", "n - part_begin < chunk ? n : part_begin + chunk");
+    b.open_for(index + " e = part_begin", "e < part_end", "++e");
+    write_values(b, lowered, {root}, "e");
+    b.line("keys_a[e] = " + value_name(root) + ";");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) b.line(p.carried(k) + "_a[e] = " + p.carried(k) + "_in[e];");
+    b.close();
+    b.line("int in_a = 1;");
+    b.open_for(index + " w = 1", "w < part_end - part_begin", "w *= 2");
+    b.open_for(index + " a0 = part_begin", "a0 < part_end", "a0 += 2 * w");
+    b.declare_const(index, "a1", "part_end - a0 < w ? part_end : a0 + w");
+    b.declare_const(index, "b1", "part_end - a1 < w ? part_end : a1 + w");
+    b.declare_const(index, "o", "0");
+    b.declare_const(index, "to", "a0");
+    b.declare_const(index, "count", "b1 - a0");
+    b.open("if (in_a)");
+    write_merge(b, p, "keys_a", "keys_b", "_a", "_b");
+    b.next("else");
+    write_merge(b, p, "keys_b", "keys_a", "_b", "_a");
+    b.close();
+    b.close();
+    b.line("in_a = !in_a;");
+    b.close();
+    b.open("if (!in_a)");
+    b.open_for(index + " e = part_begin", "e < part_end", "++e");
+    b.line("keys_a[e] = keys_b[e];");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) b.line(p.carried(k) + "_a[e] = " + p.carried(k) + "_b[e];");
+    b.close();
+    b.close();
+}
+
+// A merge pass's body: work-item g writes outputs g * items ..; runs are chunk << doubling keys.
+void merge_body(source_builder& b, const pass_text& p) {
+    const dialect& d = b.dialect();
+    const std::string& index = p.index;
+    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
+    b.line("if (gid * items >= n) return;");
+    b.declare_const(index, "width", "chunk << doubling");
+    b.declare_const(index, "start", "gid * items");
+    b.declare_const(index, "a0", "start / (2 * width) * (2 * width)");
+    b.declare_const(index, "a1", "n - a0 < width ? n : a0 + width");
+    b.declare_const(index, "b1", "n - a1 < width ? n : a1 + width");
+    b.declare_const(index, "o", "start - a0");
+    b.declare_const(index, "to", "start");
+    b.declare_const(index, "count", "n - start < items ? n - start : items");
+    write_merge(b, p, "p0", "keys_out", "_src", "_out");
+}
+
+} // namespace
+
+kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
+    const ir::kernel& input = *m.input;
+    lowered_kernel lowered = lower_neighbour_reads(input, {m.root}, neighbour_form::checked);
+    pass_text p{m, type_name(d, m.key), d.index_type};
+
+    ir::kernel probe = input; // the pragmas the keys and carried values need
+    for (dtype t : m.carried) probe.params.push_back({ir::param_kind::buffer, t, false});
+    source_builder b(d);
+    b.append(pass_prologue(probe, {m.less}, d));
+    write_combine(b, *m.less, "loom_combine");
+
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(input, d);
+    parameter_layout layout;
+    input_layout(input, layout);
+    // The run buffers are read and written through both names of a pair: not restrict.
+    auto buffer = [&](const std::string& type, const std::string& name, bool written, parameter role) {
+        signature += buffer_parameter(d, type, written, false) + name + ", ";
+        layout.push_back(role);
+    };
+    std::uint32_t output = 0;
+    if (m.pass == merge_pass::run_sort) {
+        buffer(p.key, "keys_a", true, {parameter_role::output, output++});
+        buffer(p.key, "keys_b", true, {parameter_role::output, output++});
+    } else {
+        buffer(p.key, "keys_out", true, {parameter_role::output, output++});
+    }
+    for (std::uint32_t k = 0; k < m.carried.size(); ++k) {
+        const std::string t = type_name(d, m.carried[k]), v = p.carried(k);
+        if (m.pass == merge_pass::run_sort) {
+            buffer(t, v + "_in", false, {parameter_role::carried, k});
+            buffer(t, v + "_a", true, {parameter_role::output, output++});
+            buffer(t, v + "_b", true, {parameter_role::output, output++});
+        } else {
+            buffer(t, v + "_src", false, {parameter_role::carried, k});
+            buffer(t, v + "_out", true, {parameter_role::output, output++});
+        }
+    }
+    const std::vector<dtype> captures = capture_types(*m.less);
+    for (std::uint32_t j = 0; j < captures.size(); ++j) {
+        signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
+        layout.push_back({parameter_role::capture, 0, j});
+    }
+    if (m.pass == merge_pass::merge) {
+        signature += "unsigned int doubling, ";
+        layout.push_back({parameter_role::pass_constant});
+    }
+    const std::string index = d.index_type;
+    b.open(signature + index + " n, " + index + " chunk, " + index + " items)");
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::items)});
+    write_guard(b, input);
+    if (m.pass == merge_pass::run_sort)
+        run_sort_body(b, p, lowered.kernel, lowered.node[m.root]);
+    else
+        merge_body(b, p);
+    b.close();
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = std::move(layout);
+    return source;
+}
+
+} // namespace loom::codegen
