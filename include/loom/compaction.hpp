@@ -46,20 +46,39 @@ template <class E> std::pair<context, std::uint64_t> compaction_input(const E& v
     return {context(shared_context_of(**first.buffer)), first.length};
 }
 
+// places[i]: how many of keep[0 .. i] are true (an inclusive scan of the predicate).
+template <class Index, class K> vector<Index> places_of(const context& ctx, std::uint64_t n, const K& keep) {
+    vector<Index> places(ctx, n);
+    inclusive_scan(cast<Index>(where(keep, Index(1), Index(0))), places);
+    return places;
+}
+
+// out[offset + places[i] - 1] = values[i] where keep[i]: Index's largest value is the place of
+// what is not written.
+template <class Index, class E, class K, class T>
+void scatter_kept(const vector<Index>& places, const E& values, const K& keep, vector<T>& out, std::uint64_t offset) {
+    const Index skip = std::numeric_limits<Index>::max(); // outside the output: not written
+    scatter(out, where(keep, places - Index(1) + Index(offset), skip)) = values;
+}
+
+// Whether 32-bit places serve n elements and outputs as long as `longest`: every place and the
+// outputs' lengths below the skip value.
+inline bool narrow_places(std::uint64_t n, std::uint64_t longest) {
+    return std::max(n, longest) < std::numeric_limits<std::uint32_t>::max();
+}
+
 // Writes the values for which `keep` is true to out[offset ..), in order, and returns how many
-// there are. Index is the places' type; its largest value is the place of what is not written.
+// there are.
 template <class Index, class E, class K, class T>
 std::uint64_t compact_with(const context& ctx, std::uint64_t n, const E& values, const K& keep, vector<T>& out,
                            std::uint64_t offset, const char* what) {
-    vector<Index> position(ctx, n); // position[i]: how many are kept in [0, i]
-    inclusive_scan(cast<Index>(where(keep, Index(1), Index(0))), position);
-    const std::uint64_t kept = std::uint64_t(position.back());
+    const vector<Index> places = places_of<Index>(ctx, n, keep);
+    const std::uint64_t kept = std::uint64_t(places.back());
     if (offset + kept > out.size())
         throw length_error("loom::" + std::string(what) + ": " + std::to_string(offset + kept) +
                            " elements go to an output of " + std::to_string(out.size()) +
                            "; make the output at least that long");
-    const Index skip = std::numeric_limits<Index>::max(); // outside the output: not written
-    scatter(out, where(keep, position - Index(1) + Index(offset), skip)) = values;
+    scatter_kept(places, values, keep, out, offset);
     return kept;
 }
 
@@ -70,8 +89,7 @@ std::uint64_t compact(const E& values, const K& keep, vector<T>& out, std::uint6
     const auto [ctx, n] = compaction_input(values, what);
     if (n == 0) return 0;
     if (!out.buffer()) throw error("loom::" + std::string(what) + " into an empty loom::vector");
-    // 32-bit places where every place and the output's length fit below the skip value.
-    if (std::max<std::uint64_t>(n + offset, out.size()) < std::numeric_limits<std::uint32_t>::max())
+    if (narrow_places(n + offset, out.size()))
         return compact_with<std::uint32_t>(ctx, n, values, keep, out, offset, what);
     return compact_with<std::uint64_t>(ctx, n, values, keep, out, offset, what);
 }

@@ -9,6 +9,7 @@
 #include "loom/array3.hpp"
 #include "loom/compaction.hpp"
 #include "loom/compensated_sum.hpp"
+#include "loom/keyed.hpp"
 #include "loom/context.hpp"
 #include "loom/counted_index.hpp"
 #include "loom/devices.hpp"

@@ -144,6 +144,18 @@ template <class E> const detail::shape* input_shape(const E& e) {
         e);
 }
 
+// Several inputs lowered in order into one shape (its root, then more_roots), once per list of
+// expression types: a reduction along an axis of a tuple's values, a keyed scan's keys and values.
+template <class... E> const detail::shape* values_shape(const E&... e) {
+    return lowered_once(
+        [&] {
+            detail::shape_builder b;
+            const detail::node_ref roots[] = {lower(b, e)...};
+            return b.finish_axis_input(roots, unsigned(sizeof...(E)));
+        },
+        e...);
+}
+
 } // namespace expr
 
 namespace detail {

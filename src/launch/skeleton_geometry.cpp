@@ -144,6 +144,23 @@ merge_geometry merge_geometry_for(const backend::device_info& info, std::optiona
     return g;
 }
 
+keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                            std::uint64_t n) {
+    keyed_scan_geometry g;
+    const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    // CPU devices: groups of one work-item, at least 2^12 elements each where n allows.
+    // GPUs: 32 elements a work-item, whole groups.
+    g.group = chunked ? 1 : skeleton_group_size(info);
+    const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, n >> 12))
+                                        : std::max<std::uint64_t>(1, (n + 31) / 32);
+    g.chunk = std::max<std::uint64_t>(1, (n + items - 1) / items);
+    g.items = std::max<std::uint64_t>(1, (n + g.chunk - 1) / g.chunk);
+    g.offsets_group = skeleton_group_size(info);
+    while (g.offsets_group > 1 && g.offsets_group * 4 > g.items) g.offsets_group /= 2;
+    g.offsets_chunk = (g.items + g.offsets_group - 1) / g.offsets_group;
+    return g;
+}
+
 axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
                                 std::uint64_t rows, std::uint64_t cols) {
     axis_geometry g;

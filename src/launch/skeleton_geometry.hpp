@@ -88,6 +88,19 @@ struct merge_geometry {
 merge_geometry merge_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                   std::uint64_t n);
 
+// Keyed scans (codegen/segmented_scan_pass.hpp): a chunk per work-item on every device; on CPU
+// devices a few per compute unit, on GPUs 32 elements each.
+struct keyed_scan_geometry {
+    unsigned group = 1;      // work-items per group of the totals and scan passes
+    std::uint64_t items = 1; // work-items launched: the totals
+    std::uint64_t chunk = 1; // elements per work-item
+    unsigned offsets_group = 1;
+    std::uint64_t offsets_chunk = 1; // totals per work-item of the offsets pass
+};
+
+keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                            std::uint64_t n);
+
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

@@ -165,6 +165,17 @@ void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,
     run(k, args.data(), args.size(), sizes.geometry[column], label);
 }
 
+void executor::run_passes(const plan::plan& p, plan_scratch& scratch, backend::kernel* const* kernels,
+                          const plan::launch_sizes& sizes, const call_values& call,
+                          std::vector<backend::kernel_arg>& args) {
+    allocate(p, scratch, sizes, call);
+    for (std::size_t pass = 0; pass < p.passes.size(); ++pass) {
+        args.clear();
+        bind(p, pass, scratch, sizes, call, args);
+        launch(p, pass, *kernels[pass], args, sizes);
+    }
+}
+
 void executor::host_sync(const char* what) {
     statistics_.host_synced();
     if (!logging::enabled(logging::channel::launch)) return;

@@ -93,6 +93,11 @@ public:
     // Launches pass `pass` of `p` (its kernel `k`) with `args` at the call's geometry.
     void launch(const plan::plan& p, std::size_t pass, backend::kernel& k, const std::vector<backend::kernel_arg>& args,
                 const plan::launch_sizes& sizes);
+    // allocate, then bind and launch every pass of `p` in order, pass k with kernels[k]: a
+    // skeleton call whose passes need nothing of the host between them (scans, sorts, keyed
+    // scans). `args` is reused scratch.
+    void run_passes(const plan::plan& p, plan_scratch& scratch, backend::kernel* const* kernels,
+                    const plan::launch_sizes& sizes, const call_values& call, std::vector<backend::kernel_arg>& args);
     // Counts a wait of the host for the device (reads, blocking writes, finishes) and logs it.
     void host_sync(const char* what);
 

@@ -1,6 +1,6 @@
-// The context's one cache of skeleton plans (reductions, scans, reductions along an axis, sorts):
-// each plan made once per key by its planner (src/skeleton), compiled in one step through the
-// program cache, and kept with the device scratch its calls reuse. Keys are typed values of
+// The context's one cache of skeleton plans (reductions, scans, reductions along an axis, sorts,
+// keyed scans): each plan made once per key by its planner (src/skeleton), compiled in one step
+// through the program cache, and kept with the device scratch its calls reuse. Keys are typed values of
 // small integers (shape ids, operation ids, buffer aliasing), so a repeated call generates no
 // source text and hashes none; a plan keeps pointers to its compiled kernels, so a repeated
 // call looks nothing up but its key.
@@ -79,6 +79,18 @@ struct sort_key {
     }
 };
 
+// A keyed scan's key. Bindings: the input's slot classes.
+struct keyed_scan_key {
+    std::uint32_t input_shape = 0, key_type = 0, op_shape = 0, op_type = 0;
+    bool exclusive = false, guarded = false;
+    std::uint32_t offsets_group = 0;
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const {
+        return std::tie(input_shape, key_type, op_shape, op_type, exclusive, guarded, offsets_group, bindings);
+    }
+};
+
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -146,7 +158,7 @@ private:
     void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>> tables_;
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>> tables_;
 };
 
 } // namespace loom::detail

@@ -80,14 +80,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     values.result_count = 1;
     values.ops = &sop;
     values.initial = &init;
-    executor& run = ctx.execution();
-    run.allocate(p, cached->scratch, sizes, values);
-    std::vector<backend::kernel_arg>& args = ctx.call_scratch().args;
-    for (std::size_t pass = 0; pass < p.passes.size(); ++pass) {
-        args.clear();
-        run.bind(p, pass, cached->scratch, sizes, values, args);
-        run.launch(p, pass, *cached->kernels[pass], args, sizes);
-    }
+    ctx.execution().run_passes(p, cached->scratch, cached->kernels.data(), sizes, values, ctx.call_scratch().args);
 }
 
 } // namespace loom::detail

@@ -98,14 +98,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     values.results = outputs;
     values.result_count = count;
     values.ops = call.less;
-    executor& run = ctx.execution();
-    run.allocate(p, cached->scratch, sizes, values);
-    std::vector<backend::kernel_arg>& args = ctx.call_scratch().args;
-    for (std::size_t pass = 0; pass < p.passes.size(); ++pass) {
-        args.clear();
-        run.bind(p, pass, cached->scratch, sizes, values, args);
-        run.launch(p, pass, *cached->kernels[pass], args, sizes);
-    }
+    ctx.execution().run_passes(p, cached->scratch, cached->kernels.data(), sizes, values, ctx.call_scratch().args);
 }
 
 } // namespace loom::detail

@@ -43,16 +43,16 @@ TEST_CASE("axis reduction passes are valid CUDA C++ in both forms and along both
     loom::vector<float> xf;
     loom::vector<double> pd, md;
     loom::matrix<std::int32_t> ai;
-    const input_kernel matvec = input_of(loom::expr::axis_input_shape(af * loom::as_row(xf)), loom::dtype::f32);
+    const input_kernel matvec = input_of(loom::expr::values_shape(af * loom::as_row(xf)), loom::dtype::f32);
     const auto dx = loom::as_row(pd) - loom::as_column(pd);
     const auto r2 = dx * dx + 1e-3;
     const input_kernel nbody =
-        input_of(loom::expr::axis_input_shape(loom::as_row(md) * dx * loom::rsqrt(r2) / r2), loom::dtype::f64);
+        input_of(loom::expr::values_shape(loom::as_row(md) * dx * loom::rsqrt(r2) / r2), loom::dtype::f64);
     const input_kernel positions = input_of(
-        loom::expr::axis_input_shape(loom::cast<std::int64_t>(loom::index<0>() * 1000u + loom::index<1>()) * ai),
+        loom::expr::values_shape(loom::cast<std::int64_t>(loom::index<0>() * 1000u + loom::index<1>()) * ai),
         loom::dtype::i64);
     const input_kernel shifted =
-        input_of(loom::expr::axis_input_shape(loom::shift(xf, 1) * loom::as_column(xf) + af), loom::dtype::f32);
+        input_of(loom::expr::values_shape(loom::shift(xf, 1) * loom::as_column(xf) + af), loom::dtype::f32);
     input_kernel guarded = matvec;
     guarded.kernel.guarded = true;
 
@@ -104,7 +104,7 @@ TEST_CASE("an axis pass of several values (a tuple's) is valid CUDA C++ in both 
     loom::vector<float> p, m;
     const auto dx = loom::as_row(p) - loom::as_column(p);
     const auto w = loom::as_row(m) * loom::rsqrt(dx * dx + 1e-3f);
-    const loom::detail::shape* s = loom::expr::axis_input_shape(w * dx, w, loom::cast<double>(dx));
+    const loom::detail::shape* s = loom::expr::values_shape(w * dx, w, loom::cast<double>(dx));
     REQUIRE(s->more_roots.size() == 2);
     const input_kernel in = build_input(*s, classes_of(*s), {loom::dtype::f32, loom::dtype::f32, loom::dtype::f64});
     REQUIRE(in.more_roots.size() == 2);

@@ -1,7 +1,8 @@
-// The radix and merge sorts' passes (codegen/radix_pass.hpp, merge_pass.hpp) in the CUDA dialect, in both layouts, for keys
-// of each width and kind, with and without value vectors: generated without a device and, where
-// NVRTC is built in, compiled to PTX for sm_90 (the compiler's own checks; ptxas would only add
-// minutes). Each distinct source is compiled once.
+// The radix and merge sorts' and the keyed scan's passes (codegen/radix_pass.hpp, merge_pass.hpp,
+// segmented_scan_pass.hpp) in the CUDA dialect, in both layouts, for keys of each width and kind,
+// with and without value vectors: generated without a device and, where NVRTC is built in,
+// compiled to PTX for sm_90 (the compiler's own checks; ptxas would only add minutes). Each
+// distinct source is compiled once.
 #include "support.hpp"
 
 #include <complex>
@@ -10,12 +11,13 @@
 
 #include "codegen/dialect.hpp"
 #include "codegen/radix_pass.hpp"
+#include "skeleton/plan_keyed_scan.hpp"
 #include "skeleton/plan_sort.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/nvrtc_compile.hpp"
 #endif
 
-TEST_CASE("radix and merge sort passes are valid CUDA C++ in both layouts (NVRTC, sm_90, where built in)") {
+TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC, sm_90, where built in)") {
     using namespace loom::skeleton;
     const loom::codegen::dialect& cuda = loom::codegen::cuda_dialect();
     loom::vector<float> xf;
@@ -68,6 +70,22 @@ TEST_CASE("radix and merge sort passes are valid CUDA C++ in both layouts (NVRTC
         r.merge.merges = 3;
         const loom::plan::plan p = plan_merge_sort(r, cuda);
         CHECK(p.passes.size() == 4);
+        for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
+    }
+    // The keyed scan's passes: keys an expression, values double, max as a traced operation.
+    const loom::detail::skeleton_operation max_op =
+        loom::expr::operation<double>([](auto a, auto b) { return loom::max(a, b); }, -1.0);
+    for (bool exclusive : {false, true}) {
+        keyed_scan_request r;
+        r.input = loom::expr::values_shape(xi32 / 10, xd);
+        const std::vector<std::uint32_t> classes{0, loom::skeleton::no_class, 1};
+        r.slot_class = &classes;
+        r.key = loom::dtype::i32;
+        r.op = &max_op;
+        r.exclusive = exclusive;
+        r.geometry.offsets_group = 256;
+        const loom::plan::plan p = plan_keyed_scan(r, cuda);
+        CHECK(p.passes.size() == 3);
         for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
     }
 #ifdef LOOM_HAVE_CUDA

@@ -30,18 +30,6 @@ namespace expr {
 // loom::loop_while); the result goes into larger expressions as any vector does.
 template <class R> using axis_result = vector_ref<R>;
 
-// The input of a reduction along an axis of the values of e... (one, or a tuple's), lowered in
-// order into one shape, once per list of expression types.
-template <class... E> const detail::shape* axis_input_shape(const E&... e) {
-    return lowered_once(
-        [&] {
-            detail::shape_builder b;
-            const detail::node_ref roots[] = {lower(b, e)...};
-            return b.finish_axis_input(roots, unsigned(sizeof...(E)));
-        },
-        e...);
-}
-
 } // namespace expr
 
 namespace detail {
@@ -101,11 +89,11 @@ auto reduce_each_along2(const std::tuple<const E&...>& inputs, const std::tuple<
     } else {
         const skeleton_operation ops[count] = {expr::operation<R>(op, std::get<K>(identities))...};
         const buffer_ptr outputs[count] = {std::get<K>(results).memory.get()...};
-        const shape* input = expr::axis_input_shape(std::get<K>(inputs)...);
+        const shape* input = expr::values_shape(std::get<K>(inputs)...);
         std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
         run_pending(ctx);
         statement_recorder recorder(ctx);
-        (expr::bind(recorder, std::get<K>(inputs)), ...); // in axis_input_shape's order
+        (expr::bind(recorder, std::get<K>(inputs)), ...); // in values_shape's order
         run_axis_reduce(ctx, {input, unsigned(Axis), rows, cols, ops, outputs, count});
     }
     return std::make_tuple(

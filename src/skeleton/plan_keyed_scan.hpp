@@ -1,0 +1,36 @@
+// The keyed scan planner: loom::inclusive_scan_by_key / exclusive_scan_by_key as a plan of three
+// passes (codegen/segmented_scan_pass.hpp): each chunk's total and whether it holds a segment's
+// head, one group's scan of the totals, and the chunks scanned again from their running values
+// into the output. loom::reduce_by_key is this scan and a compaction (loom/keyed.hpp). Pure: no
+// device, no context.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/shape.hpp"
+#include "launch/skeleton_geometry.hpp"
+#include "plan/plan.hpp"
+#include "skeleton/skeleton_kernel.hpp"
+
+namespace loom::skeleton {
+
+struct keyed_scan_request {
+    // The keys (root) and the values (more_roots[0]), in the form the context runs.
+    const detail::shape* input = nullptr;
+    const std::vector<std::uint32_t>* slot_class = nullptr;
+    dtype key = dtype::i32;
+    const detail::skeleton_operation* op = nullptr; // over the values, in the output's type
+    bool exclusive = false;
+    bool guarded = false;
+    launch::keyed_scan_geometry geometry;
+};
+
+// Scratch 0 holds the chunks' totals, 1 their flags, 2 the running values before them; result 0
+// is the output.
+plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d);
+
+// The sizes of a call over n elements.
+plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n);
+
+} // namespace loom::skeleton
