@@ -115,6 +115,23 @@ TEST_CASE("coming-from.md: reductions, scans, stencils") {
     // A 2 x 2 grid (nx = 2 columns, ny = 2 rows): the neighbour to the right, clamped.
     out = loom::at(loom::grid(x, 2, 2), 1, 0);
     CHECK(out.to_host() == std::vector<float>{2, 2, 4, 4});
+
+    // Sorting and keyed operations.
+    loom::vector<float> keys(c, std::vector<float>{3, 1, 2, 1}), values(c, hx);
+    loom::sort_by_key(keys, values);
+    CHECK(keys.to_host() == std::vector<float>{1, 1, 2, 3});
+    CHECK(values.to_host() == std::vector<float>{2, 4, 3, 1});
+    loom::sort(keys, loom::descending);
+    CHECK(keys.to_host() == std::vector<float>{3, 2, 1, 1});
+    loom::sort(x - y, out, [](auto p, auto q) { return loom::abs(p) < loom::abs(q); });
+    CHECK(out.to_host() == std::vector<float>{-1, 1, -3, 3});
+    loom::vector<std::int32_t> k(c, std::vector<std::int32_t>{7, 7, 5, 5}), k_out(c, 4);
+    loom::vector<float> v_out(c, 4);
+    CHECK(loom::reduce_by_key(k, x, k_out, v_out) == 2u);
+    CHECK(k_out.to_host() == std::vector<std::int32_t>{7, 5, 0, 0});
+    CHECK(v_out.to_host() == std::vector<float>{3, 7, 0, 0});
+    loom::inclusive_scan_by_key(k, x, out);
+    CHECK(out.to_host() == std::vector<float>{1, 3, 3, 7});
 }
 
 TEST_CASE("coming-from.md: control flow on the device, interop and custom code") {
