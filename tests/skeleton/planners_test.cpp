@@ -1,5 +1,5 @@
-// The planners without a device: what each pass of a reduction, a scan and an axis reduction
-// binds, in the order codegen declared its parameters, and the sizes a call launches with.
+// The planners without a device: what each pass of a reduction, a scan, an axis reduction and a
+// sort binds, in the order codegen declared its parameters, and the sizes a call launches with.
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -9,6 +9,7 @@
 #include "skeleton/plan_axis_reduce.hpp"
 #include "skeleton/plan_reduce.hpp"
 #include "skeleton/plan_scan.hpp"
+#include "skeleton/plan_sort.hpp"
 
 namespace {
 
@@ -199,4 +200,44 @@ TEST_CASE("plan_axis_reduce: one pass writing each value's result vector, then r
     CHECK(s.geometry[0].global_items == 4);
     CHECK(s.extents[0][std::uint32_t(loom::codegen::pass_extent::rows)] == 30);
     CHECK(s.elements[0] == 210);
+}
+
+TEST_CASE("plan_sort: digits alternate between the scratch copy and the output; the last writes the output") {
+    loom::vector<float> x, values; // keys x * 2 (fused into the first digit), one value vector
+    const std::vector<std::uint32_t> classes{0};
+    loom::skeleton::sort_request r;
+    r.input = loom::expr::input_shape(x * 2.0f);
+    r.slot_class = &classes;
+    r.key = dtype::f32;
+    r.carried = {dtype::i32};
+    r.descending = true;
+    r.geometry.chunked = true;
+    r.geometry.radix_bits = 8;
+    r.geometry.offsets_group = 16;
+    const loom::plan::plan p = loom::skeleton::plan_sort(r, opencl());
+    REQUIRE(p.passes.size() == 12); // 4 digits of count, offsets, scatter
+    const std::vector<dtype> scratch{dtype::u64, dtype::f32, dtype::i32};
+    CHECK(p.scratch == scratch);
+    for (std::size_t digit = 0; digit < 4; ++digit) {
+        CAPTURE(digit);
+        const std::vector<argument>& scatter = p.passes[3 * digit + 2].arguments;
+        // Keys in: the expression's slots (first digit), else the other copy; keys out, counts,
+        // the value vector in and out; then shift, direction and the extents.
+        const argument keys_in = digit == 0 ? argument{source::slot_buffer, 0}
+                                 : digit % 2 ? argument{source::scratch, 1}
+                                             : argument{source::result, 0};
+        const argument keys_out = digit % 2 ? argument{source::result, 0} : argument{source::scratch, 1};
+        CHECK(scatter[0] == keys_in);
+        CHECK(scatter[digit == 0 ? 2 : 1] == keys_out);
+        const argument values_out = digit % 2 ? argument{source::result, 1} : argument{source::scratch, 2};
+        const argument shift{source::constant, std::uint32_t(8 * digit)}, descending{source::constant, 1};
+        const std::size_t at = scatter.size() - 5; // shift, descending, n, chunk, parts
+        CHECK(scatter[at - 1] == values_out);
+        CHECK(scatter[at] == shift);
+        CHECK(scatter[at + 1] == descending);
+        CHECK(p.passes[3 * digit + 1].arguments.front() == argument{source::scratch, 0}); // the counts, scanned
+        CHECK(p.passes[3 * digit].sizes == 0);
+        CHECK(p.passes[3 * digit + 1].sizes == 1);
+        CHECK(p.passes[3 * digit + 2].sizes == 2);
+    }
 }
