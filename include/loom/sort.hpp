@@ -54,19 +54,15 @@ template <class T> constexpr bool sortable_key_v = std::is_arithmetic_v<T> && !s
 constexpr std::size_t max_sorted_values = 6;
 
 // Whether C is a comparator argument: neither a direction nor an operand.
-template <class C>
-constexpr bool comparator_v = !std::is_same_v<std::decay_t<C>, descending_order> && !expr::is_operand_v<C> &&
-                              !std::is_arithmetic_v<C>;
+template <class C> constexpr bool comparator_v =
+    !std::is_same_v<std::decay_t<C>, descending_order> && !expr::is_operand_v<C> && !std::is_arithmetic_v<C>;
 
 // A comparator of two T keys traced as an operation whose result, converted to T, is nonzero
 // where the first goes before the second.
-template <class T, class C> skeleton_operation comparator_of(const C& less) {
-    return expr::operation<T>(less, T(0));
-}
+template <class T, class C> skeleton_operation comparator_of(const C& less) { return expr::operation<T>(less, T(0)); }
 
-template <class E, std::size_t N>
-void sort_expression(const E& keys, const std::array<buffer_ptr, N>& outputs, bool descending,
-                     const skeleton_operation* less = nullptr) {
+template <class E, std::size_t N> void sort_expression(const E& keys, const std::array<buffer_ptr, N>& outputs,
+                                                       bool descending, const skeleton_operation* less = nullptr) {
     static_assert(expr::is_operand_v<E>, "loom::sort: the keys must be a loom::vector or a Loom expression");
     if (!outputs[0]) { // an output without a context: only an empty sort is one
         bool empty = !expr::first_buffer(keys) || length_of(**expr::first_buffer(keys)) == 0;
@@ -129,12 +125,12 @@ void sort(const E& keys, vector<T>& out, descending_order) {
 }
 
 // keys (in place, or an expression into out) in the comparator's order: a stable merge sort.
-template <class T, class C, class = std::enable_if_t<detail::comparator_v<C>>> void sort(vector<T>& keys, const C& less) {
+template <class T, class C, class = std::enable_if_t<detail::comparator_v<C>>>
+void sort(vector<T>& keys, const C& less) {
     const detail::skeleton_operation op = detail::comparator_of<T>(less);
     detail::sort_expression(keys, std::array<detail::buffer_ptr, 1>{keys.buffer()}, false, &op);
 }
-template <class E, class T, class C,
-          class = std::enable_if_t<expr::is_operand_v<E> && detail::comparator_v<C>>>
+template <class E, class T, class C, class = std::enable_if_t<expr::is_operand_v<E> && detail::comparator_v<C>>>
 void sort(const E& keys, vector<T>& out, const C& less) {
     const detail::skeleton_operation op = detail::comparator_of<T>(less);
     detail::sort_expression(keys, std::array<detail::buffer_ptr, 1>{out.buffer()}, false, &op);

@@ -129,6 +129,15 @@ void write_lane_combine(source_builder& b, const combine_op& op, const std::stri
     b.close();
 }
 
+void declare_captures(const combine_op& op, std::uint32_t k, const std::string& prefix, const dialect& d,
+                      std::string& signature, parameter_layout& layout) {
+    const std::vector<dtype> captures = capture_types(op);
+    for (std::uint32_t j = 0; j < captures.size(); ++j) {
+        signature += std::string(type_name(d, captures[j])) + " " + prefix + std::to_string(j) + ", ";
+        layout.push_back({parameter_role::capture, k, j});
+    }
+}
+
 std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,
                          const std::string& capture_prefix) {
     std::string s = name + "(" + a + ", " + b;

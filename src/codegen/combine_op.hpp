@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/parameter_layout.hpp"
 #include "codegen/source_builder.hpp"
 #include "ir/kernel.hpp"
 #include "ir/shape.hpp"
@@ -44,6 +45,11 @@ void write_combine(source_builder& b, const combine_op& op, const std::string& n
 // op(lane l of p0, lane l of p1), the captures scalars as in write_combine.
 bool combines_lanes(const combine_op& op, const dialect& d, unsigned lanes);
 void write_lane_combine(source_builder& b, const combine_op& op, const std::string& name, unsigned lanes);
+
+// Operation k's captures as kernel parameters: "<type> <prefix>0, <type> <prefix>1, ..., "
+// appended to `signature`, and their roles to `layout`.
+void declare_captures(const combine_op& op, std::uint32_t k, const std::string& prefix, const dialect& d,
+                      std::string& signature, parameter_layout& layout);
 
 // "name(a, b, c0, c1...)" where captures are named <capture_prefix>0, 1, ...
 std::string combine_call(const combine_op& op, const std::string& name, const std::string& a, const std::string& b,

@@ -140,11 +140,7 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
             buffer(t, v + "_out", true, {parameter_role::output, output++});
         }
     }
-    const std::vector<dtype> captures = capture_types(*m.less);
-    for (std::uint32_t j = 0; j < captures.size(); ++j) {
-        signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
-        layout.push_back({parameter_role::capture, 0, j});
-    }
+    declare_captures(*m.less, 0, "c", d, signature, layout);
     if (m.pass == merge_pass::merge) {
         signature += "unsigned int doubling, ";
         layout.push_back({parameter_role::pass_constant});

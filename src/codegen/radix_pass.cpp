@@ -29,20 +29,25 @@ void write_key_bits(source_builder& b, const radix_pass_kernel& r) {
     const bool wide = bits > 32;
     // The sign bit and every bit of the key's width, in the ordered bits' type.
     const std::string sign = "((" + u + ")1 << " + std::to_string(bits - 1) + ")";
-    const std::string all = wide ? "(~(" + u + ")0)" : "(" + u + ")" + std::to_string((std::uint64_t(1) << bits) - 1) + "u";
+    const std::string all =
+        wide ? "(~(" + u + ")0)" : "(" + u + ")" + std::to_string((std::uint64_t(1) << bits) - 1) + "u";
     b.open(std::string(d.function_prefix) + " " + u + " loom_key_bits(" + type_name(d, key) +
            " x, unsigned int descending)");
     std::string ordered;
     if (ir::is_float(key)) {
         const bool cuda = std::string(d.name) == "cuda";
-        const std::string raw = key == dtype::f32 ? (cuda ? "__float_as_uint(x)" : "as_uint(x)")
-                                                  : (cuda ? "(unsigned long long)__double_as_longlong(x)" : "as_ulong(x)");
+        const std::string raw = key == dtype::f32
+                                    ? (cuda ? "__float_as_uint(x)" : "as_uint(x)")
+                                    : (cuda ? "(unsigned long long)__double_as_longlong(x)" : "as_ulong(x)");
         b.declare_const(u, "raw", raw);
         ordered = "(raw ^ ((raw >> " + std::to_string(bits - 1) + ") != 0 ? " + all + " : " + sign + "))";
     } else {
         // Through the unsigned type of the key's own width, so a negative narrow key does not
         // carry its sign into the wider word's high bits.
-        const dtype unsigned_key = bits == 8 ? dtype::u8 : bits == 16 ? dtype::u16 : bits == 32 ? dtype::u32 : dtype::u64;
+        const dtype unsigned_key = bits == 8    ? dtype::u8
+                                   : bits == 16 ? dtype::u16
+                                   : bits == 32 ? dtype::u32
+                                                : dtype::u64;
         ordered = "((" + u + ")(" + type_name(d, unsigned_key) + ")x";
         ordered += ir::is_signed_integer(key) ? " ^ " + sign + ")" : ")";
     }
@@ -75,8 +80,8 @@ void chunked_body(source_builder& b, const pass_text& p) {
     const radix_pass_kernel& r = p.r;
     const dialect& d = b.dialect();
     const std::string index = d.index_type, radix = std::to_string(1u << r.radix_bits) + "u";
-    b.declare_const(index, "gid", "(" + index + ")" + d.group.group_id + " * " + std::to_string(r.group) + "u + " +
-                                      d.group.local_id);
+    b.declare_const(index, "gid",
+                    "(" + index + ")" + d.group.group_id + " * " + std::to_string(r.group) + "u + " + d.group.local_id);
     b.declare(index, "i", "gid * chunk < n ? gid * chunk : n");
     b.declare_const(index, "last", "n - i < chunk ? n : i + chunk");
     b.line(index + " c[" + std::to_string(1u << r.radix_bits) + "];");

@@ -266,14 +266,8 @@ kernel_source emit_reduce_pass(const reduce_pass_kernel& pass, const dialect& d)
         signature += t.type(b, k) + " id" + std::to_string(k) + ", ";
         layout.push_back({parameter_role::identity, k});
     }
-    for (std::uint32_t k = 0; k < ops.size(); ++k) {
-        const std::vector<dtype> captures = capture_types(*ops[k]);
-        for (std::uint32_t j = 0; j < captures.size(); ++j) {
-            signature +=
-                std::string(type_name(d, captures[j])) + " c" + std::to_string(k) + "_" + std::to_string(j) + ", ";
-            layout.push_back({parameter_role::capture, k, j});
-        }
-    }
+    for (std::uint32_t k = 0; k < ops.size(); ++k)
+        declare_captures(*ops[k], k, "c" + std::to_string(k) + "_", d, signature, layout);
     signature += std::string(d.index_type) + " n";
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     if (pass.epilogue)

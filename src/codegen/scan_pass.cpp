@@ -308,11 +308,7 @@ kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     signature += p.t + " id, " + p.t + " init, ";
     layout.push_back({parameter_role::identity});
     layout.push_back({parameter_role::initial});
-    const std::vector<dtype> captures = capture_types(*s.op);
-    for (std::uint32_t j = 0; j < captures.size(); ++j) {
-        signature += std::string(type_name(d, captures[j])) + " c" + std::to_string(j) + ", ";
-        layout.push_back({parameter_role::capture, 0, j});
-    }
+    declare_captures(*s.op, 0, "c", d, signature, layout);
     const std::string index = d.index_type;
     b.open(signature + index + " chunk, " + index + " n)");
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});

@@ -1,8 +1,8 @@
 // The context's one cache of skeleton plans (reductions, scans, reductions along an axis, sorts,
 // keyed scans): each plan made once per key by its planner (src/skeleton), compiled in one step
-// through the program cache, and kept with the device scratch its calls reuse. Keys are typed values of
-// small integers (shape ids, operation ids, buffer aliasing), so a repeated call generates no
-// source text and hashes none; a plan keeps pointers to its compiled kernels, so a repeated
+// through the program cache, and kept with the device scratch its calls reuse. Keys are typed
+// values of small integers (shape ids, operation ids, buffer aliasing), so a repeated call
+// generates no source text and hashes none; a plan keeps pointers to its compiled kernels, so a repeated
 // call looks nothing up but its key.
 #pragma once
 
@@ -74,8 +74,8 @@ struct sort_key {
     std::vector<std::uint32_t> bindings;
 
     auto fields() const {
-        return std::tie(input_shape, key_type, descending, guarded, chunked, group, offsets_group, radix_bits,
-                        op_shape, merges, carried, bindings);
+        return std::tie(input_shape, key_type, descending, guarded, chunked, group, offsets_group, radix_bits, op_shape,
+                        merges, carried, bindings);
     }
 };
 
@@ -147,6 +147,15 @@ public:
         compile(*made);
         auto& t = table<Key>();
         return *t.plans.emplace(t.lookup, std::move(made)).first->second;
+    }
+
+    // The plan of the key last filled in: found, or made by `make()` (a plan::plan), compiled and
+    // kept.
+    template <class Key, class Make> cached_plan& find_or_plan(Make&& make) {
+        if (cached_plan* found = find<Key>()) return *found;
+        auto entry = std::make_unique<cached_plan>();
+        entry->plan = make();
+        return add<Key>(std::move(entry));
     }
 
 private:

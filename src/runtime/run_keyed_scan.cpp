@@ -50,12 +50,8 @@ void run_keyed_scan(context_impl& ctx, const keyed_scan_call& written, const buf
     key.guarded = request.guarded;
     key.offsets_group = request.geometry.offsets_group;
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
-    cached_plan* cached = ctx.plans().find<keyed_scan_key>();
-    if (!cached) {
-        auto entry = std::make_unique<cached_plan>();
-        entry->plan = skeleton::plan_keyed_scan(request, ctx.device().dialect());
-        cached = &ctx.plans().add<keyed_scan_key>(std::move(entry));
-    }
+    cached_plan* cached = &ctx.plans().find_or_plan<keyed_scan_key>(
+        [&] { return skeleton::plan_keyed_scan(request, ctx.device().dialect()); });
     const plan::plan& p = cached->plan;
     const plan::launch_sizes sizes = skeleton::keyed_scan_launch(request.geometry, n);
 

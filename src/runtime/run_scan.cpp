@@ -62,12 +62,8 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     key.group = request.geometry.group;
     key.output_class = request.output_class;
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
-    cached_plan* cached = ctx.plans().find<scan_key>();
-    if (!cached) {
-        auto entry = std::make_unique<cached_plan>();
-        entry->plan = skeleton::plan_scan(request, ctx.device().dialect());
-        cached = &ctx.plans().add<scan_key>(std::move(entry));
-    }
+    cached_plan* cached =
+        &ctx.plans().find_or_plan<scan_key>([&] { return skeleton::plan_scan(request, ctx.device().dialect()); });
     const plan::plan& p = cached->plan;
     const plan::launch_sizes sizes = skeleton::scan_launch(request.geometry, n);
 

@@ -80,13 +80,10 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
         key.radix_bits = request.geometry.radix_bits;
         key.op_shape = key.merges = 0;
     }
-    cached_plan* cached = ctx.plans().find<sort_key>();
-    if (!cached) {
-        auto entry = std::make_unique<cached_plan>();
-        entry->plan = call.less ? skeleton::plan_merge_sort(request, ctx.device().dialect())
-                                : skeleton::plan_sort(request, ctx.device().dialect());
-        cached = &ctx.plans().add<sort_key>(std::move(entry));
-    }
+    cached_plan* cached = &ctx.plans().find_or_plan<sort_key>([&] {
+        return call.less ? skeleton::plan_merge_sort(request, ctx.device().dialect())
+                         : skeleton::plan_sort(request, ctx.device().dialect());
+    });
     const plan::plan& p = cached->plan;
     const plan::launch_sizes sizes = call.less ? skeleton::merge_sort_launch(request.merge, n, request.carried.size())
                                                : skeleton::sort_launch(request.geometry, n, request.carried.size());

@@ -27,9 +27,8 @@ std::vector<std::int32_t> run_keys(std::size_t n, std::size_t max_run, std::uint
 
 template <class K> bool head(const std::vector<K>& k, std::size_t i) { return i == 0 || !(k[i] == k[i - 1]); }
 
-template <class K, class T, class Op>
-std::vector<T> host_scan_by_key(const std::vector<K>& k, const std::vector<T>& v, bool exclusive, T init, T identity,
-                                Op op) {
+template <class K, class T, class Op> std::vector<T> host_scan_by_key(const std::vector<K>& k, const std::vector<T>& v,
+                                                                      bool exclusive, T init, T identity, Op op) {
     std::vector<T> out(v.size());
     T carry = identity;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -64,9 +63,8 @@ TEST_CASE("inclusive and exclusive scans by key match a host loop, at every size
             // max, as a traced operation with its identity.
             const std::int64_t lowest = std::numeric_limits<std::int64_t>::lowest();
             loom::inclusive_scan_by_key(k, v, out, lowest, [](auto a, auto b) { return loom::max(a, b); });
-            CHECK(out.to_host() == host_scan_by_key(kh, vh, false, lowest, lowest, [](std::int64_t a, std::int64_t b) {
-                      return std::max(a, b);
-                  }));
+            CHECK(out.to_host() == host_scan_by_key(kh, vh, false, lowest, lowest,
+                                                    [](std::int64_t a, std::int64_t b) { return std::max(a, b); }));
         }
     }
 }
@@ -90,8 +88,7 @@ TEST_CASE("keyed scans take expressions as keys and values, fused into their pas
         kk[i] = sorted[i] / 1000;
         vv[i] = vh[i] * 2.0f + 1.0f;
     }
-    CHECK(out.to_host() ==
-          host_scan_by_key(kk, vv, true, 0.5f, 0.0f, [](float a, float b) { return a + b; }));
+    CHECK(out.to_host() == host_scan_by_key(kk, vv, true, 0.5f, 0.0f, [](float a, float b) { return a + b; }));
 }
 
 TEST_CASE("NaN keys are each a segment of their own; the output may not be a keys' or values' vector") {
@@ -135,7 +132,8 @@ TEST_CASE("reduce_by_key gives each segment's key and sum, max or user operation
             // A segment across chunks is added in another order than the host's loop: within the
             // bound gamma_k * sum |v| (k: the segment's length, the longest chain of additions).
             bool close = true;
-            for (std::size_t s = 0; s < m; ++s) close = close && std::abs(got[s] - want_sum[s]) <= gamma<double>(n) * double(n);
+            for (std::size_t s = 0; s < m; ++s)
+                close = close && std::abs(got[s] - want_sum[s]) <= gamma<double>(n) * double(n);
             CHECK(close);
             CHECK(loom::reduce_by_key(k, v, keys_out, values_out, -INFINITY,
                                       [](auto a, auto b) { return loom::max(a, b); }) == m);

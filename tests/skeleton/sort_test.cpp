@@ -99,7 +99,8 @@ TEST_CASE("sort and sort_by_key of every integer key type match std::stable_sort
     check_key_type<std::uint16_t>(0, 65535);
     check_key_type<std::int32_t>(std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max());
     check_key_type<std::uint32_t>(0, std::numeric_limits<std::uint32_t>::max());
-    check_key_type<std::int64_t>(std::numeric_limits<std::int64_t>::min() / 2, std::numeric_limits<std::int64_t>::max());
+    check_key_type<std::int64_t>(std::numeric_limits<std::int64_t>::min() / 2,
+                                 std::numeric_limits<std::int64_t>::max());
     check_key_type<std::uint64_t>(0, std::numeric_limits<std::uint64_t>::max() / 2);
 }
 
@@ -111,8 +112,15 @@ TEST_CASE("sort and sort_by_key of float and double keys match std::stable_sort,
 TEST_CASE("floating-point keys sort in IEEE 754 totalOrder: NaNs at the ends, -0.0 before +0.0") {
     const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     std::vector<float> h = random_values<float>(1000, -10.0f, 10.0f, 3);
-    const float specials[] = {nan, -nan, inf, -inf, 0.0f, -0.0f, std::numeric_limits<float>::denorm_min(),
-                              -std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max(),
+    const float specials[] = {nan,
+                              -nan,
+                              inf,
+                              -inf,
+                              0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::denorm_min(),
+                              std::numeric_limits<float>::max(),
                               std::numeric_limits<float>::lowest()};
     for (std::size_t i = 0; i < h.size(); i += 7) h[i] = specials[(i / 7) % std::size(specials)];
     for (bool descending : {false, true}) {
@@ -320,7 +328,7 @@ TEST_CASE("a comparator sort of an expression, with a captured scalar, equals th
 TEST_CASE("a comparator that is no strict weak order ends, in bounds, with the keys' length unchanged") {
     const std::size_t n = 10007;
     loom::vector<std::int32_t> x(ctx(), random_values<std::int32_t>(n, -50, 50, 27));
-    loom::sort(x, [](auto a, auto b) { return a <= b; }); // not irreflexive
+    loom::sort(x, [](auto a, auto b) { return a <= b; });           // not irreflexive
     loom::sort(x, [](auto a, auto b) { return (a ^ b) % 3 == 1; }); // not transitive
     CHECK(x.size() == n);
     CHECK(loom::all_of(x >= -50 && x <= 50)); // every key is one of the input's
