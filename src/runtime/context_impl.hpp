@@ -6,7 +6,8 @@
 // - the executor, the one launch path (executor.hpp), and the statistics it counts;
 // - the map launcher, which binds and launches a flush plan's map kernels (map_launcher.hpp);
 // - loom::loop_while's state (loop/loop_runtime.hpp);
-// - the skeletons' plan cache (plan_cache.hpp) and their calls' scratch (skeleton_input.hpp).
+// - the skeletons' plan cache (plan_cache.hpp) and their calls' scratch (skeleton_input.hpp);
+// - what libraries outside Loom keep per context, loom::fft's plans (library_state.hpp).
 // The context itself only orders them: a flush plans, allocates and launches (flush.cpp).
 #pragma once
 
@@ -24,6 +25,7 @@
 #include "runtime/executor.hpp"
 #include "runtime/flush_limits.hpp"
 #include "runtime/flush_planner.hpp"
+#include "runtime/library_state.hpp"
 #include "runtime/loop/loop_runtime.hpp"
 #include "runtime/map_launcher.hpp"
 #include "runtime/plan_cache.hpp"
@@ -86,6 +88,8 @@ public:
     // cache and the device, so the cache is declared after them and destroyed before them.
     plan_cache& plans() { return plans_; }
     skeleton_scratch& call_scratch() { return call_scratch_; }
+    // A library's state for this context (loom::fft's plans), destroyed before the device.
+    library_states& libraries() { return libraries_; }
     std::recursive_mutex& mutex() { return mutex_; }
 
     // Runs every pending statement. On failure nothing has run and the pending
@@ -166,6 +170,7 @@ private:
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;
     loop_runtime loop_; // after device_: the buffers its held pass keeps go first
+    library_states libraries_; // last: a library's plans go before everything they were made on
 };
 
 } // namespace loom::detail
