@@ -15,6 +15,7 @@
 #include "loom/devices.hpp"
 #include "loom/error.hpp"
 #include "loom/expr/functions.hpp"
+#include "loom/fft.hpp"
 #include "loom/inspect.hpp"
 #include "loom/interop.hpp"
 #include "loom/kernel.hpp"
