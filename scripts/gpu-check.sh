@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on a machine with an NVIDIA GPU, over the bundle scripts/gpu-bundle.sh made (programs
-# built elsewhere, carried in .gpu/bundle.tar.xz): the CUDA suites (cuda_runtime, expr, blas,
+# built elsewhere, carried in .gpu/bundle.tar.xz): the CUDA suites (cuda_runtime, expr, blas, fft,
 # and skeleton, runtime and fusion with LOOM_BACKEND=cuda), the examples on CUDA, the OpenCL
 # suites again on NVIDIA's OpenCL driver when the machine has one, then the benchmarks.
 # Logs and bench JSON go into one archive under $OUT (or ./gpu-out); a table is printed last.
@@ -21,14 +21,14 @@ b=$work/build
 built_in=$(cat "$b/build-path")
 [ -e "$built_in" ] || { mkdir -p "$(dirname "$built_in")" && ln -s "$b" "$built_in"; }
 
-# The machine's own CUDA libraries (NVRTC, cuBLAS, the runtime) wherever its image keeps them.
+# The machine's own CUDA libraries (NVRTC, cuBLAS, cuFFT, the runtime) wherever its image keeps them.
 libdirs=$work/lib
 # The loader's cache first, then the CUDA and driver folders only (not a walk over /usr/lib).
 locate_lib() {
     ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }' | grep . ||
         find /usr/local/cuda*/targets /usr/local/cuda*/lib64 /usr/local/nvidia -name "$1" -print -quit 2>/dev/null
 }
-for lib in libnvrtc.so.13 libcublas.so.13 libcudart.so.13; do
+for lib in libnvrtc.so.13 libcublas.so.13 libcufft.so.12 libcudart.so.13; do
     hit=$(locate_lib "$lib")
     [ -n "$hit" ] && libdirs=$libdirs:$(dirname "$hit")
 done
@@ -74,6 +74,7 @@ tests)
     run cuda_runtime 300 "$b/tests/test_cuda_runtime" &
     run expr_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_expr" &
     run blas_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_blas" &
+    run fft_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_fft" &
     run skeleton_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_skeleton" &
     run runtime_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_runtime" &
     run fusion_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_fusion" &
