@@ -109,6 +109,16 @@ template <class T> auto as_array3_operand(buffer_ptr memory, const std::array<st
 
 template <class T> constexpr T inverse_scale(std::uint64_t points) { return T(1) / T(points); }
 
+template <class T> inline constexpr bool always_false_v = false;
+
+// loom::ifft of a real object: a spectrum is complex; say which call inverts a real signal's.
+template <class T> void refuse_real_inverse() {
+    static_assert(always_false_v<T>,
+                  "loom::ifft(X) inverts a complex spectrum; the half spectrum of a real signal (what loom::fft of a "
+                  "real vector, matrix or array3 gives) is inverted by loom::ifft_real(H, n), n the real length of "
+                  "the last axis");
+}
+
 } // namespace detail
 
 // ---- 1-D ------------------------------------------------------------------------------------
@@ -141,6 +151,8 @@ template <class T> auto ifft(const vector<std::complex<T>>& spectrum) {
                n[0]) *
            detail::inverse_scale<T>(n[0]);
 }
+
+template <class T> auto ifft(const vector<T>&) { return detail::refuse_real_inverse<T>(); }
 
 // The real signal of length n whose half spectrum (n/2 + 1 values, as loom::fft of a real
 // vector gives) is `half`, scaled by 1/n: loom::ifft_real(loom::fft(r), r.size()) is r. n says
@@ -184,6 +196,8 @@ template <class T> auto ifft(const matrix<std::complex<T>>& spectrum) {
            detail::inverse_scale<T>(e[0] * e[1]);
 }
 
+template <class T> auto ifft(const matrix<T>&) { return detail::refuse_real_inverse<T>(); }
+
 // The real rows x cols matrix whose half spectrum (rows x (cols/2 + 1)) is `half`, scaled by
 // 1/(rows cols).
 template <class T> auto ifft_real(const matrix<std::complex<T>>& half, std::size_t cols) {
@@ -226,6 +240,8 @@ template <class T> auto ifft(const array3<std::complex<T>>& spectrum) {
                e) *
            detail::inverse_scale<T>(detail::points_of(e));
 }
+
+template <class T> auto ifft(const array3<T>&) { return detail::refuse_real_inverse<T>(); }
 
 // The real d0 x d1 x d2 array (d2 given) whose half spectrum (d0 x d1 x (d2/2 + 1)) is `half`,
 // scaled by 1/(d0 d1 d2).

@@ -13,7 +13,9 @@ set(loom_compile_fail_cases
     "vector_comparison|short vectors are not compared as a whole"
     "vector_widths|short vectors of different widths do not combine"
     "vector_classification|would give one answer per component"
-    "random_integer_uniform|T is float or double")
+    "random_integer_uniform|T is float or double"
+    "integer_fft|clFFT and cuFFT have no integer transform"
+    "real_ifft|inverted by loom::ifft_real")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
