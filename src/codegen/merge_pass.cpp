@@ -46,8 +46,14 @@ void write_merge(source_builder& b, const pass_text& p, const std::string& src, 
     b.close();
 }
 
-// The run sort's body: copy the part into run A, then sweeps of doubling width between A and B.
-// The current source is a flag, not swapped pointers: both are parameters of the kernel.
+// Keys a run sort orders by insertion before its first merge sweep: a few moves a key, in place,
+// where the sweeps below this width would each read and write the whole part.
+constexpr unsigned insertion_run = 16;
+
+// The run sort's body: copy the part into run A, sort runs of insertion_run keys there by
+// insertion (stable: a key moves left past greater ones only), then sweeps of doubling width
+// between A and B. The current source is a flag, not swapped pointers: both are parameters of
+// the kernel.
 void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowered, std::uint32_t root) {
     const dialect& d = b.dialect();
     const std::string& index = p.index;
@@ -60,8 +66,27 @@ void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowe
     b.line("keys_a[e] = " + value_name(root) + ";");
     for (std::size_t k = 0; k < p.m.carried.size(); ++k) b.line(p.carried(k) + "_a[e] = " + p.carried(k) + "_in[e];");
     b.close();
+    const std::string run = std::to_string(insertion_run);
+    b.open_for(index + " r0 = part_begin", "r0 < part_end", "r0 += " + run);
+    b.declare_const(index, "r1", "part_end - r0 < " + run + " ? part_end : r0 + " + run);
+    b.open_for(index + " i = r0 + 1", "i < r1", "++i");
+    b.declare_const(p.key, "key", "keys_a[i]");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
+        b.declare_const(type_name(d, p.m.carried[k]), p.carried(k) + "_moved", p.carried(k) + "_a[i]");
+    b.declare(index, "j", "i");
+    b.open("while (j > r0 && " + p.less("key", "keys_a[j - 1]") + ")");
+    b.line("keys_a[j] = keys_a[j - 1];");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
+        b.line(p.carried(k) + "_a[j] = " + p.carried(k) + "_a[j - 1];");
+    b.line("--j;");
+    b.close();
+    b.line("keys_a[j] = key;");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
+        b.line(p.carried(k) + "_a[j] = " + p.carried(k) + "_moved;");
+    b.close();
+    b.close();
     b.line("int in_a = 1;");
-    b.open_for(index + " w = 1", "w < part_end - part_begin", "w *= 2");
+    b.open_for(index + " w = " + run, "w < part_end - part_begin", "w *= 2");
     b.open_for(index + " a0 = part_begin", "a0 < part_end", "a0 += 2 * w");
     b.declare_const(index, "a1", "part_end - a0 < w ? part_end : a0 + w");
     b.declare_const(index, "b1", "part_end - a1 < w ? part_end : a1 + w");
