@@ -27,6 +27,7 @@
 #include "loom/reduce.hpp"
 #include "loom/scalar.hpp"
 #include "loom/sort.hpp"
+#include "loom/sparse.hpp"
 #include "loom/source_function.hpp"
 #include "loom/scan.hpp"
 #include "loom/search.hpp"

@@ -161,6 +161,18 @@ keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, st
     return g;
 }
 
+spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                std::uint64_t rows) {
+    spmv_geometry g;
+    const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    g.group = chunked ? 1 : skeleton_group_size(info);
+    const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, rows / 64))
+                                        : std::max<std::uint64_t>(1, rows);
+    g.chunk = std::max<std::uint64_t>(1, (rows + items - 1) / items);
+    g.items = std::max<std::uint64_t>(1, (rows + g.chunk - 1) / g.chunk);
+    return g;
+}
+
 axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
                                 std::uint64_t rows, std::uint64_t cols) {
     axis_geometry g;

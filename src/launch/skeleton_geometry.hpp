@@ -101,6 +101,18 @@ struct keyed_scan_geometry {
 keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                             std::uint64_t n);
 
+// Sparse matrix-vector products (codegen/spmv_pass.hpp): consecutive rows per work-item. CPU
+// devices: a few contiguous runs of rows per compute unit, at least 64 rows each where there are
+// that many; GPUs: one row per work-item, whole groups.
+struct spmv_geometry {
+    unsigned group = 1;      // work-items per group
+    std::uint64_t items = 1; // work-items that own rows
+    std::uint64_t chunk = 1; // rows per work-item
+};
+
+spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                std::uint64_t rows);
+
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

@@ -1,7 +1,7 @@
 // The context's one cache of skeleton plans (reductions, scans, reductions along an axis, sorts,
-// keyed scans): each plan made once per key by its planner (src/skeleton), compiled in one step
-// through the program cache, and kept with the device scratch its calls reuse. Keys are typed
-// values of small integers (shape ids, operation ids, buffer aliasing), so a repeated call
+// keyed scans, sparse products): each plan made once per key by its planner (src/skeleton),
+// compiled in one step through the program cache, and kept with the device scratch its calls
+// reuse. Keys are typed values of small integers (shape ids, operation ids, buffer aliasing), so a repeated call
 // generates no source text and hashes none; a plan keeps pointers to its compiled kernels, so a repeated
 // call looks nothing up but its key.
 #pragma once
@@ -91,6 +91,14 @@ struct keyed_scan_key {
     }
 };
 
+// A sparse matrix-vector product's key: the value and index types and whether it is guarded.
+struct spmv_key {
+    std::uint32_t value_type = 0, index_type = 0;
+    bool guarded = false;
+
+    auto fields() const { return std::tie(value_type, index_type, guarded); }
+};
+
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -167,7 +175,9 @@ private:
     void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>> tables_;
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
+               keyed<spmv_key>>
+        tables_;
 };
 
 } // namespace loom::detail

@@ -1,0 +1,50 @@
+// The sparse matrix-vector product's pass emitter; see spmv_pass.hpp.
+#include "codegen/spmv_pass.hpp"
+
+#include "codegen/source_builder.hpp"
+
+namespace loom::codegen {
+
+kernel_source emit_spmv_pass(const spmv_kernel& k, const dialect& d) {
+    source_builder b(d);
+    b.append(d.prologue);
+    if (k.value == dtype::f64) b.append(d.prologue_fp64);
+    const std::string t = type_name(d, k.value), ix = type_name(d, k.index), index = d.index_type;
+    parameter_layout layout;
+    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(";
+    auto buffer = [&](const std::string& type, const std::string& name, bool written, bool restricted, parameter role) {
+        signature += buffer_parameter(d, type, written, restricted) + name + ", ";
+        layout.push_back(role);
+    };
+    buffer(ix, "row_ptr", false, true, {parameter_role::input, 0});
+    buffer(ix, "col", false, true, {parameter_role::input, 1});
+    buffer(t, "val", false, true, {parameter_role::input, 2});
+    buffer(t, "x", false, true, {parameter_role::input, 3});
+    buffer(t, "y", true, true, {parameter_role::output, 0});
+    if (k.guarded) buffer(type_name(d, dtype::i32), "loom_guard", true, false, {parameter_role::guard});
+    b.open(signature + index + " n, " + index + " chunk)");
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    if (k.guarded) b.line("if (loom_guard[0] == 0) return;");
+    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
+    b.line("if (gid * chunk >= n) return; // past the last row: a whole group's padding");
+    b.declare_const(index, "first", "gid * chunk");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    // Each row's end is the next row's start: one row_ptr read per row.
+    b.declare(ix, "start", "row_ptr[first]");
+    b.open_for(index + " r = first", "r < last", "++r");
+    b.declare_const(ix, "end", "row_ptr[r + 1]");
+    b.declare(t, "sum", "(" + t + ")0");
+    b.open_for(ix + " j = start", "j < end", "++j");
+    b.line("sum += val[j] * x[col[j]];");
+    b.close();
+    b.line("y[r] = sum;");
+    b.line("start = end;");
+    b.close();
+    b.close();
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = std::move(layout);
+    return source;
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,222 @@
+// loom::sparse_matrix against host CSR loops: a 2-D Poisson matrix from coordinate triples, a
+// random matrix with very uneven rows (empty rows, one row of thousands of entries) from CSR
+// arrays, duplicates summed, the product inside larger expressions and loops, and the errors.
+#include <doctest/doctest.h>
+
+#include <loom/loom.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "error_support.hpp"
+
+using namespace loom_test_errors;
+
+namespace {
+
+loom::context& ctx() {
+    static loom::context c;
+    return c;
+}
+
+template <class T> struct host_csr {
+    std::uint64_t rows = 0, cols = 0;
+    std::vector<std::uint64_t> row_ptr{0};
+    std::vector<std::uint32_t> col;
+    std::vector<T> val;
+
+    std::vector<T> times(const std::vector<T>& x) const {
+        std::vector<T> y(rows, T(0));
+        for (std::uint64_t r = 0; r < rows; ++r)
+            for (std::uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; ++k) y[r] += val[k] * x[col[k]];
+        return y;
+    }
+};
+
+// The 5-point Laplacian on an m x m grid as triples (4 on the diagonal, -1 to each neighbour).
+template <class T> void poisson_triplets(std::uint64_t m, std::vector<std::uint64_t>& i, std::vector<std::uint64_t>& j,
+                                         std::vector<T>& v) {
+    for (std::uint64_t a = 0; a < m; ++a)
+        for (std::uint64_t b = 0; b < m; ++b) {
+            const std::uint64_t r = a * m + b;
+            auto add = [&](std::uint64_t c, T x) {
+                i.push_back(r);
+                j.push_back(c);
+                v.push_back(x);
+            };
+            if (a > 0) add(r - m, T(-1));
+            if (b > 0) add(r - 1, T(-1));
+            add(r, T(4));
+            if (b + 1 < m) add(r + 1, T(-1));
+            if (a + 1 < m) add(r + m, T(-1));
+        }
+}
+
+// Rows of 0 to 4 entries, every third row empty, and row 7 with 5000 (repeated columns among them).
+template <class T> host_csr<T> uneven(std::uint64_t rows, std::uint64_t cols, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    host_csr<T> a;
+    a.rows = rows;
+    a.cols = cols;
+    for (std::uint64_t r = 0; r < rows; ++r) {
+        const std::uint64_t n = r == 7 ? 5000 : r % 3 == 0 ? 0 : gen() % 5;
+        for (std::uint64_t k = 0; k < n; ++k) {
+            a.col.push_back(std::uint32_t(gen() % cols));
+            a.val.push_back(T(std::int64_t(gen() % 19) - 9));
+        }
+        a.row_ptr.push_back(a.col.size());
+    }
+    return a;
+}
+
+template <class T> std::vector<T> integers(std::uint64_t n, std::uint64_t seed) {
+    std::mt19937_64 gen(seed);
+    std::vector<T> x(n);
+    for (T& e : x) e = T(std::int64_t(gen() % 21) - 10);
+    return x;
+}
+
+} // namespace
+
+TEST_CASE("a 2-D Poisson matrix from triples multiplies like the host CSR product") {
+    for (std::uint64_t m : {1u, 2u, 31u, 100u}) {
+        CAPTURE(m);
+        std::vector<std::uint64_t> i, j;
+        std::vector<double> v;
+        poisson_triplets(m, i, j, v);
+        const auto A = loom::sparse_matrix<double>::from_triplets(ctx(), m * m, m * m, i, j, v);
+        CHECK(A.rows() == m * m);
+        CHECK(A.nonzeros() == v.size());
+        host_csr<double> h;
+        h.rows = h.cols = m * m;
+        for (std::uint64_t r = 0; r < m * m; ++r) {
+            for (std::size_t k = 0; k < i.size(); ++k) // the triples are in row order already
+                if (i[k] == r) {
+                    h.col.push_back(std::uint32_t(j[k]));
+                    h.val.push_back(v[k]);
+                }
+            h.row_ptr.push_back(h.col.size());
+        }
+        const std::vector<double> xh = integers<double>(m * m, m);
+        const loom::vector<double> x(ctx(), xh);
+        const loom::vector<double> y = A * x;
+        CHECK(y.to_host() == h.times(xh)); // integers: exact in any order
+    }
+}
+
+TEST_CASE("a random matrix with very uneven rows multiplies like the host CSR product") {
+    for (std::uint64_t rows : {10u, 1000u, 70000u}) {
+        CAPTURE(rows);
+        const host_csr<std::int32_t> h = uneven<std::int32_t>(rows, 5000, rows);
+        const loom::sparse_matrix<std::int32_t> A(ctx(), h.rows, h.cols, h.row_ptr, h.col, h.val);
+        const std::vector<std::int32_t> xh = integers<std::int32_t>(h.cols, 3);
+        const loom::vector<std::int32_t> x(ctx(), xh);
+        const loom::vector<std::int32_t> y = A * x;
+        CHECK(y.to_host() == h.times(xh));
+
+        const host_csr<float> hf = uneven<float>(rows, 5000, rows + 1);
+        const loom::sparse_matrix<float> Af(ctx(), hf.rows, hf.cols, hf.row_ptr, hf.col, hf.val);
+        const std::vector<float> xf = integers<float>(hf.cols, 4);
+        const loom::vector<float> yf = Af * loom::vector<float>(ctx(), xf);
+        CHECK(yf.to_host() == hf.times(xf)); // small integers: exact in float
+    }
+}
+
+TEST_CASE("triples at the same place are summed, in any order") {
+    const auto A = loom::sparse_matrix<float>::from_triplets(
+        ctx(), 3, 4, {{2, 3, 1.0f}, {0, 1, 2.0f}, {2, 3, 5.0f}, {0, 0, 1.0f}, {0, 1, -1.0f}});
+    CHECK(A.nonzeros() == 3);
+    const loom::vector<float> x(ctx(), std::vector<float>{1, 10, 100, 1000});
+    const loom::vector<float> y = A * x;
+    CHECK(y.to_host() == std::vector<float>{11, 0, 6000});
+}
+
+TEST_CASE("the product inside a larger expression equals the product computed first") {
+    const host_csr<double> h = uneven<double>(2000, 2000, 11);
+    const loom::sparse_matrix<double> A(ctx(), h.rows, h.cols, h.row_ptr, h.col, h.val);
+    const std::vector<double> xh = integers<double>(2000, 5), yh = integers<double>(2000, 6);
+    const loom::vector<double> x(ctx(), xh);
+    loom::vector<double> y(ctx(), yh), z(ctx(), yh);
+    const double a = 0.5, b = -2.0;
+    y = a * (A * x) + b * y;
+    const loom::vector<double> ax = A * x;
+    z = a * ax + b * z;
+    CHECK(y.to_host() == z.to_host());
+    const std::vector<double> axh = h.times(xh);
+    std::vector<double> expected(2000);
+    for (std::size_t r = 0; r < 2000; ++r) expected[r] = a * axh[r] + b * yh[r];
+    CHECK(y.to_host() == expected);
+    // An expression as the operand: computed into a vector first.
+    const loom::vector<double> w = A * (2.0 * x);
+    std::vector<double> twice(2000);
+    for (std::size_t r = 0; r < 2000; ++r) twice[r] = 2.0 * axh[r];
+    CHECK(w.to_host() == twice);
+}
+
+TEST_CASE("products in a loom::loop read the vectors each iteration left") {
+    std::vector<std::uint64_t> i, j;
+    std::vector<double> v;
+    poisson_triplets(20, i, j, v);
+    const auto A = loom::sparse_matrix<double>::from_triplets(ctx(), 400, 400, i, j, v);
+    std::vector<double> xh = integers<double>(400, 9);
+    loom::vector<double> x(ctx(), xh);
+    loom::loop(ctx(), 3, [&] { x = 0.25 * (A * x) - x; });
+    host_csr<double> h;
+    h.rows = h.cols = 400;
+    for (std::uint64_t r = 0; r < 400; ++r) {
+        for (std::size_t k = 0; k < i.size(); ++k)
+            if (i[k] == r) {
+                h.col.push_back(std::uint32_t(j[k]));
+                h.val.push_back(v[k]);
+            }
+        h.row_ptr.push_back(h.col.size());
+    }
+    for (int it = 0; it < 3; ++it) {
+        const std::vector<double> ax = h.times(xh);
+        for (std::size_t r = 0; r < 400; ++r) xh[r] = 0.25 * ax[r] - xh[r];
+    }
+    CHECK(x.to_host() == xh);
+}
+
+TEST_CASE("a matrix with no entries gives zeros") {
+    const loom::sparse_matrix<float> A(ctx(), 5, 3, std::vector<std::uint32_t>(6, 0), std::vector<std::uint32_t>{},
+                                       std::vector<float>{});
+    const loom::vector<float> x(ctx(), std::vector<float>{1, 2, 3});
+    const loom::vector<float> y = A * x;
+    CHECK(y.to_host() == std::vector<float>(5, 0.0f));
+}
+
+TEST_CASE("malformed CSR arrays, triples and operands are loom::errors naming the fault") {
+    using ptr = std::vector<std::uint32_t>;
+    const std::vector<float> two{1, 2};
+    CHECK_THROWS_AS(loom::sparse_matrix<float>(ctx(), 3, 3, ptr{0, 1, 2}, ptr{0, 1}, two), loom::length_error);
+    CHECK(has(error_of([&] {
+                  loom::sparse_matrix<float>(ctx(), 2, 3, ptr{0, 2, 1}, ptr{0, 1}, two);
+              }),
+              "row_ptr decreases at row 1"));
+    CHECK(has(error_of([&] {
+                  loom::sparse_matrix<float>(ctx(), 2, 3, ptr{1, 1, 2}, ptr{0, 1}, two);
+              }),
+              "row_ptr[0] is 1"));
+    CHECK(has(error_of([&] {
+                  loom::sparse_matrix<float>(ctx(), 2, 3, ptr{0, 1, 2}, ptr{0, 3}, two);
+              }),
+              "entry 1 (row 1) is in column 3 of a matrix of 3 columns"));
+    CHECK_THROWS_AS(loom::sparse_matrix<float>(ctx(), 2, 3, ptr{0, 1, 3}, ptr{0, 1}, two), loom::length_error);
+    CHECK(has(error_of([&] {
+                  loom::sparse_matrix<float>::from_triplets(ctx(), 2, 2, std::vector<int>{0, -1},
+                                                            std::vector<int>{0, 0}, two);
+              }),
+              "entry 1 is in row -1"));
+    CHECK_THROWS_AS(
+        loom::sparse_matrix<float>::from_triplets(ctx(), 2, 2, std::vector<int>{0}, std::vector<int>{0}, two),
+        loom::length_error);
+    const loom::sparse_matrix<float> A(ctx(), 2, 3, ptr{0, 1, 2}, ptr{0, 2}, two);
+    const loom::vector<float> x(ctx(), 4);
+    CHECK(has(error_of([&] { loom::vector<float> y = A * x; }), "x needs 3"));
+    const loom::sparse_matrix<float> empty;
+    CHECK(has(error_of([&] { loom::vector<float> y = empty * x; }), "empty loom::sparse_matrix"));
+}
