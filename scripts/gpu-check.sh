@@ -75,6 +75,7 @@ tests)
     run expr_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_expr" &
     run blas_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_blas" &
     run fft_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_fft" &
+    run sparse_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_sparse" &
     run skeleton_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_skeleton" &
     run runtime_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_runtime" &
     run fusion_cuda 300 LOOM_BACKEND=cuda "$b/tests/test_fusion" &
@@ -83,7 +84,7 @@ tests)
         run skeleton_nvidia_opencl 300 LOOM_BACKEND=opencl "$b/tests/test_skeleton" &
     fi
     wait
-    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log monte_carlo_pi; do
+    for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log monte_carlo_pi conjugate_gradient; do
         run "example_$ex" 60 LOOM_BACKEND=cuda "$b/examples/$ex"
     done
     (cd "$work" && run example_mandelbrot 60 LOOM_BACKEND=cuda "$b/examples/mandelbrot" "$work/m.pgm")
