@@ -135,6 +135,7 @@ public:
         call.val = &val_.buffer();
         call.x = &x.buffer();
         call.rows = rows_;
+        call.nonzeros = nonzeros_;
         detail::run_spmv(*context_, call, y);
         return y;
     }

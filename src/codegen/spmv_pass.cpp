@@ -5,6 +5,56 @@
 
 namespace loom::codegen {
 
+namespace {
+
+void scalar_rows(source_builder& b, const std::string& t, const std::string& ix, const std::string& index) {
+    const dialect& d = b.dialect();
+    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
+    b.line("if (gid * chunk >= n) return; // past the last row: a whole group's padding");
+    b.declare_const(index, "first", "gid * chunk");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    // Each row's end is the next row's start: one row_ptr read per row.
+    b.declare(ix, "start", "row_ptr[first]");
+    b.open_for(index + " r = first", "r < last", "++r");
+    b.declare_const(ix, "end", "row_ptr[r + 1]");
+    b.declare(t, "sum", "(" + t + ")0");
+    b.open_for(ix + " j = start", "j < end", "++j");
+    b.line("sum += val[j] * x[col[j]];");
+    b.close();
+    b.line("y[r] = sum;");
+    b.line("start = end;");
+    b.close();
+}
+
+// Every work-item reaches every barrier: rows past the last only sum nothing.
+void vector_rows(source_builder& b, const spmv_kernel& k, const std::string& t, const std::string& ix,
+                 const std::string& index) {
+    const dialect& d = b.dialect();
+    const std::string lanes = std::to_string(k.lanes) + "u";
+    b.line(std::string(d.group.array_qualifier) + " " + t + " part[" + std::to_string(k.group) + "];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const("unsigned int", "lane", "lid % " + lanes);
+    b.declare_const(index, "r",
+                    "(" + index + ")" + d.group.group_id + " * " + std::to_string(k.group / k.lanes) + "u + lid / " +
+                        lanes);
+    b.declare(t, "sum", "(" + t + ")0");
+    b.open("if (r < n)");
+    b.declare_const(ix, "end", "row_ptr[r + 1]");
+    b.open_for(ix + " j = row_ptr[r] + lane", "j < end", "j += " + lanes);
+    b.line("sum += val[j] * x[col[j]];");
+    b.close();
+    b.close();
+    b.line("part[lid] = sum;");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = " + std::to_string(k.lanes / 2) + "u", "o > 0u", "o >>= 1");
+    b.line("if (lane < o) part[lid] += part[lid + o];");
+    b.line(d.group.barrier);
+    b.close();
+    b.line("if (lane == 0u && r < n) y[r] = part[lid];");
+}
+
+} // namespace
+
 kernel_source emit_spmv_pass(const spmv_kernel& k, const dialect& d) {
     source_builder b(d);
     b.append(d.prologue);
@@ -26,21 +76,10 @@ kernel_source emit_spmv_pass(const spmv_kernel& k, const dialect& d) {
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
     if (k.guarded) b.line("if (loom_guard[0] == 0) return;");
-    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
-    b.line("if (gid * chunk >= n) return; // past the last row: a whole group's padding");
-    b.declare_const(index, "first", "gid * chunk");
-    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
-    // Each row's end is the next row's start: one row_ptr read per row.
-    b.declare(ix, "start", "row_ptr[first]");
-    b.open_for(index + " r = first", "r < last", "++r");
-    b.declare_const(ix, "end", "row_ptr[r + 1]");
-    b.declare(t, "sum", "(" + t + ")0");
-    b.open_for(ix + " j = start", "j < end", "++j");
-    b.line("sum += val[j] * x[col[j]];");
-    b.close();
-    b.line("y[r] = sum;");
-    b.line("start = end;");
-    b.close();
+    if (k.lanes <= 1)
+        scalar_rows(b, t, ix, index);
+    else
+        vector_rows(b, k, t, ix, index);
     b.close();
     kernel_source source = name_kernel(b.text(), d);
     source.layout = std::move(layout);

@@ -162,10 +162,18 @@ keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, st
 }
 
 spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
-                                std::uint64_t rows) {
+                                std::uint64_t rows, std::uint64_t nonzeros) {
     spmv_geometry g;
     const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
     g.group = chunked ? 1 : skeleton_group_size(info);
+    if (!chunked && rows > 0) {
+        const std::uint64_t average = nonzeros / rows;
+        while (g.lanes < 32 && g.lanes < g.group && std::uint64_t(g.lanes) * 2 <= average) g.lanes *= 2;
+        if (g.lanes > 1) {
+            g.items = rows;
+            return g;
+        }
+    }
     const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, rows / 64))
                                         : std::max<std::uint64_t>(1, rows);
     g.chunk = std::max<std::uint64_t>(1, (rows + items - 1) / items);

@@ -23,17 +23,22 @@ void run_spmv(context_impl& ctx, const spmv_call& call, const buffer_ptr& y) {
         throw error("loom: sparse matrix-vector product in double, which the device " + ctx.info().name +
                     " does not support; use float, or pick a device with fp64");
     run_pending(ctx);
+    const launch::spmv_geometry g =
+        launch::spmv_geometry_for(ctx.info(), ctx.settings().form, call.rows, call.nonzeros);
     skeleton::spmv_request request;
     request.value = value;
     request.index = (*call.col)->type;
     request.guarded = ctx.guard() != nullptr;
+    request.lanes = g.lanes;
+    request.group = g.lanes > 1 ? g.group : 1;
     spmv_key& key = ctx.plans().key<spmv_key>();
     key.value_type = std::uint32_t(request.value);
     key.index_type = std::uint32_t(request.index);
     key.guarded = request.guarded;
+    key.lanes = request.lanes;
+    key.group = request.group;
     cached_plan* cached =
         &ctx.plans().find_or_plan<spmv_key>([&] { return skeleton::plan_spmv(request, ctx.device().dialect()); });
-    const launch::spmv_geometry g = launch::spmv_geometry_for(ctx.info(), ctx.settings().form, call.rows);
     const plan::launch_sizes sizes = skeleton::spmv_launch(g, call.rows);
 
     std::array<fusion::bound_slot, 4> slots;

@@ -14,6 +14,7 @@ struct spmv_request {
     dtype value = dtype::f32;
     dtype index = dtype::u32;
     bool guarded = false;
+    unsigned lanes = 1, group = 1; // the geometry's (launch::spmv_geometry)
 };
 
 // Slots 0 to 3 are row_ptr, col, val and x; result 0 is y.

@@ -125,6 +125,26 @@ TEST_CASE("a random matrix with very uneven rows multiplies like the host CSR pr
     }
 }
 
+TEST_CASE("rows of many entries multiply like the host CSR product (vector CSR's 32 lanes on GPUs)") {
+    host_csr<double> h;
+    h.rows = 300;
+    h.cols = 700;
+    std::mt19937_64 gen(5);
+    for (std::uint64_t r = 0; r < h.rows; ++r) {
+        const std::uint64_t n = r == 5 ? 0 : 40 + gen() % 60;
+        for (std::uint64_t k = 0; k < n; ++k) {
+            h.col.push_back(std::uint32_t(gen() % h.cols));
+            h.val.push_back(double(std::int64_t(gen() % 19) - 9));
+        }
+        h.row_ptr.push_back(h.col.size());
+    }
+    const loom::sparse_matrix<double> A(ctx(), h.rows, h.cols, h.row_ptr, h.col, h.val);
+    const std::vector<double> xh = integers<double>(h.cols, 8);
+    const loom::vector<double> x(ctx(), xh);
+    const loom::vector<double> y = A * x;
+    CHECK(y.to_host() == h.times(xh));
+}
+
 TEST_CASE("triples at the same place are summed, in any order") {
     const auto A = loom::sparse_matrix<float>::from_triplets(
         ctx(), 3, 4, {{2, 3, 1.0f}, {0, 1, 2.0f}, {2, 3, 5.0f}, {0, 0, 1.0f}, {0, 1, -1.0f}});

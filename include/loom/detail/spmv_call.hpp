@@ -15,7 +15,7 @@ struct spmv_call {
     const buffer_ptr* col = nullptr;
     const buffer_ptr* val = nullptr;
     const buffer_ptr* x = nullptr;
-    std::uint64_t rows = 0;
+    std::uint64_t rows = 0, nonzeros = 0;
 };
 void run_spmv(context_impl& ctx, const spmv_call& call, const buffer_ptr& y);
 
