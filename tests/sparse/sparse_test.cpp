@@ -201,6 +201,14 @@ TEST_CASE("products in a loom::loop read the vectors each iteration left") {
     CHECK(x.to_host() == xh);
 }
 
+TEST_CASE("a matrix of no rows gives an empty vector") {
+    const loom::sparse_matrix<float> A(ctx(), 0, 3, std::vector<std::uint32_t>{0}, std::vector<std::uint32_t>{},
+                                       std::vector<float>{});
+    const loom::vector<float> x(ctx(), std::vector<float>{1, 2, 3});
+    const loom::vector<float> y = A * x;
+    CHECK(y.size() == 0);
+}
+
 TEST_CASE("a matrix with no entries gives zeros") {
     const loom::sparse_matrix<float> A(ctx(), 5, 3, std::vector<std::uint32_t>(6, 0), std::vector<std::uint32_t>{},
                                        std::vector<float>{});
