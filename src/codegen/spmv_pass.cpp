@@ -7,12 +7,38 @@ namespace loom::codegen {
 
 namespace {
 
-void scalar_rows(source_builder& b, const std::string& t, const std::string& ix, const std::string& index) {
+// The first row that starts at or after entry `target` (< entries), as `name`: a binary search of
+// row_ptr[0..n], whose last element is the entries.
+void first_row_from(source_builder& b, const std::string& index, const std::string& name, const std::string& target) {
+    b.declare(index, name, "0");
+    b.open();
+    b.declare(index, "hi", "n");
+    b.open("while (" + name + " < hi)");
+    b.declare_const(index, "mid", name + " + (hi - " + name + ") / 2");
+    b.line("if ((" + index + ")row_ptr[mid] < " + target + ") " + name + " = mid + 1; else hi = mid;");
+    b.close();
+    b.close();
+}
+
+void scalar_rows(source_builder& b, const spmv_kernel& k, const std::string& t, const std::string& ix,
+                 const std::string& index) {
     const dialect& d = b.dialect();
     b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
-    b.line("if (gid * chunk >= n) return; // past the last row: a whole group's padding");
-    b.declare_const(index, "first", "gid * chunk");
-    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    if (k.balanced) {
+        b.line("if (gid * chunk >= entries) return; // past the last run: a whole group's padding");
+        first_row_from(b, index, "first", "gid * chunk");
+        b.line("// The last run also takes the rows that start at the end (empty rows after the last entry).");
+        b.declare(index, "last", "n");
+        b.line("if (entries - gid * chunk > chunk) {");
+        b.enter();
+        first_row_from(b, index, "bound", "(gid + 1) * chunk");
+        b.line("last = bound;");
+        b.close();
+    } else {
+        b.line("if (gid * chunk >= n) return; // past the last row: a whole group's padding");
+        b.declare_const(index, "first", "gid * chunk");
+        b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    }
     // Each row's end is the next row's start: one row_ptr read per row.
     b.declare(ix, "start", "row_ptr[first]");
     b.open_for(index + " r = first", "r < last", "++r");
@@ -72,12 +98,13 @@ kernel_source emit_spmv_pass(const spmv_kernel& k, const dialect& d) {
     buffer(t, "x", false, true, {parameter_role::input, 3});
     buffer(t, "y", true, true, {parameter_role::output, 0});
     if (k.guarded) buffer(type_name(d, dtype::i32), "loom_guard", true, false, {parameter_role::guard});
-    b.open(signature + index + " n, " + index + " chunk)");
+    b.open(signature + index + " n, " + index + " chunk, " + index + " entries)");
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::entries)});
     if (k.guarded) b.line("if (loom_guard[0] == 0) return;");
     if (k.lanes <= 1)
-        scalar_rows(b, t, ix, index);
+        scalar_rows(b, k, t, ix, index);
     else
         vector_rows(b, k, t, ix, index);
     b.close();

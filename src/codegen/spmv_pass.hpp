@@ -1,8 +1,11 @@
 // Source text of the sparse matrix-vector product's pass (loom::sparse_matrix, docs/sparse.md):
 // y = A x for A in CSR form (row_ptr, col, val), in one of two forms:
-// - scalar CSR (lanes 1): each work-item owns `chunk` consecutive rows (CPU devices: a
-//   contiguous run of rows per work-item, whose row_ptr and val reads stream; GPUs: one row
-//   each) and sums each row's products in order;
+// - scalar CSR (lanes 1): each work-item owns consecutive rows and sums each row's products in
+//   order. Balanced (CPU devices): work-item g owns the rows that start in its `chunk` entries
+//   [g chunk, (g + 1) chunk), found by a binary search of row_ptr, so runs hold about equal
+//   numbers of entries however uneven the rows (a row longer than chunk is still one
+//   work-item's); row_ptr and val stream through each run. Otherwise (GPUs, rows averaging under
+//   two entries): `chunk` rows per work-item;
 // - vector CSR (lanes > 1, GPUs): `lanes` consecutive work-items of a group share a row, each
 //   summing every lanes-th entry (neighbouring lanes read neighbouring entries: coalesced), and
 //   the lanes' sums are added in work-group memory, a tree of halvings.
@@ -21,10 +24,12 @@ struct spmv_kernel {
     bool guarded = false;     // inside loom::loop_while: returns at once when the guard is 0
     unsigned lanes = 1;       // work-items per row: 1 (scalar CSR) or a power of two up to group
     unsigned group = 1;       // vector CSR: the work-group's size (a power of two)
+    bool balanced = false;    // scalar CSR: runs of about `chunk` entries (else `chunk` rows)
 };
 
 // Parameters: row_ptr, col, val, x (inputs 0 to 3), y (output 0), the guard where guarded,
-// then n (the rows) and chunk (rows per work-item; vector CSR: 1) as pass extents.
+// then n (the rows), chunk (entries or rows per work-item; vector CSR: 1) and entries (the stored
+// entries) as pass extents.
 kernel_source emit_spmv_pass(const spmv_kernel& k, const dialect& d);
 
 } // namespace loom::codegen

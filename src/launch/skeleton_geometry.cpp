@@ -174,10 +174,13 @@ spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<
             return g;
         }
     }
-    const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, rows / 64))
-                                        : std::max<std::uint64_t>(1, rows);
-    g.chunk = std::max<std::uint64_t>(1, (rows + items - 1) / items);
-    g.items = std::max<std::uint64_t>(1, (rows + g.chunk - 1) / g.chunk);
+    // Runs of entries (CPU devices) or single rows (GPUs).
+    g.balanced = chunked;
+    const std::uint64_t total = chunked ? std::max<std::uint64_t>(1, nonzeros) : std::max<std::uint64_t>(1, rows);
+    const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, total / 256))
+                                        : total;
+    g.chunk = std::max<std::uint64_t>(1, (total + items - 1) / items);
+    g.items = std::max<std::uint64_t>(1, (total + g.chunk - 1) / g.chunk);
     return g;
 }
 

@@ -92,13 +92,14 @@ struct keyed_scan_key {
 };
 
 // A sparse matrix-vector product's key: the value and index types, whether it is guarded, and
-// the form (lanes per row, and the group for vector CSR).
+// the form (lanes per row, and the group for vector CSR; balanced runs for scalar CSR).
 struct spmv_key {
     std::uint32_t value_type = 0, index_type = 0;
     bool guarded = false;
     std::uint32_t lanes = 1, group = 1;
+    bool balanced = false;
 
-    auto fields() const { return std::tie(value_type, index_type, guarded, lanes, group); }
+    auto fields() const { return std::tie(value_type, index_type, guarded, lanes, group, balanced); }
 };
 
 // A plan with its kernels compiled and the scratch its calls keep.

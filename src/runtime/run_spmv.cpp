@@ -31,15 +31,17 @@ void run_spmv(context_impl& ctx, const spmv_call& call, const buffer_ptr& y) {
     request.guarded = ctx.guard() != nullptr;
     request.lanes = g.lanes;
     request.group = g.lanes > 1 ? g.group : 1;
+    request.balanced = g.lanes == 1 && g.balanced;
     spmv_key& key = ctx.plans().key<spmv_key>();
     key.value_type = std::uint32_t(request.value);
     key.index_type = std::uint32_t(request.index);
     key.guarded = request.guarded;
     key.lanes = request.lanes;
     key.group = request.group;
+    key.balanced = request.balanced;
     cached_plan* cached =
         &ctx.plans().find_or_plan<spmv_key>([&] { return skeleton::plan_spmv(request, ctx.device().dialect()); });
-    const plan::launch_sizes sizes = skeleton::spmv_launch(g, call.rows);
+    const plan::launch_sizes sizes = skeleton::spmv_launch(g, call.rows, call.nonzeros);
 
     std::array<fusion::bound_slot, 4> slots;
     slots[0].buffer = *call.row_ptr;

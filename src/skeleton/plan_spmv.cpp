@@ -14,11 +14,14 @@ plan::plan plan_spmv(const spmv_request& r, const codegen::dialect& d) {
     k.guarded = r.guarded;
     k.lanes = r.lanes;
     k.group = r.group;
+    k.balanced = r.balanced;
     plan::pass pass;
     pass.kernel = codegen::emit_spmv_pass(k, d);
     pass.summary = std::string("sparse matrix-vector product (") + type_name(d, r.value) + " values, " +
                    type_name(d, r.index) + " indices, " +
-                   (r.lanes > 1 ? std::to_string(r.lanes) + " lanes a row)" : "rows per work-item)");
+                   (r.lanes > 1  ? std::to_string(r.lanes) + " lanes a row)"
+                    : r.balanced ? "runs of equal entries)"
+                                 : "rows per work-item)");
     pass.kind = plan::pass_kind::spmv;
     for (const codegen::parameter& p : pass.kernel.layout) {
         plan::argument a;
@@ -35,13 +38,14 @@ plan::plan plan_spmv(const spmv_request& r, const codegen::dialect& d) {
     return p;
 }
 
-plan::launch_sizes spmv_launch(const launch::spmv_geometry& g, std::uint64_t rows) {
+plan::launch_sizes spmv_launch(const launch::spmv_geometry& g, std::uint64_t rows, std::uint64_t nonzeros) {
     plan::launch_sizes s;
     const std::uint64_t rows_per_group = g.lanes > 1 ? g.group / g.lanes : g.group;
     const std::uint64_t launched = (g.items + rows_per_group - 1) / rows_per_group * g.group;
     s.geometry[0] = {launched, g.group};
     s.extents[0][std::size_t(codegen::pass_extent::n)] = rows;
     s.extents[0][std::size_t(codegen::pass_extent::chunk)] = g.chunk;
+    s.extents[0][std::size_t(codegen::pass_extent::entries)] = nonzeros;
     s.elements[0] = rows;
     return s;
 }

@@ -15,12 +15,13 @@ struct spmv_request {
     dtype index = dtype::u32;
     bool guarded = false;
     unsigned lanes = 1, group = 1; // the geometry's (launch::spmv_geometry)
+    bool balanced = false;
 };
 
 // Slots 0 to 3 are row_ptr, col, val and x; result 0 is y.
 plan::plan plan_spmv(const spmv_request& r, const codegen::dialect& d);
 
-// The sizes of a product over `rows` rows.
-plan::launch_sizes spmv_launch(const launch::spmv_geometry& g, std::uint64_t rows);
+// The sizes of a product over `rows` rows holding `nonzeros` entries.
+plan::launch_sizes spmv_launch(const launch::spmv_geometry& g, std::uint64_t rows, std::uint64_t nonzeros);
 
 } // namespace loom::skeleton
