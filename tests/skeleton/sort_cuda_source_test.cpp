@@ -27,23 +27,23 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
     loom::vector<std::int32_t> xi32;
     struct key_case {
         const loom::detail::shape* input;
+        std::vector<std::uint32_t> classes; // of the vector slots; scalars past them: their own
         loom::dtype key;
         std::vector<loom::dtype> carried;
     };
     const std::vector<key_case> cases = {
-        {loom::expr::input_shape(xf * xf), loom::dtype::f32, {loom::dtype::f64, loom::dtype::c64}},
-        {loom::expr::input_shape(xd), loom::dtype::f64, {}},
-        {loom::expr::input_shape(xi8), loom::dtype::i8, {loom::dtype::u32}},
-        {loom::expr::input_shape(xu64), loom::dtype::u64, {}},
-        {loom::expr::input_shape(xi32 + 1), loom::dtype::i32, {loom::dtype::i16}},
+        {loom::expr::input_shape(xf * xf), {0, 0}, loom::dtype::f32, {loom::dtype::f64, loom::dtype::c64}},
+        {loom::expr::input_shape(xd), {0}, loom::dtype::f64, {}},
+        {loom::expr::input_shape(xi8), {0}, loom::dtype::i8, {loom::dtype::u32}},
+        {loom::expr::input_shape(xu64), {0}, loom::dtype::u64, {}},
+        {loom::expr::input_shape(xi32 + 1), {0}, loom::dtype::i32, {loom::dtype::i16}},
     };
     std::set<std::string> sources;
     for (const key_case& c : cases)
         for (bool chunked : {true, false}) {
             sort_request r;
             r.input = c.input;
-            const std::vector<std::uint32_t> classes{0}; // each input reads one vector first; scalars: their own
-            r.slot_class = &classes;
+            r.slot_class = &c.classes;
             r.key = c.key;
             r.carried = c.carried;
             r.geometry.chunked = chunked;
@@ -61,8 +61,7 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
     for (bool chunked : {true, false}) {
         sort_request r;
         r.input = cases[0].input;
-        const std::vector<std::uint32_t> classes{0};
-        r.slot_class = &classes;
+        r.slot_class = &cases[0].classes;
         r.key = loom::dtype::f32;
         r.carried = cases[0].carried;
         r.less = &less;
