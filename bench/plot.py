@@ -34,6 +34,10 @@ STYLE = {
     "interleaved": ("tab:orange", "*", "Loom, one expression, run by run with handwritten"),
     "interleaved_stmts": ("tab:brown", "P", "Loom, statements fused, run by run with handwritten"),
     "interleaved_contract": ("tab:pink", "d", "Loom, one expression, fp_contract on, run by run with handwritten"),
+    # bench_random and bench_sort name Loom's one variant "loom"; bench_sort's host peers.
+    "loom": ("tab:blue", "o", "Loom"),
+    "std_sort": ("tab:olive", "s", "std::sort (host, one thread)"),
+    "std_sort_par": ("tab:red", "v", "std::sort(std::execution::par) (host, TBB)"),
 }
 RUN_BY_RUN = ("interleaved", "interleaved_stmts", "interleaved_contract")
 ROW_SUFFIX = {"interleaved": "", "interleaved_stmts": ", statements", "interleaved_contract": ", fp_contract on"}
