@@ -171,6 +171,13 @@ TEST_CASE("sort of an expression computes it in the first passes and sorts into 
     std::stable_sort(kw.begin(), kw.end(), [](std::int32_t a, std::int32_t b) { return a > b; });
     CHECK(k.to_host() == kw);
 
+    // One key: the output still takes the expression's value.
+    loom::vector<float> one(ctx(), std::vector<float>{3.0f}), one_out(ctx(), 1);
+    loom::sort(one * 2.0f, one_out);
+    CHECK(one_out.to_host() == std::vector<float>{6.0f});
+    loom::sort(one - 1.0f, one_out, [](auto a, auto b) { return a < b; });
+    CHECK(one_out.to_host() == std::vector<float>{2.0f});
+
     // A double expression sorted into float keys: converted first, then sorted as floats.
     loom::vector<double> d(ctx(), random_values<double>(n, -1.0, 1.0, 7));
     const std::vector<double> dh = d.to_host();
