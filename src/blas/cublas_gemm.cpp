@@ -10,6 +10,7 @@
 #include "loom/error.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/driver_api.hpp"
+#include "backend/cuda/library_context.hpp"
 #endif
 
 namespace loom::blas {
@@ -25,24 +26,6 @@ template <class P> P from_bits(std::uint64_t bits) { return reinterpret_cast<P>(
 [[noreturn]] void fail(const std::string& what) {
     throw error("loom::matmul: " + what + ". Nothing was changed: every matrix keeps its value");
 }
-
-class current_context {
-public:
-    current_context(const driver_api& driver, std::uint64_t context) : driver_(driver) {
-        const CUresult r = driver.cuCtxPushCurrent(from_bits<CUcontext>(context));
-        if (r != CUDA_SUCCESS)
-            fail("making the CUDA context current for cuBLAS failed: " + backend::cuda::result_text(driver, r));
-    }
-    ~current_context() {
-        CUcontext popped = nullptr;
-        driver_.cuCtxPopCurrent(&popped);
-    }
-    current_context(const current_context&) = delete;
-    current_context& operator=(const current_context&) = delete;
-
-private:
-    const driver_api& driver_;
-};
 
 // A cuBLAS handle for one call. Made per call because a handle belongs to one CUDA context and
 // Loom has no per-context slot for it; cublasDestroy waits for the device (docs/matmul.md).
@@ -72,7 +55,7 @@ void cublas_gemm(const cublas_api& api, const backend::native_handles& device, c
     const driver_api* driver = backend::cuda::try_driver(&why);
     if (!driver) fail("the CUDA driver is not usable: " + why);
     const int m = int(g.m), n = int(g.n), k = int(g.k);
-    const current_context scope(*driver, device.context);
+    const backend::cuda::library_context scope(*driver, device.context, "loom::matmul", "cuBLAS");
     const call_handle handle(api);
     int s = api.set_stream(handle.get(), from_bits<void*>(device.queue));
     if (s != cublas_success) fail("cublasSetStream (" + api.library + ") failed with " + cublas_status_text(api, s));

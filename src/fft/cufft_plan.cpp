@@ -12,6 +12,7 @@
 #include "loom/error.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/driver_api.hpp"
+#include "backend/cuda/library_context.hpp"
 #endif
 
 namespace loom::fourier {
@@ -26,25 +27,6 @@ template <class P> P from_bits(std::uint64_t bits) { return reinterpret_cast<P>(
 [[noreturn]] void fail(const std::string& what) {
     throw error("loom::fft: " + what + ". Nothing was changed: every vector keeps its value");
 }
-
-// The device's context made current for the scope (as in blas/cublas_gemm.cpp).
-class current_context {
-public:
-    current_context(const driver_api& driver, std::uint64_t context) : driver_(driver) {
-        const CUresult r = driver.cuCtxPushCurrent(from_bits<CUcontext>(context));
-        if (r != CUDA_SUCCESS)
-            fail("making the CUDA context current for cuFFT failed: " + backend::cuda::result_text(driver, r));
-    }
-    ~current_context() {
-        CUcontext popped = nullptr;
-        driver_.cuCtxPopCurrent(&popped);
-    }
-    current_context(const current_context&) = delete;
-    current_context& operator=(const current_context&) = delete;
-
-private:
-    const driver_api& driver_;
-};
 
 const driver_api& driver() {
     std::string why;
@@ -67,7 +49,7 @@ public:
         const int type = kind_ == transform_kind::real_to_complex   ? (f64_ ? cufft_d2z : cufft_r2c)
                          : kind_ == transform_kind::complex_to_real ? (f64_ ? cufft_z2d : cufft_c2r)
                                                                     : (f64_ ? cufft_z2z : cufft_c2c);
-        const current_context scope(driver_, context_);
+        const backend::cuda::library_context scope(driver_, context_, "loom::fft", "cuFFT");
         // Contiguous data (no embedding), one transform per call.
         check("cufftPlanMany", api.plan_many(&plan_, int(t.rank), n, nullptr, 1, 0, nullptr, 1, 0, type, 1));
     }
@@ -81,7 +63,7 @@ public:
     cufft_plan& operator=(const cufft_plan&) = delete;
 
     void enqueue(bool inverse, std::uint64_t input, std::uint64_t output) override {
-        const current_context scope(driver_, context_);
+        const backend::cuda::library_context scope(driver_, context_, "loom::fft", "cuFFT");
         check("cufftSetStream", api_.set_stream(plan_, from_bits<void*>(stream_)));
         void* in = from_bits<void*>(input);
         void* out = from_bits<void*>(output);
