@@ -52,7 +52,6 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     request.slot_class = &in.slot_class;
     request.key = keys->type;
     request.less = call.less;
-    for (std::size_t k = 1; k < count; ++k) request.carried.push_back(outputs[k]->type);
     request.descending = call.descending;
     request.guarded = ctx.guard() != nullptr;
 
@@ -61,7 +60,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     key.key_type = std::uint32_t(request.key);
     key.guarded = request.guarded;
     key.carried.clear();
-    for (dtype t : request.carried) key.carried.push_back(std::uint32_t(t));
+    for (std::size_t k = 1; k < count; ++k) key.carried.push_back(std::uint32_t(outputs[k]->type));
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
     if (call.less) {
         request.merge = launch::merge_geometry_for(ctx.info(), ctx.settings().form, n);
@@ -81,12 +80,14 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
         key.op_shape = key.merges = 0;
     }
     cached_plan* cached = &ctx.plans().find_or_plan<sort_key>([&] {
+        // The value vectors' types, listed only for a new plan: a repeated call allocates nothing.
+        for (std::size_t k = 1; k < count; ++k) request.carried.push_back(outputs[k]->type);
         return call.less ? skeleton::plan_merge_sort(request, ctx.device().dialect())
                          : skeleton::plan_sort(request, ctx.device().dialect());
     });
     const plan::plan& p = cached->plan;
-    const plan::launch_sizes sizes = call.less ? skeleton::merge_sort_launch(request.merge, n, request.carried.size())
-                                               : skeleton::sort_launch(request.geometry, n, request.carried.size());
+    const plan::launch_sizes sizes = call.less ? skeleton::merge_sort_launch(request.merge, n, count - 1)
+                                               : skeleton::sort_launch(request.geometry, n, count - 1);
 
     call_values values;
     values.slots = in.slots;
