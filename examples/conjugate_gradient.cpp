@@ -1,7 +1,8 @@
 // Conjugate gradients on the 2-D Poisson equation -Δu = 1 on the unit square (u = 0 on the
 // boundary), discretised with the 5-point stencil on an m x m grid of interior points and held as
 // a loom::sparse_matrix built from coordinate triples. The whole iteration stays on the device:
-// A * p is the product's launch, the dot products are reductions into loom::scalars, and
+// Ap = A * p is an ordinary statement (the product is computed row by row in its kernel), the
+// dot products are reductions into loom::scalars, and
 // loom::loop_while stops on the residual's norm without a host read per iteration. The solution's
 // residual is checked on the host at the end.
 #include <loom/loom.hpp>
@@ -36,7 +37,7 @@ int main() {
 
     const std::vector<double> rhs(n, 1.0);
     const loom::vector<double> f(ctx, rhs);
-    loom::vector<double> x(ctx, n, 0.0), r = f, p = f;
+    loom::vector<double> x(ctx, n, 0.0), r = f, p = f, Ap(ctx, n);
     loom::scalar<double> rr = loom::sum(r * r, loom::on_device), rr_next(ctx, 0.0), pap(ctx, 0.0), alpha(ctx, 0.0);
     const double stop = tolerance * tolerance * double(n); // ||r|| < tolerance * ||f||, ||f||² = n
 
@@ -44,7 +45,7 @@ int main() {
     const auto iterations = loom::loop_while(
         ctx, rr > stop,
         [&] {
-            const auto Ap = A * p;
+            Ap = A * p; // kept: both the dot product and the residual's update read it
             pap = loom::sum(p * Ap, loom::on_device);
             alpha = rr / pap;
             x = x + alpha * p;

@@ -44,6 +44,7 @@ const char* index_spelling(ir::index_value v) {
     case ir::index_value::row: return "loom_r"; // declared by an axis reduction's pass only
     case ir::index_value::column: return "loom_c";
     case ir::index_value::axis2: break; // lowered to arithmetic on the element before any kernel holds it
+    case ir::index_value::entry: return "loom_j"; // declared by its row_sum's loop
     }
     return nullptr;
 }
@@ -159,6 +160,7 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
         if (n.arg[1] == ir::no_node) return p + "[" + a + "]";
         return "(" + a + " < " + b + " ? " + p + "[" + a + "] : " + zero(d, n.type) + ")";
     case opcode::load_neighbour: throw error("loom: internal error: a neighbour read reached the printer unlowered");
+    case opcode::row_sum: throw error("loom: internal error: a row sum reached the printer outside its loop");
     case opcode::scalar: return p;
     case opcode::index: {
         const char* spelled = index_spelling(ir::index_value(n.slot));
@@ -242,9 +244,52 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
     return call + ")";
 }
 
+// Which nodes read a row_sum's entry, directly or through their operands: a loop body's.
+std::vector<bool> in_loop_body(const ir::kernel& k) {
+    std::vector<bool> body(k.body.size(), false);
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        const ir::node& n = k.body[i];
+        body[i] = n.op == opcode::index && ir::index_value(n.slot) == ir::index_value::entry;
+        for (std::uint32_t a : n.arg)
+            if (a != ir::no_node && body[a] && n.op != opcode::row_sum) body[i] = true;
+    }
+    return body;
+}
+
+// Row_sum node r: its sum from zero, then the loop over its entries, which writes the nodes of
+// its body (those reading the entry; the others are written before the loop, as operands of
+// nodes before it) and adds the body's value, entry by entry in order. One scope per loop, so
+// two loops may write one body node each.
+void row_sum(source_builder& b, const ir::kernel& k, std::uint32_t r, const std::vector<bool>& body,
+             const std::string& index) {
+    const ir::node& n = k.body[r];
+    const dialect& d = b.dialect();
+    std::vector<bool> needed(k.body.size(), false);
+    needed[n.arg[3]] = body[n.arg[3]];
+    for (std::uint32_t i = n.arg[3] + 1; i-- > 0;) {
+        if (!needed[i]) continue;
+        for (std::uint32_t a : k.body[i].arg)
+            if (a != ir::no_node && body[a]) needed[a] = true;
+    }
+    b.declare(n.type, value(r), zero(d, n.type));
+    const std::string t = type_name(d, k.body[n.arg[0]].type);
+    b.open_for(t + " loom_j = " + value(n.arg[0]), "loom_j < " + value(n.arg[1]), "loom_j += " + value(n.arg[2]));
+    for (std::uint32_t i = 0; i <= n.arg[3]; ++i)
+        if (needed[i]) b.declare(k.body[i].type, value(i), expression(k, k.body[i], d, index));
+    b.line(value(r) + " = " + value(r) + " + " + value(n.arg[3]) + ";");
+    b.close();
+}
+
 void values(source_builder& b, const ir::kernel& k, const std::vector<bool>& live, const std::string& index) {
-    for (std::uint32_t i = 0; i < k.body.size(); ++i)
-        if (live[i]) b.declare(k.body[i].type, value(i), expression(k, k.body[i], b.dialect(), index));
+    const bool loops = std::any_of(k.body.begin(), k.body.end(), [](const ir::node& n) { return n.op == opcode::row_sum; });
+    const std::vector<bool> body = loops ? in_loop_body(k) : std::vector<bool>();
+    for (std::uint32_t i = 0; i < k.body.size(); ++i) {
+        if (!live[i] || (loops && body[i])) continue;
+        if (k.body[i].op == opcode::row_sum)
+            row_sum(b, k, i, body, index);
+        else
+            b.declare(k.body[i].type, value(i), expression(k, k.body[i], b.dialect(), index));
+    }
 }
 
 } // namespace

@@ -74,7 +74,14 @@ private:
         case opcode::load_first: out_ += slot(n.slot); return;
         case opcode::scalar: out_ += slot(n.slot); return;
         case opcode::index: // the element; other positions are lowered before a statement is planned
-            out_ += n.slot == std::uint32_t(ir::index_value::element) ? "i" : "index" + std::to_string(n.slot);
+            out_ += n.slot == std::uint32_t(ir::index_value::element) ? "i"
+                    : n.slot == std::uint32_t(ir::index_value::entry)  ? "j"
+                                                                        : "index" + std::to_string(n.slot);
+            return;
+        case opcode::row_sum: // the sum over a row's entries j
+            out_ += "sum_j(";
+            value(n.arg[3], true);
+            out_ += ")";
             return;
         case opcode::load_neighbour: {
             const bool two_d = n.arg[ir::grid_width] != ir::no_node;

@@ -220,6 +220,7 @@ std::vector<bool> row_invariant(const ir::kernel& k) {
         case opcode::index:
             switch (ir::index_value(n.slot)) {
             case ir::index_value::element:
+            case ir::index_value::entry:
             case ir::index_value::grid_column:
             case ir::index_value::row:
             case ir::index_value::column:

@@ -33,8 +33,7 @@ enum class pass_extent : std::uint8_t {
     rows,  // an axis pass's matrix
     cols,
     parts, // a radix pass's parts: the digit counts of each, laid out digit by digit
-    items,   // a merge pass's outputs per work-item
-    entries, // a sparse product's stored entries
+    items, // a merge pass's outputs per work-item
 };
 
 struct parameter {

@@ -75,6 +75,9 @@ enum class index_value : std::uint32_t {
     grid_plane_row,
     grid_plane_rows,
     grid_planes,
+    // The entry a row_sum's loop is at (its node's type, an integer): only the nodes of a
+    // row_sum's body read it, and the emitter writes them inside that loop (codegen/emit_core.cpp).
+    entry,
 };
 
 // The literal 0 of index arithmetic, which also stands for a neighbour read's offset that is

@@ -13,6 +13,7 @@ constexpr op_info table[] = {
     {"load_at", 0, op_class::leaf, nullptr},
     {"cast", 1, op_class::leaf, nullptr},
     {"call", 0, op_class::leaf, nullptr}, // arity is the function's own (up to 6 arguments)
+    {"row_sum", 0, op_class::leaf, nullptr}, // built whole by shape_builder::row_sum, never typed by rule
     {"negate", 1, op_class::unary_arith, "-"},
     {"unary_plus", 1, op_class::unary_arith, "+"},
     {"logical_not", 1, op_class::logical, "!"},

@@ -120,6 +120,39 @@ node_ref shape_builder::device_scalar_slot(dtype element) {
 
 node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }
 
+node_ref shape_builder::entry(dtype index) {
+    if (!ir::is_signed_integer(index) && !ir::is_unsigned_integer(index))
+        throw error(std::string("loom: internal error: a row's entries are counted in an integer type, not ") +
+                    name_of(index));
+    ir::node n{opcode::index, index};
+    n.slot = std::uint32_t(ir::index_value::entry);
+    return impl_->nodes.add(n);
+}
+
+node_ref shape_builder::row_sum(node_ref first, node_ref end, node_ref step, node_ref body) {
+    impl& m = *impl_;
+    const dtype t = m.type(first);
+    if (m.type(end) != t || m.type(step) != t)
+        throw error("loom: internal error: a row's first entry, end and step differ in type");
+    // The body's nodes read the loop's entry; none may be a loop itself (the emitter writes one
+    // level of loops).
+    std::vector<node_ref> pending{body};
+    while (!pending.empty()) {
+        const ir::node& n = m.nodes[pending.back()];
+        pending.pop_back();
+        if (n.op == opcode::row_sum) throw error("loom: a sparse product inside another's operand: compute the "
+                                                 "inner one into a loom::vector first");
+        for (std::uint32_t a : n.arg)
+            if (a != ir::no_node) pending.push_back(a);
+    }
+    ir::node n{opcode::row_sum, m.type(body)};
+    n.arg[0] = first;
+    n.arg[1] = end;
+    n.arg[2] = step;
+    n.arg[3] = body;
+    return m.nodes.add(n);
+}
+
 node_ref shape_builder::position(unsigned axis) {
     ir::node n{opcode::index, dtype::u64};
     n.slot = std::uint32_t(axis == 0   ? ir::index_value::row

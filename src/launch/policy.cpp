@@ -33,6 +33,10 @@ ir::map_form map_form_for(const backend::device_info& device) {
     return device.gpu ? ir::map_form::grid_stride : ir::map_form::chunked;
 }
 
+std::uint32_t sparse_slice_height(const backend::device_info&, ir::map_form form) {
+    return form == ir::map_form::grid_stride ? 32 : 1;
+}
+
 backend::geometry map_geometry(const backend::device_info& device, ir::map_form form, std::uint64_t items,
                                geometry_choice choice) {
     backend::geometry g;

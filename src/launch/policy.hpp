@@ -15,6 +15,11 @@ namespace loom::launch {
 // The form of an element-wise kernel on this device: a contiguous chunk per work-item on
 // CPU devices (and other devices that are not GPUs), a grid-stride loop on GPUs.
 ir::map_form map_form_for(const backend::device_info& device);
+// The rows a slice of a sparse matrix holds by default (loom::sparse_layout::automatic) where
+// maps run in `form`: 1 (CSR, each work-item's rows one run of memory) in the chunked form; in the
+// grid-stride form 32, a warp, so that neighbouring work-items read neighbouring entries (sliced
+// ELL). A rule from the layouts' access patterns, not yet measured on a GPU.
+std::uint32_t sparse_slice_height(const backend::device_info& device, ir::map_form form);
 
 // A geometry the tuner may try, or a tuned choice from the cache: the work-items per
 // compute unit of a chunked launch, the work-group size of the others. 0: the default.

@@ -161,29 +161,6 @@ keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, st
     return g;
 }
 
-spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
-                                std::uint64_t rows, std::uint64_t nonzeros) {
-    spmv_geometry g;
-    const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
-    g.group = chunked ? 1 : skeleton_group_size(info);
-    if (!chunked && rows > 0) {
-        const std::uint64_t average = nonzeros / rows;
-        while (g.lanes < 32 && g.lanes < g.group && std::uint64_t(g.lanes) * 2 <= average) g.lanes *= 2;
-        if (g.lanes > 1) {
-            g.items = rows;
-            return g;
-        }
-    }
-    // Runs of entries (CPU devices) or single rows (GPUs).
-    g.balanced = chunked;
-    const std::uint64_t total = chunked ? std::max<std::uint64_t>(1, nonzeros) : std::max<std::uint64_t>(1, rows);
-    const std::uint64_t items = chunked ? std::max<std::uint64_t>(1, std::min(groups_wanted(info) * 4, total / 256))
-                                        : total;
-    g.chunk = std::max<std::uint64_t>(1, (total + items - 1) / items);
-    g.items = std::max<std::uint64_t>(1, (total + g.chunk - 1) / g.chunk);
-    return g;
-}
-
 axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
                                 std::uint64_t rows, std::uint64_t cols) {
     axis_geometry g;

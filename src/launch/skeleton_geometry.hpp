@@ -101,23 +101,6 @@ struct keyed_scan_geometry {
 keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                             std::uint64_t n);
 
-// Sparse matrix-vector products (codegen/spmv_pass.hpp). CPU devices: balanced scalar CSR, a few
-// runs of rows per compute unit of about equal entries, at least 256 entries each where there
-// are that many.
-// GPUs: vector CSR with lanes per row the largest power of two not above the average row's
-// entries (at most 32, a warp), so that short rows leave few lanes idle; one row per work-item
-// (scalar CSR) where rows average under two entries.
-struct spmv_geometry {
-    unsigned group = 1;      // work-items per group
-    unsigned lanes = 1;      // work-items per row (1: scalar CSR)
-    bool balanced = false;   // scalar CSR: runs of `chunk` entries (else of `chunk` rows)
-    std::uint64_t items = 1; // scalar CSR: work-items that own rows; vector CSR: rows
-    std::uint64_t chunk = 1; // scalar CSR: entries (balanced) or rows per work-item
-};
-
-spmv_geometry spmv_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
-                                std::uint64_t rows, std::uint64_t nonzeros);
-
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

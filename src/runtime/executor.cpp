@@ -21,7 +21,6 @@ std::string describe(const launch_label& l, const backend::geometry& g) {
     case launch_label::kind::reduce_pass: line = "reduce pass " + std::to_string(l.pass) + range; break;
     case launch_label::kind::scan_pass: line = "scan pass " + std::to_string(l.pass) + range; break;
     case launch_label::kind::sort_pass: line = "sort pass " + std::to_string(l.pass) + range; break;
-    case launch_label::kind::spmv_pass: line = "sparse matrix-vector product" + range; break;
     case launch_label::kind::held_pass:
         line = "held reduction pass";
         if (l.last) line += ", with statements 0-" + std::to_string(l.last - 1) + " at its end";
@@ -158,7 +157,6 @@ void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,
     switch (p.passes[pass].kind) {
     case plan::pass_kind::scan: label.what = launch_label::kind::scan_pass; break;
     case plan::pass_kind::sort: label.what = launch_label::kind::sort_pass; break;
-    case plan::pass_kind::spmv: label.what = launch_label::kind::spmv_pass; break;
     default: label.what = launch_label::kind::reduce_pass; break;
     }
     const std::size_t column = plan::sizes_column(p.passes[pass], pass);

@@ -22,7 +22,7 @@ struct skeleton_operation; // loom/reduce.hpp
 
 // What a launch is, for its log line; none of it is formatted unless the launch channel is on.
 struct launch_label {
-    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, sort_pass, spmv_pass, held_pass, loop_batch, custom };
+    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, sort_pass, held_pass, loop_batch, custom };
     kind what = kind::map;
     std::uint64_t elements = 0;   // the range the kernel covers (map, passes)
     std::uint32_t pass = 0;       // reduce_pass, scan_pass, sort_pass: which one (from 1)

@@ -91,17 +91,6 @@ struct keyed_scan_key {
     }
 };
 
-// A sparse matrix-vector product's key: the value and index types, whether it is guarded, and
-// the form (lanes per row, and the group for vector CSR; balanced runs for scalar CSR).
-struct spmv_key {
-    std::uint32_t value_type = 0, index_type = 0;
-    bool guarded = false;
-    std::uint32_t lanes = 1, group = 1;
-    bool balanced = false;
-
-    auto fields() const { return std::tie(value_type, index_type, guarded, lanes, group, balanced); }
-};
-
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -178,8 +167,7 @@ private:
     void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
-               keyed<spmv_key>>
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>>
         tables_;
 };
 
