@@ -79,6 +79,7 @@ private:
             case loom::ir::index_value::row: // a matrix's positions: never in a lowered neighbour read
             case loom::ir::index_value::column:
             case loom::ir::index_value::axis2: FAIL("a matrix or 3-D array position in a stencil kernel"); break;
+            case loom::ir::index_value::entry: FAIL("a row sum's entry in a stencil kernel"); break;
             }
             return r;
         case opcode::cast: {
