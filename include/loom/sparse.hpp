@@ -67,11 +67,13 @@ namespace expr {
 // The terminal of A * x: element r of the statement is row r of A times x. Holds A's device
 // arrays and x by claim, so the expression outlives both. A's layout is sliced ELL in general
 // (CSR is one row a slice): row r is in slice r >> shift, at lane r & mask, and its k-th entry
-// at starts[slice] + lane + k * step, step = 1 << shift, for k below lengths[r].
+// at starts[slice] + lane + (k << shift), for k below lengths[r]. The shift and mask are 0 for
+// CSR, compiled into its kernel as literals (shape_builder::zero_folded_slot): the loop then
+// steps by a constant 1.
 template <class T, class I> struct sparse_product {
     vector_ref<I> starts, lengths, columns;
     vector_ref<T> values, x;
-    I shift, mask, step;
+    I shift, mask;
 
     // Nodes are made in the order of the statements, never within one call's arguments (whose
     // order C++ leaves open), so that the kernel text is the same from every compiler.
@@ -82,9 +84,8 @@ template <class T, class I> struct sparse_product {
         const std::uint32_t columns_slot = b.gather_source(ix);
         const std::uint32_t values_slot = b.gather_source(dtype_v<T>);
         const std::uint32_t x_slot = b.gather_source(dtype_v<T>);
-        const detail::node_ref shift_of = b.scalar_slot(ix);
-        const detail::node_ref mask_of = b.scalar_slot(ix);
-        const detail::node_ref step_of = b.scalar_slot(ix);
+        const detail::node_ref shift_of = b.zero_folded_slot(ix);
+        const detail::node_ref mask_of = b.zero_folded_slot(ix);
         const detail::node_ref row = b.cast(ix, b.index());
         const detail::node_ref slice = b.apply(opcode::shift_right, row, shift_of);
         const detail::node_ref lane = b.apply(opcode::bit_and, row, mask_of);
@@ -98,7 +99,7 @@ template <class T, class I> struct sparse_product {
         const detail::node_ref value = b.gather(values_slot, j, false);
         const detail::node_ref x_value = b.gather(x_slot, column, false);
         const detail::node_ref term = b.cast(dtype_v<T>, b.apply(opcode::mul, value, x_value));
-        return b.row_sum(first, end, step_of, term);
+        return b.row_sum(first, end, shift_of, term);
     }
     void bind(detail::statement_recorder& r) const {
         r.vector_slot(starts.memory.get());
@@ -108,7 +109,6 @@ template <class T, class I> struct sparse_product {
         r.vector_slot(x.memory.get());
         r.scalar_slot(&shift, sizeof shift);
         r.scalar_slot(&mask, sizeof mask);
-        r.scalar_slot(&step, sizeof step);
     }
     // The statement's length is A's rows (the lengths array's elements).
     first_operand_t operand() const { return {&lengths.memory.get(), lengths.size}; }
@@ -235,8 +235,7 @@ public:
                 expr::vector_ref<T>::of(values_),
                 xs,
                 I(shift),
-                I(slice_ - 1),
-                I(slice_)};
+                I(slice_ - 1)};
     }
 
 private:

@@ -256,7 +256,8 @@ std::vector<bool> in_loop_body(const ir::kernel& k) {
     return body;
 }
 
-// Row_sum node r: its sum from zero, then the loop over its entries, which writes the nodes of
+// Row_sum node r: its sum from zero, then the loop over its entries (a step of 1 << arg[2], which
+// the device compiler folds to 1 where the shift is a compiled-in zero), which writes the nodes of
 // its body (those reading the entry; the others are written before the loop, as operands of
 // nodes before it) and adds the body's value, entry by entry in order. One scope per loop, so
 // two loops may write one body node each.
@@ -273,7 +274,8 @@ void row_sum(source_builder& b, const ir::kernel& k, std::uint32_t r, const std:
     }
     b.declare(n.type, value(r), zero(d, n.type));
     const std::string t = type_name(d, k.body[n.arg[0]].type);
-    b.open_for(t + " loom_j = " + value(n.arg[0]), "loom_j < " + value(n.arg[1]), "loom_j += " + value(n.arg[2]));
+    b.open_for(t + " loom_j = " + value(n.arg[0]), "loom_j < " + value(n.arg[1]),
+               "loom_j += (" + t + ")1 << " + value(n.arg[2]));
     for (std::uint32_t i = 0; i <= n.arg[3]; ++i)
         if (needed[i]) b.declare(k.body[i].type, value(i), expression(k, k.body[i], d, index));
     b.line(value(r) + " = " + value(r) + " + " + value(n.arg[3]) + ";");

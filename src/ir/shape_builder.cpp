@@ -129,10 +129,10 @@ node_ref shape_builder::entry(dtype index) {
     return impl_->nodes.add(n);
 }
 
-node_ref shape_builder::row_sum(node_ref first, node_ref end, node_ref step, node_ref body) {
+node_ref shape_builder::row_sum(node_ref first, node_ref end, node_ref shift, node_ref body) {
     impl& m = *impl_;
     const dtype t = m.type(first);
-    if (m.type(end) != t || m.type(step) != t)
+    if (m.type(end) != t || m.type(shift) != t)
         throw error("loom: internal error: a row's first entry, end and step differ in type");
     // The body's nodes read the loop's entry; none may be a loop itself (the emitter writes one
     // level of loops).
@@ -148,7 +148,7 @@ node_ref shape_builder::row_sum(node_ref first, node_ref end, node_ref step, nod
     ir::node n{opcode::row_sum, m.type(body)};
     n.arg[0] = first;
     n.arg[1] = end;
-    n.arg[2] = step;
+    n.arg[2] = shift;
     n.arg[3] = body;
     return m.nodes.add(n);
 }
@@ -205,6 +205,12 @@ node_ref shape_builder::gather(std::uint32_t source, node_ref index, bool checke
 node_ref shape_builder::operand_slot(dtype type) {
     const node_ref r = scalar_slot(type);
     impl_->slots.back().neighbour_operand = true;
+    return r;
+}
+
+node_ref shape_builder::zero_folded_slot(dtype type) {
+    const node_ref r = operand_slot(type);
+    impl_->slots.back().neighbour_offset = true;
     return r;
 }
 

@@ -55,11 +55,15 @@ public:
     std::uint32_t gather_source(dtype element);
     node_ref gather(std::uint32_t source, node_ref index, bool checked);
     // A loop over a range of entries, a sparse matrix's row (loom/sparse.hpp): entry(t) is the
-    // loop's index, of integer type t; row_sum(first, end, step, body) the sum, in body's type
-    // from 0, of body at entries first, first + step, ... below end (three nodes of type t), in
-    // that order. Only a row_sum's body may read entry(); a body holds no row_sum.
+    // loop's index, of integer type t; row_sum(first, end, shift, body) the sum, in body's type
+    // from 0, of body at entries first, first + 2^shift, ... below end (three nodes of type t),
+    // in that order. Only a row_sum's body may read entry(); a body holds no row_sum.
     node_ref entry(dtype index);
-    node_ref row_sum(node_ref first, node_ref end, node_ref step, node_ref body);
+    node_ref row_sum(node_ref first, node_ref end, node_ref shift, node_ref body);
+    // A scalar slot that stays apart from equal scalars and whose value may change between runs
+    // without changing the plan, but for whether it is zero: a zero is compiled in, as a stencil's
+    // zero offset is (a sparse layout's slice shift and lane mask, 0 for CSR).
+    node_ref zero_folded_slot(dtype type);
     // The element's row (axis 0) or column (axis 1) in a 2-D expression, or its position along
     // axis 0, 1 or 2 of a 3-D one: loom::index<D>() and the broadcasts of loom/matrix.hpp read
     // them. Only a matrix or 3-D array assignment or an axis reduction's input (axes 0 and 1)

@@ -16,7 +16,7 @@ enum class opcode : std::uint8_t {
     load_at,        // element arg[0] of a bound vector slot (a gather or a view); with arg[1] (its length), 0 outside
     cast,           // conversion to the node's type
     call, // a loom::function<R(A...)> from source text: slot is its id (ir/source_function.hpp), args its arguments
-    // The sum of arg[3] over entries j = arg[0], arg[0] + arg[2], ... below arg[1]: a loop whose
+    // The sum of arg[3] over entries j = arg[0], arg[0] + 2^arg[2], ... below arg[1]: a loop whose
     // body (arg[3] and what it reads of the index `entry`) is evaluated once per entry. A sparse
     // matrix's row times a vector (loom/sparse.hpp).
     row_sum,
