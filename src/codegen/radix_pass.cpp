@@ -1,6 +1,9 @@
 // The radix pass emitter; see radix_pass.hpp.
 #include "codegen/radix_pass.hpp"
 
+#include <functional>
+#include <string>
+
 #include "codegen/combine_op.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
@@ -205,6 +208,61 @@ void tiled_scatter_body(source_builder& b, const pass_text& p) {
     b.close();
 }
 
+// The whole sort in one work-item (radix_pass::whole): per digit, the counts of its values, their
+// exclusive scan, then each key (and its values) to its place; the first digit reads the input
+// and the value vectors in place and writes the scratch copies, then the digits alternate, the
+// last (an odd one: the count is even) writing the outputs.
+void whole_body(source_builder& b, const pass_text& p) {
+    const radix_pass_kernel& r = p.r;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, radix = std::to_string(1u << r.radix_bits) + "u";
+    const unsigned digits = size_of(r.key) * 8 / r.radix_bits;
+    b.line(index + " c[" + std::to_string(1u << r.radix_bits) + "];");
+    // One digit: keys from `key_of` (lines for element i, then the key's name), values from
+    // `in` + k, to `keys_to` and `out` + k.
+    auto digit = [&](const std::function<std::string()>& key_of, const std::string& keys_to, const std::string& in,
+                     const std::string& out) {
+        b.line("for (unsigned int v = 0u; v < " + radix + "; ++v) c[v] = 0;");
+        b.open_for(index + " i = 0", "i < n", "++i");
+        b.line("++c[" + p.digit(key_of()) + "];");
+        b.close();
+        b.declare(index, "sum", "0");
+        b.open_for("unsigned int v = 0u", "v < " + radix, "++v");
+        b.declare_const(index, "count", "c[v]");
+        b.line("c[v] = sum;");
+        b.line("sum += count;");
+        b.close();
+        b.open_for(index + " i = 0", "i < n", "++i");
+        b.declare_const(p.key, "key", key_of());
+        b.declare_const(index, "to", "c[" + p.digit("key") + "]++");
+        b.line(keys_to + "[to] = key;");
+        for (std::size_t k = 0; k < r.carried.size(); ++k)
+            b.line(out + std::to_string(k) + "[to] = " + in + std::to_string(k) + "[i];");
+        b.close();
+    };
+    b.open();
+    b.line("const unsigned int shift = 0u;");
+    digit(
+        [&] {
+            p.key_at(b, "i");
+            return value_name(p.root);
+        },
+        "keys_tmp", "out", "tmp");
+    b.close();
+    b.open_for("unsigned int at = 1u", "at < " + std::to_string(digits) + "u", "++at");
+    b.declare_const("unsigned int", "shift", "at * " + std::to_string(r.radix_bits) + "u");
+    const std::string key_pointer = buffer_parameter(d, p.key, true, false);
+    b.declare(key_pointer, "from", "(at & 1u) ? keys_tmp : keys_out");
+    b.declare(key_pointer, "keys_to", "(at & 1u) ? keys_out : keys_tmp");
+    for (std::size_t k = 0; k < r.carried.size(); ++k) {
+        const std::string kk = std::to_string(k), pointer = buffer_parameter(d, type_name(d, r.carried[k]), true, false);
+        b.declare(pointer, "from" + kk, "(at & 1u) ? tmp" + kk + " : out" + kk);
+        b.declare(pointer, "to" + kk, "(at & 1u) ? out" + kk + " : tmp" + kk);
+    }
+    digit([] { return std::string("from[i]"); }, "keys_to", "from", "to");
+    b.close();
+}
+
 // The offsets pass: one group; each work-item adds up its chunk of the counts, the group scans
 // the sums, and each work-item writes its chunk's exclusive scan from its sum's.
 void offsets_body(source_builder& b, const radix_pass_kernel& r) {
@@ -252,7 +310,10 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
     b.append(pass_prologue(probe, {}, d));
     if (r.pass != radix_pass::offsets) write_key_bits(b, r);
 
-    std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(input, d);
+    const bool whole = r.pass == radix_pass::whole;
+    if (whole && !r.chunked) throw error("loom: internal error: a whole radix sort is the chunked layout's");
+    std::string signature =
+        std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(input, d, /*rebindable=*/whole);
     parameter_layout layout;
     input_layout(input, layout);
     const std::string index = d.index_type;
@@ -261,6 +322,17 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
         signature += buffer_parameter(d, type, written, restricted) + name + ", ";
         layout.push_back(role);
     };
+    if (whole) {
+        buffer(p.key, "keys_out", true, {parameter_role::output, 0}, false);
+        buffer(p.key, "keys_tmp", true, {parameter_role::carried, 0}, false);
+        for (std::uint32_t k = 0; k < r.carried.size(); ++k) {
+            const std::string t = type_name(d, r.carried[k]);
+            buffer(t, "out" + std::to_string(k), true, {parameter_role::output, k + 1}, false);
+            buffer(t, "tmp" + std::to_string(k), true, {parameter_role::carried, k + 1}, false);
+        }
+        signature += "unsigned int descending, ";
+        layout.push_back({parameter_role::key_order});
+    }
     if (r.pass == radix_pass::scatter) buffer(p.key, "keys_out", true, {parameter_role::output, 0});
     if (r.pass == radix_pass::count) buffer(index, "counts", true, {parameter_role::totals});
     if (r.pass == radix_pass::scatter) buffer(index, "counts", false, {parameter_role::offsets});
@@ -270,7 +342,7 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
             buffer(t, "in" + std::to_string(k), false, {parameter_role::carried, k});
             buffer(t, "out" + std::to_string(k), true, {parameter_role::output, k + 1});
         }
-    if (r.pass != radix_pass::offsets) {
+    if (r.pass == radix_pass::count || r.pass == radix_pass::scatter) {
         signature += "unsigned int shift, unsigned int descending, ";
         layout.push_back({parameter_role::pass_constant});
         layout.push_back({parameter_role::key_order});
@@ -282,6 +354,8 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
     write_guard(b, input);
     if (r.pass == radix_pass::offsets)
         offsets_body(b, r);
+    else if (whole)
+        whole_body(b, p);
     else if (r.chunked)
         chunked_body(b, p);
     else if (r.pass == radix_pass::count)

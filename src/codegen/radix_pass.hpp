@@ -14,6 +14,8 @@
 // - tiled (GPUs): a part is a work-group's contiguous chunk, walked a tile of group * radix_items
 //   elements at a time; a work-item ranks its radix_items keys among the tile's by an exclusive
 //   scan over the group of its per-digit counts, packed two 16-bit counts to a word.
+// Where the chunked layout has one part (under 2^15 keys), one work-item runs every digit's three
+// steps in one launch (radix_pass::whole): the same work, without two launches a digit.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,10 @@ enum class radix_pass {
     count,   // each part's count of each digit value to counts[digit * parts + part]
     offsets, // one work-group: the counts' exclusive scan, in place
     scatter, // each key (and its values) to keys_out[offset of its part and digit + its rank]
+    // One work-item, every digit: count, scan the counts, move the keys; the first digit reads
+    // the input (and the value vectors in place), the digits alternate between the scratch
+    // copies and the outputs, the last writes the outputs (chunked layout, one part).
+    whole,
 };
 
 // Keys a work-item ranks per tile in the tiled layout.
@@ -53,7 +59,10 @@ struct radix_pass_kernel {
 // Parameters after the input's: count: counts; scatter: keys_out, counts, then each carried
 // vector's input and output; then shift and descending (count, scatter), n, chunk, parts. chunk is per
 // work-item (chunked, and the offsets pass) or per group (tiled); n is the keys' count, or the
-// offsets pass's count of counts.
+// offsets pass's count of counts. whole: keys_out (output 0), the keys' scratch copy (carried 0),
+// then per value vector k its vector (output 1 + k: read by the first digit, written by the last)
+// and its scratch copy (carried 1 + k); then descending, n, chunk and parts (the last two unused).
+// Its input and keys_out may be one vector (an in-place sort): no parameter is restrict.
 kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d);
 
 // Whether t may be a radix sort's key: an integer or floating-point scalar.

@@ -106,6 +106,7 @@ sort_geometry sort_geometry_for(const backend::device_info& info, std::optional<
         g.groups = std::max<std::uint64_t>(1, std::min(wanted, n >> 14));
         g.parts = g.groups;
         g.chunk = (n + g.parts - 1) / g.parts;
+        g.whole = g.parts == 1;
     } else {
         g.radix_bits = codegen::tiled_radix_bits;
         g.group = skeleton_group_size(info);

@@ -66,6 +66,9 @@ struct sort_geometry {
     std::uint64_t chunk = 0; // keys per part
     unsigned offsets_group = 1; // the offsets pass's one group
     std::uint64_t offsets_chunk = 0; // counts per work-item of the offsets pass
+    // Chunked with one part: one work-item runs every digit in one launch (radix_pass::whole),
+    // the work the three passes a digit would do on that one work-item, without their launches.
+    bool whole = false;
 };
 
 // key_bytes: the key's size; its digits are an even number, so that the last digit's scatter

@@ -67,15 +67,15 @@ struct axis_key {
 // merge pass per doubling. Bindings: the input's slot classes.
 struct sort_key {
     std::uint32_t input_shape = 0, key_type = 0;
-    bool descending = false, guarded = false, chunked = false;
+    bool descending = false, guarded = false, chunked = false, whole = false;
     std::uint32_t group = 0, offsets_group = 0, radix_bits = 0;
     std::uint32_t op_shape = 0, merges = 0;
     std::vector<std::uint32_t> carried; // the value vectors' types
     std::vector<std::uint32_t> bindings;
 
     auto fields() const {
-        return std::tie(input_shape, key_type, descending, guarded, chunked, group, offsets_group, radix_bits, op_shape,
-                        merges, carried, bindings);
+        return std::tie(input_shape, key_type, descending, guarded, chunked, whole, group, offsets_group, radix_bits,
+                        op_shape, merges, carried, bindings);
     }
 };
 

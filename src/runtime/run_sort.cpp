@@ -66,6 +66,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
         request.merge = launch::merge_geometry_for(ctx.info(), ctx.settings().form, n);
         key.descending = false;
         key.chunked = request.merge.chunked;
+        key.whole = false;
         key.group = request.merge.group;
         key.offsets_group = key.radix_bits = 0;
         key.op_shape = call.less->op->body->id;
@@ -74,6 +75,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
         request.geometry = launch::sort_geometry_for(ctx.info(), ctx.settings().form, size_of(keys->type), n);
         key.descending = call.descending;
         key.chunked = request.geometry.chunked;
+        key.whole = request.geometry.whole;
         key.group = request.geometry.group;
         key.offsets_group = request.geometry.offsets_group;
         key.radix_bits = request.geometry.radix_bits;

@@ -49,6 +49,20 @@ plan::plan plan_sort(const sort_request& r, const codegen::dialect& d) {
     };
     const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
     const unsigned digits = digits_of(r);
+    if (g.whole) {
+        // Keys and values through the scratch copies (carried) to the outputs, in one pass.
+        pass_binding b;
+        b.descending = r.descending ? 1 : 0;
+        b.outputs = {plan::argument{source::result, 0}};
+        b.carried = {plan::argument{source::scratch, 1}};
+        for (std::uint32_t v = 0; v < r.carried.size(); ++v) {
+            b.outputs.push_back({source::result, 1 + v});
+            b.carried.push_back({source::scratch, 2 + v});
+        }
+        add(expression, codegen::radix_pass::whole, count_column, b,
+            "sort, " + std::to_string(digits) + " digits in one work-item" + shape);
+        return p;
+    }
     for (unsigned digit = 0; digit < digits; ++digit) {
         // Even digits write the scratch copies, odd ones the outputs; each reads what the one
         // before wrote (the first, the input and the value vectors in place).
@@ -88,6 +102,13 @@ plan::launch_sizes sort_launch(const launch::sort_geometry& g, std::uint64_t n, 
         s.extents[c][extent(codegen::pass_extent::chunk)] = g.chunk;
         s.extents[c][extent(codegen::pass_extent::parts)] = g.parts;
         s.elements[c] = n;
+    }
+    if (g.whole) { // one work-item, one pass; the counts' scratch is unused
+        s.geometry[count_column] = {1, 1};
+        s.scratch_elements[0] = 1;
+        s.scratch_elements[1] = n;
+        for (std::size_t v = 0; v < carried; ++v) s.scratch_elements[2 + v] = n;
+        return s;
     }
     const std::uint64_t counts = g.parts << g.radix_bits;
     s.geometry[offsets_column] = {g.offsets_group, g.offsets_group};

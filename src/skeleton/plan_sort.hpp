@@ -33,7 +33,10 @@ struct sort_request {
 // the last).
 plan::plan plan_sort(const sort_request& r, const codegen::dialect& d);
 
-// The sizes of a call over n keys: columns 0, 1, 2 for the count, offsets and scatter passes.
+// With geometry.whole, one pass (radix_pass::whole) sorts every digit in one work-item.
+
+// The sizes of a call over n keys: columns 0, 1, 2 for the count, offsets and scatter passes
+// (column 0 alone for a whole sort).
 // carried: the value vectors moved with the keys.
 plan::launch_sizes sort_launch(const launch::sort_geometry& g, std::uint64_t n, std::size_t carried);
 

@@ -202,6 +202,35 @@ TEST_CASE("plan_axis_reduce: one pass writing each value's result vector, then r
     CHECK(s.elements[0] == 210);
 }
 
+TEST_CASE("plan_sort with one part: one pass binds the input, the outputs, their scratch copies and the direction") {
+    loom::vector<float> x, values;
+    const std::vector<std::uint32_t> classes{0};
+    loom::skeleton::sort_request r;
+    r.input = loom::expr::input_shape(x * 2.0f);
+    r.slot_class = &classes;
+    r.key = dtype::f32;
+    r.carried = {dtype::i32};
+    r.descending = true;
+    r.geometry.chunked = true;
+    r.geometry.whole = true;
+    r.geometry.radix_bits = 8;
+    const loom::plan::plan p = loom::skeleton::plan_sort(r, opencl());
+    REQUIRE(p.passes.size() == 1);
+    const std::vector<argument>& a = p.passes[0].arguments;
+    // The expression's slots (x and 2.0f), then keys out and their scratch, the values and theirs,
+    // the direction, n, chunk and parts.
+    REQUIRE(a.size() == 10);
+    CHECK(a[0] == argument{source::slot_buffer, 0});
+    CHECK(a[1].from == source::slot_value);
+    const std::vector<argument> expected{{source::result, 0},  {source::scratch, 1}, {source::result, 1},
+                                         {source::scratch, 2}, {source::constant, 1}};
+    for (std::size_t k = 0; k < expected.size(); ++k) CHECK(a[2 + k] == expected[k]);
+    const loom::plan::launch_sizes s = loom::skeleton::sort_launch(r.geometry, 1000, 1);
+    CHECK(s.geometry[0].global_items == 1);
+    CHECK(s.scratch_elements[1] == 1000);
+    CHECK(s.scratch_elements[2] == 1000);
+}
+
 TEST_CASE("plan_sort: digits alternate between the scratch copy and the output; the last writes the output") {
     loom::vector<float> x, values; // keys x * 2 (fused into the first digit), one value vector
     const std::vector<std::uint32_t> classes{0};

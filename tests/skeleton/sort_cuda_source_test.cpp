@@ -53,6 +53,11 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
             const loom::plan::plan p = plan_sort(r, cuda);
             CHECK(p.passes.size() == 3 * loom::size_of(c.key) * 8 / r.geometry.radix_bits);
             for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
+            if (!chunked) continue;
+            r.geometry.whole = true; // one part: every digit in one pass
+            const loom::plan::plan whole = plan_sort(r, cuda);
+            CHECK(whole.passes.size() == 1);
+            sources.insert(whole.passes[0].kernel.body);
         }
     // The merge sort's passes, with a comparator that captures a host scalar.
     const float pivot = 2.0f;
