@@ -97,7 +97,7 @@ quick-bench | bench)
     [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
     run bench_cuda 560 LOOM_BACKEND=cuda LOOM_BENCH_MAX_LOG2=26 "$b/bench/bench_cuda" "${args[@]}"
     if [ -n "$ocl" ] && [ "$what" = bench ]; then
-        for p in bench_elementwise bench_nbody bench_matvec bench_stencil bench_stencil3d bench_dct8x8; do
+        for p in bench_elementwise bench_nbody bench_matvec bench_stencil bench_stencil3d bench_dct8x8 bench_spmv; do
             run "${p}_nvidia_opencl" 120 LOOM_BACKEND=opencl LOOM_BENCH_MAX_LOG2=26 "$b/bench/$p" \
                 --benchmark_filter=interleaved --benchmark_out="$work/results/$p.json" --benchmark_out_format=json
         done

@@ -1,7 +1,10 @@
 // Loom on its CUDA backend against handwritten CUDA kernels (kernels.cu) on one GPU: the
-// element-wise maps, dot and sum, the inclusive scan and the 2-D stencil, with cudaMemcpyAsync
-// device to device as the bandwidth reference. Variants: loom_expr (Loom's one expression),
-// handwritten (the kernel at its tuned geometry; CUB for the scan), interleaved (the two run by
+// element-wise maps, dot and sum, the inclusive scan, the 2-D stencil, the sort of floats and
+// the sparse product of the 2-D Poisson matrix (n rows), with cudaMemcpyAsync device to device
+// as the bandwidth reference. Variants: loom_expr (Loom's one expression, loom::sort(x, z), or
+// z = A * x with A in its automatic layout), handwritten (the kernel at its tuned geometry; CUB
+// for the scan and the sort; for the product the fastest of CSR a row per thread, vector CSR
+// of 2-32 threads a row and sliced ELL of 32-row slices), interleaved (the two run by
 // run, bench::time_interleaved), and copy/copybuffer (the device-to-device copy). Host time
 // after a synchronize, as in the OpenCL suite; every variant is checked against a host
 // reference before it is timed. Built where nvcc and Loom's CUDA backend are; run by
@@ -21,7 +24,7 @@ namespace {
 
 namespace cb = cuda_baseline;
 
-enum class kind { map, reduce, scan, stencil };
+enum class kind { map, reduce, scan, stencil, sort, spmv };
 
 struct workload {
     std::string name;
@@ -43,6 +46,9 @@ const std::vector<workload>& workloads() {
         {"sum", kind::reduce, cb::map_op::copy, false, 4},
         {"inclusive_scan", kind::scan, cb::map_op::copy, false, 8},
         {"stencil2d_5pt", kind::stencil, cb::map_op::copy, false, 8},
+        {"sort_float", kind::sort, cb::map_op::copy, false, 8},
+        // A Poisson row: 5 entries of 8 bytes, its row_ptr, x and y.
+        {"spmv_poisson", kind::spmv, cb::map_op::copy, false, 52},
     };
     return all;
 }
@@ -85,10 +91,72 @@ float map_reference(cb::map_op op, float x, float y) {
     return 0;
 }
 
-// The expected output of a map, scan or stencil over the host inputs of size n.
+// The 5-point Laplacian on a width(n) x width(n) grid, in CSR, and the same in sliced ELL of 32-row
+// slices.
+struct poisson_matrix {
+    std::size_t rows = 0;
+    std::vector<unsigned> row_ptr{0}, col, slice_ptr{0}, length, sell_col;
+    std::vector<float> val, sell_val;
+};
+
+const poisson_matrix& poisson(std::size_t n) {
+    static poisson_matrix a;
+    const std::size_t m = width(n);
+    if (a.rows == m * m) return a;
+    a = poisson_matrix();
+    a.rows = m * m;
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < m; ++j) {
+            const std::size_t r = i * m + j;
+            auto add = [&](std::size_t c, float v) {
+                a.col.push_back(unsigned(c));
+                a.val.push_back(v);
+            };
+            if (i > 0) add(r - m, -1.0f);
+            if (j > 0) add(r - 1, -1.0f);
+            add(r, 4.0f);
+            if (j + 1 < m) add(r + 1, -1.0f);
+            if (i + 1 < m) add(r + m, -1.0f);
+            a.row_ptr.push_back(unsigned(a.col.size()));
+        }
+    a.length.resize(a.rows);
+    for (std::size_t s = 0; s * 32 < a.rows; ++s) {
+        unsigned longest = 0;
+        for (std::size_t r = s * 32; r < std::min(a.rows, s * 32 + 32); ++r) {
+            a.length[r] = a.row_ptr[r + 1] - a.row_ptr[r];
+            longest = std::max(longest, a.length[r]);
+        }
+        a.slice_ptr.push_back(a.slice_ptr.back() + longest * 32);
+        a.sell_col.resize(a.slice_ptr.back(), 0);
+        a.sell_val.resize(a.slice_ptr.back(), 0.0f);
+        for (std::size_t r = s * 32; r < std::min(a.rows, s * 32 + 32); ++r)
+            for (unsigned k = 0; k < a.length[r]; ++k) {
+                a.sell_col[a.slice_ptr[s] + k * 32 + r % 32] = a.col[a.row_ptr[r] + k];
+                a.sell_val[a.slice_ptr[s] + k * 32 + r % 32] = a.val[a.row_ptr[r] + k];
+            }
+    }
+    return a;
+}
+
+// The expected output of a map, scan, stencil, sort or product over the host inputs of size n.
 std::vector<float> reference(const workload& w, std::size_t n) {
     const float *x = host_x(n), *y = host_y(n);
     if (w.k == kind::stencil) return bench::stencil2d_reference(x, width(n), n / width(n), stencil_c);
+    if (w.k == kind::sort) {
+        std::vector<float> sorted(x, x + n);
+        std::sort(sorted.begin(), sorted.end());
+        return sorted;
+    }
+    if (w.k == kind::spmv) {
+        const poisson_matrix& a = poisson(n);
+        std::vector<float> out(a.rows);
+        for (std::size_t r = 0; r < a.rows; ++r) {
+            double s = 0;
+            for (unsigned k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) s += double(a.val[k]) * x[a.col[k]];
+            out[r] = float(s);
+        }
+        return out;
+    }
     std::vector<float> out(n);
     if (w.k == kind::map) {
         for (std::size_t i = 0; i < n; ++i) out[i] = map_reference(w.op, x[i], y[i]);
@@ -100,10 +168,12 @@ std::vector<float> reference(const workload& w, std::size_t n) {
 }
 
 // Empty when `got` is the workload's output over the host inputs. Contraction (nvcc's
-// default) and the scan's order of additions round differently from the host.
+// default) and the scan's order of additions round differently from the host; a sort is exact.
 std::string check_output(const workload& w, std::size_t n, const std::vector<float>& got) {
-    const bench::tolerance tol{w.k == kind::scan ? 2e-3 : 1e-5, w.k == kind::scan ? 0.0 : 1e-6};
-    return bench::compare(got.data(), reference(w, n).data(), n, tol);
+    const bench::tolerance tol{w.k == kind::scan ? 2e-3 : w.k == kind::sort ? 0.0 : 1e-5,
+                               w.k == kind::scan || w.k == kind::sort ? 0.0 : 1e-6};
+    const std::vector<float> expected = reference(w, n);
+    return bench::compare(got.data(), expected.data(), expected.size(), tol);
 }
 
 std::string check_value(const workload& w, std::size_t n, float got) {
@@ -128,6 +198,7 @@ loom::context& cuda_context() {
 struct loom_instance {
     std::string error;
     std::unique_ptr<loom::vector<float>> x, y, z;
+    std::unique_ptr<loom::sparse_matrix<float>> a;
     float value = 0; // a reduction's result, kept so that the call is not optimised away
     std::function<void()> once;
 };
@@ -171,6 +242,14 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
                 break;
             }
             case kind::scan: p->once = [&x, &z] { loom::inclusive_scan(x, z); }; break;
+            case kind::sort: p->once = [&x, &z] { loom::sort(x, z); }; break;
+            case kind::spmv: {
+                const poisson_matrix& m = poisson(n);
+                p->a = std::make_unique<loom::sparse_matrix<float>>(ctx, m.rows, m.rows, m.row_ptr, m.col, m.val);
+                loom::sparse_matrix<float>& a = *p->a; // m.rows == n: the sizes are powers of 4
+                p->once = [&a, &x, &z] { z = a * x; };
+                break;
+            }
             case kind::stencil:
                 p->once = [&x, &z, nx, n] {
                     auto g = loom::grid(x, nx, n / nx);
@@ -200,8 +279,10 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
 
 struct cuda_instance {
     std::string error;
-    std::unique_ptr<cb::buffer> x, y, z, partials, result;
+    std::unique_ptr<cb::buffer> x, y, z, partials, result, val, sell_val;
+    std::unique_ptr<cb::index_buffer> row_ptr, col, slice_ptr, length, sell_col;
     std::unique_ptr<cb::inclusive_scan> scan;
+    std::unique_ptr<cb::radix_sort> sort;
     std::string label; // the tuned geometry
     std::function<void()> once;
 };
@@ -236,6 +317,24 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
         break;
     }
     case kind::scan: out.push_back({"cub", [x, z, s = p.scan.get()] { s->run(x, z); }}); break;
+    case kind::sort: out.push_back({"cub", [x, z, s = p.sort.get()] { s->run(x, z); }}); break;
+    case kind::spmv: {
+        const unsigned rows = unsigned(poisson(n).rows);
+        const unsigned *row_ptr = p.row_ptr->data(), *col = p.col->data(), *slice_ptr = p.slice_ptr->data(),
+                       *length = p.length->data(), *sell_col = p.sell_col->data();
+        const float *val = p.val->data(), *sell_val = p.sell_val->data();
+        for (int block : {128, 256, 512})
+            out.push_back({"csr:" + std::to_string(block),
+                           [=] { cb::spmv_csr_scalar(row_ptr, col, val, x, z, rows, block); }});
+        for (int lanes : {2, 4, 8, 32})
+            for (int block : {128, 256})
+                out.push_back({"csr_vector" + std::to_string(lanes) + ":" + std::to_string(block),
+                               [=] { cb::spmv_csr_vector(row_ptr, col, val, x, z, rows, lanes, block); }});
+        for (int block : {128, 256, 512})
+            out.push_back({"sell32:" + std::to_string(block),
+                           [=] { cb::spmv_sell32(slice_ptr, length, sell_col, sell_val, x, z, rows, block); }});
+        break;
+    }
     case kind::stencil: {
         const unsigned nx = unsigned(width(n)), ny = unsigned(n / width(n));
         for (auto [bx, by] : {std::pair<int, int>{32, 8}, {32, 4}, {64, 4}, {128, 2}, {16, 16}, {256, 1}})
@@ -257,6 +356,19 @@ cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
             p->partials = std::make_unique<cb::buffer>(8 * std::size_t(cb::multiprocessors()));
             p->result = std::make_unique<cb::buffer>(1);
             if (w.k == kind::scan) p->scan = std::make_unique<cb::inclusive_scan>(unsigned(n));
+            if (w.k == kind::sort) p->sort = std::make_unique<cb::radix_sort>(unsigned(n));
+            if (w.k == kind::spmv) {
+                const poisson_matrix& m = poisson(n);
+                p->row_ptr = std::make_unique<cb::index_buffer>(m.row_ptr);
+                p->col = std::make_unique<cb::index_buffer>(m.col);
+                p->slice_ptr = std::make_unique<cb::index_buffer>(m.slice_ptr);
+                p->length = std::make_unique<cb::index_buffer>(m.length);
+                p->sell_col = std::make_unique<cb::index_buffer>(m.sell_col);
+                p->val = std::make_unique<cb::buffer>(m.val.size());
+                p->val->upload(m.val.data());
+                p->sell_val = std::make_unique<cb::buffer>(m.sell_val.size());
+                p->sell_val->upload(m.sell_val.data());
+            }
             p->x->upload(host_x(n));
             const std::vector<config> all = configs(w, n, *p);
             std::vector<std::string> names;

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
@@ -184,6 +185,90 @@ inclusive_scan::~inclusive_scan() { cudaFree(temporary_); }
 void inclusive_scan::run(const float* x, float* y) const {
     std::size_t bytes = bytes_;
     check(cub::DeviceScan::InclusiveSum(temporary_, bytes, x, y, n_), "CUB's inclusive scan");
+}
+
+radix_sort::radix_sort(unsigned n) : n_(n) {
+    check(cub::DeviceRadixSort::SortKeys(nullptr, bytes_, static_cast<const float*>(nullptr),
+                                         static_cast<float*>(nullptr), n),
+          "sizing CUB's radix sort storage");
+    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's radix sort storage)");
+}
+
+radix_sort::~radix_sort() { cudaFree(temporary_); }
+
+void radix_sort::run(const float* in, float* out) const {
+    std::size_t bytes = bytes_;
+    check(cub::DeviceRadixSort::SortKeys(temporary_, bytes, in, out, n_), "CUB's radix sort");
+}
+
+index_buffer::index_buffer(const std::vector<unsigned>& host) {
+    check(cudaMalloc(&data_, std::max<std::size_t>(host.size(), 1) * sizeof(unsigned)), "cudaMalloc (indices)");
+    check(cudaMemcpy(data_, host.data(), host.size() * sizeof(unsigned), cudaMemcpyHostToDevice), "uploading indices");
+}
+
+index_buffer::~index_buffer() { cudaFree(data_); }
+
+namespace {
+
+__global__ void csr_scalar_kernel(const unsigned* __restrict__ row_ptr, const unsigned* __restrict__ col,
+                                  const float* __restrict__ val, const float* __restrict__ x, float* __restrict__ y,
+                                  unsigned rows) {
+    const unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float s = 0.0f;
+    for (unsigned k = row_ptr[r]; k < row_ptr[r + 1]; ++k) s += val[k] * x[col[k]];
+    y[r] = s;
+}
+
+template <int Lanes>
+__global__ void csr_vector_kernel(const unsigned* __restrict__ row_ptr, const unsigned* __restrict__ col,
+                                  const float* __restrict__ val, const float* __restrict__ x, float* __restrict__ y,
+                                  unsigned rows) {
+    const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x, r = thread / Lanes, lane = thread % Lanes;
+    float s = 0.0f;
+    if (r < rows)
+        for (unsigned k = row_ptr[r] + lane; k < row_ptr[r + 1]; k += Lanes) s += val[k] * x[col[k]];
+    for (int offset = Lanes / 2; offset > 0; offset >>= 1) s += __shfl_down_sync(0xffffffffu, s, offset, Lanes);
+    if (lane == 0 && r < rows) y[r] = s;
+}
+
+__global__ void sell32_kernel(const unsigned* __restrict__ slice_ptr, const unsigned* __restrict__ length,
+                              const unsigned* __restrict__ col, const float* __restrict__ val,
+                              const float* __restrict__ x, float* __restrict__ y, unsigned rows) {
+    const unsigned r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    const unsigned first = slice_ptr[r / 32] + r % 32, end = first + length[r] * 32;
+    float s = 0.0f;
+    for (unsigned k = first; k < end; k += 32) s += val[k] * x[col[k]];
+    y[r] = s;
+}
+
+} // namespace
+
+void spmv_csr_scalar(const unsigned* row_ptr, const unsigned* col, const float* val, const float* x, float* y,
+                     unsigned rows, int block) {
+    csr_scalar_kernel<<<blocks_for(rows, block), block>>>(row_ptr, col, val, x, y, rows);
+    check(cudaGetLastError(), "launching the CSR kernel");
+}
+
+void spmv_csr_vector(const unsigned* row_ptr, const unsigned* col, const float* val, const float* x, float* y,
+                     unsigned rows, int lanes, int block) {
+    const unsigned grid = blocks_for(rows * unsigned(lanes), block);
+    switch (lanes) {
+    case 2: csr_vector_kernel<2><<<grid, block>>>(row_ptr, col, val, x, y, rows); break;
+    case 4: csr_vector_kernel<4><<<grid, block>>>(row_ptr, col, val, x, y, rows); break;
+    case 8: csr_vector_kernel<8><<<grid, block>>>(row_ptr, col, val, x, y, rows); break;
+    case 16: csr_vector_kernel<16><<<grid, block>>>(row_ptr, col, val, x, y, rows); break;
+    case 32: csr_vector_kernel<32><<<grid, block>>>(row_ptr, col, val, x, y, rows); break;
+    default: throw std::runtime_error("spmv_csr_vector: lanes is 2, 4, 8, 16 or 32");
+    }
+    check(cudaGetLastError(), "launching the vector CSR kernel");
+}
+
+void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsigned* col, const float* val,
+                 const float* x, float* y, unsigned rows, int block) {
+    sell32_kernel<<<blocks_for(rows, block), block>>>(slice_ptr, length, col, val, x, y, rows);
+    check(cudaGetLastError(), "launching the sliced ELL kernel");
 }
 
 void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by) {

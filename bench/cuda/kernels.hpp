@@ -1,5 +1,5 @@
 // The handwritten CUDA baselines of bench_cuda: the kernels a CUDA programmer would write for
-// each workload (CUB's scan for the scan), each launched with the geometry bench_cuda tunes.
+// each workload (CUB's scan for the scan, CUB's radix sort for the sort), each launched with the geometry bench_cuda tunes.
 // Plain C++ entry points, so that the benchmark program, which includes Loom, Boost.Proto and
 // Google Benchmark, is compiled by the host compiler and only kernels.cu by nvcc. Every call
 // throws std::runtime_error with the CUDA runtime's words when the runtime reports an error.
@@ -69,6 +69,47 @@ private:
     void* temporary_ = nullptr;
     std::size_t bytes_ = 0;
 };
+
+// CUB's DeviceRadixSort::SortKeys of n floats, ascending, from `in` to `out`, its temporary
+// storage allocated once.
+class radix_sort {
+public:
+    explicit radix_sort(unsigned n);
+    ~radix_sort();
+    radix_sort(const radix_sort&) = delete;
+    radix_sort& operator=(const radix_sort&) = delete;
+    void run(const float* in, float* out) const;
+
+private:
+    unsigned n_;
+    void* temporary_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+// A device array of 32-bit unsigned indices (cudaMalloc), freed with the object.
+class index_buffer {
+public:
+    explicit index_buffer(const std::vector<unsigned>& host);
+    ~index_buffer();
+    index_buffer(const index_buffer&) = delete;
+    index_buffer& operator=(const index_buffer&) = delete;
+    const unsigned* data() const { return data_; }
+
+private:
+    unsigned* data_ = nullptr;
+};
+
+// y = A x for a sparse matrix of `rows` rows:
+// - CSR, a row per thread (row_ptr of rows + 1, col and val of the entries);
+// - CSR, `lanes` threads a row (2 to 32, a power of two), their sums added by warp shuffles;
+// - sliced ELL of 32-row slices, a row per thread: slice s from slice_ptr[s], the k-th entry of
+//   its lane l at + k * 32 + l, each row read up to length[row].
+void spmv_csr_scalar(const unsigned* row_ptr, const unsigned* col, const float* val, const float* x, float* y,
+                     unsigned rows, int block);
+void spmv_csr_vector(const unsigned* row_ptr, const unsigned* col, const float* val, const float* x, float* y,
+                     unsigned rows, int lanes, int block);
+void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsigned* col, const float* val,
+                 const float* x, float* y, unsigned rows, int block);
 
 // v = u + c (u[W] + u[E] + u[S] + u[N] - 4 u) on an nx by ny grid, rows contiguous, reads
 // clamped at the edges; blocks of bx by by threads.
