@@ -146,6 +146,14 @@ bool within_sum_bound(float got, double exact, double abs_sum, std::size_t m) {
     return std::fabs(double(got) - exact) <= 2.0 * double(m) * 0x1.0p-24 * abs_sum;
 }
 
+// Whether two floats are the same bits (a copy must not change even a NaN's payload or a zero's sign).
+bool same_bits(float a, float b) {
+    std::uint32_t x, y;
+    std::memcpy(&x, &a, sizeof x);
+    std::memcpy(&y, &b, sizeof y);
+    return x == y;
+}
+
 std::string at(const char* what, std::size_t i, double got, double want) {
     char text[160];
     std::snprintf(text, sizeof text, "%s differs at %zu: %.9g, the reference %.9g", what, i, got, want);
@@ -200,8 +208,7 @@ std::string check(workload w, const input& in, const output& got) {
         for (std::size_t i = 0; i < n; ++i) {
             if (!(v[i] > 0.0f)) continue;
             if (kept >= got.count) break;
-            if (std::memcmp(&got.values[kept], &v[i], sizeof(float)) != 0)
-                return at("the kept value", kept, got.values[kept], v[i]);
+            if (!same_bits(got.values[kept], v[i])) return at("the kept value", kept, got.values[kept], v[i]);
             ++kept;
         }
         const auto all = std::size_t(std::count_if(v.begin(), v.end(), [](float x) { return x > 0.0f; }));
@@ -214,7 +221,7 @@ std::string check(workload w, const input& in, const output& got) {
             if (v[i] < v[best]) best = i;
         if (got.count != best)
             return "the index " + std::to_string(got.count) + ", the reference " + std::to_string(best);
-        if (got.values.size() != 1 || std::memcmp(&got.values[0], &v[best], sizeof(float)) != 0)
+        if (got.values.size() != 1 || !same_bits(got.values[0], v[best]))
             return at("the value of the element", best, got.values.empty() ? 0.0 : got.values[0], v[best]);
         return {};
     }
@@ -366,8 +373,7 @@ struct host_variant : instance {
     std::vector<float> out_values;
     std::uint64_t count = 0;
     float value = 0;
-    host_variant(workload wl, input i)
-        : w(wl), in(std::move(i)), out_keys(in.keys.size()), out_values(in.values.size()) {}
+    host_variant(workload wl, const input& i) : w(wl), in(i), out_keys(in.keys.size()), out_values(in.values.size()) {}
     void poison() override {
         std::fill(out_keys.begin(), out_keys.end(), key_poison);
         std::fill(out_values.begin(), out_values.end(), std::numeric_limits<float>::quiet_NaN());
@@ -437,7 +443,7 @@ struct checked {
     std::string error;
 };
 
-using make_fn = std::unique_ptr<instance> (*)(workload, input);
+using make_fn = std::unique_ptr<instance> (*)(workload, const input&);
 
 // The instance of `variant` at n, made and checked once: poisoned, run (which also builds its
 // kernels, Loom's and Boost.Compute's), and compared with the reference.
@@ -445,7 +451,7 @@ checked& prepared(const std::string& name, workload w, const std::string& varian
     return bench::prepared<checked>(key(name, variant, n), [&] {
         auto c = std::make_unique<checked>();
         try {
-            input in = make_input(w, n);
+            const input in = make_input(w, n);
             c->p = make(w, in);
             c->p->poison();
             c->p->run();
@@ -487,14 +493,14 @@ void add_variant(const std::string& name, workload w, const std::string& variant
 }
 
 void add_workload(const std::string& name, workload w, const std::string& host_name) {
-    add_variant(name, w, "loom", [](workload wl, input in) -> std::unique_ptr<instance> {
+    add_variant(name, w, "loom", [](workload wl, const input& in) -> std::unique_ptr<instance> {
         return std::make_unique<loom_variant>(wl, in);
     });
-    add_variant(name, w, "boost_compute", [](workload wl, input in) -> std::unique_ptr<instance> {
+    add_variant(name, w, "boost_compute", [](workload wl, const input& in) -> std::unique_ptr<instance> {
         return std::make_unique<boost_variant>(wl, in);
     });
-    add_variant(name, w, host_name, [](workload wl, input in) -> std::unique_ptr<instance> {
-        return std::make_unique<host_variant>(wl, std::move(in));
+    add_variant(name, w, host_name, [](workload wl, const input& in) -> std::unique_ptr<instance> {
+        return std::make_unique<host_variant>(wl, in);
     });
 }
 
