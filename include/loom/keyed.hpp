@@ -18,7 +18,6 @@
 #include <string>
 #include <type_traits>
 
-#include "loom/compaction.hpp"
 #include "loom/reduce.hpp"
 #include "loom/vector.hpp"
 
@@ -34,6 +33,11 @@ struct keyed_scan_call {
 };
 // Defined in src/runtime/run_keyed_scan.cpp; the input's slots are the last ones recorded.
 void run_keyed_scan(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& output);
+// reduce_by_key (call.op over the values, inclusive): each segment's key and folded value into the
+// outputs; returns the segments' count, read back. More segments than either output holds is a
+// loom::length_error with neither output written.
+std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& keys_out,
+                                const buffer_ptr& values_out);
 
 template <class K> void check_keys() {
     using key = expr::value_type_t<K>;
@@ -71,38 +75,30 @@ void keyed_scan(const K& keys, const E& values, vector<T>& out, bool exclusive, 
     run_keyed_scan(ctx, call, out.buffer());
 }
 
-// reduce_by_key: each segment's inclusive scan, then the segments' last elements and keys
-// scattered to their places. Both outputs are checked before either is written.
-template <class Index, class KT, class KO, class T>
-std::uint64_t compact_segments(const context& ctx, const vector<KT>& keys, const vector<T>& running,
-                               vector<KO>& keys_out, vector<T>& values_out) {
-    const std::uint64_t n = keys.size();
-    const auto last = index() == n - 1 || keys != shift(keys, 1); // the keys' last, or the next key differs
-    const vector<Index> places = places_of<Index>(ctx, n, last);
-    const std::uint64_t segments = std::uint64_t(places.back());
-    if (segments > keys_out.size() || segments > values_out.size())
-        throw length_error("loom::reduce_by_key: " + std::to_string(segments) + " segments go to outputs of " +
-                           std::to_string(keys_out.size()) + " keys and " + std::to_string(values_out.size()) +
-                           " values; make both at least that long");
-    scatter_kept(places, keys, last, keys_out, 0);
-    scatter_kept(places, running, last, values_out, 0);
-    return segments;
-}
-
+// reduce_by_key: one plan of three passes (src/skeleton/plan_keyed_scan.hpp) writes each
+// segment's key and value; the count is read back, and more segments than an output holds is a
+// loom::length_error with neither output written.
 template <class KT, class E, class KO, class T, class Op>
 std::uint64_t reduce_segments(const vector<KT>& keys, const E& values, vector<KO>& keys_out, vector<T>& values_out,
                               T identity, const Op& op) {
-    const std::uint64_t n = keys.size();
-    if (n == 0) return 0;
+    static_assert(expr::is_operand_v<E>, "loom::reduce_by_key: the values must be a loom::vector or a Loom expression");
+    check_keys<vector<KT>>();
+    if (keys.size() == 0) return 0;
     if (!keys_out.buffer() || !values_out.buffer())
         throw length_error("loom::reduce_by_key: an output is an empty loom::vector; give each output room for "
                            "every segment (at most the keys' length)");
-    const context ctx(shared_context_of(*keys.buffer()));
-    vector<T> running(ctx, n);
-    keyed_scan(keys, values, running, false, identity, identity, op);
-    if (narrow_places(n, std::max<std::uint64_t>(keys_out.size(), values_out.size())))
-        return compact_segments<std::uint32_t>(ctx, keys, running, keys_out, values_out);
-    return compact_segments<std::uint64_t>(ctx, keys, running, keys_out, values_out);
+    context_impl& ctx = *context_of(*keys.buffer());
+    std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
+    run_pending(ctx);
+    const skeleton_operation s = expr::operation<T>(op, identity);
+    keyed_scan_call call;
+    call.input = expr::values_shape(keys, values);
+    call.op = &s;
+    statement_recorder recorder(ctx);
+    expr::bind(recorder, keys); // in values_shape's order
+    expr::bind(recorder, values);
+    call.view_length = recorder.view_length();
+    return run_reduce_by_key(ctx, call, keys_out.buffer(), values_out.buffer());
 }
 
 } // namespace detail

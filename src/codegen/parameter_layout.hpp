@@ -34,6 +34,7 @@ enum class pass_extent : std::uint8_t {
     cols,
     parts, // a radix pass's parts: the digit counts of each, laid out digit by digit
     items, // a merge pass's outputs per work-item
+    room,  // a reduce-by-key pass's room: the most segments its outputs hold
 };
 
 struct parameter {

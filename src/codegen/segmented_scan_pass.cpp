@@ -44,12 +44,14 @@ void totals_body(source_builder& b, const pass_text& p, const std::string& key_t
     chunk_start(b, p, key_type);
     b.declare(p.t, "carry", "id");
     b.declare("unsigned int", "head_seen", "0u");
+    if (p.s.reduce) b.declare(b.dialect().index_type, "heads", "0");
     b.open_for("", "i < last", "++i");
     b.open();
     p.element(b, "i", key_type);
     b.open("if (i == 0 || !(kv == prev))");
     b.line("carry = " + start + ";");
     b.line("head_seen = 1u;");
+    if (p.s.reduce) b.line("++heads;");
     b.close();
     b.line("carry = " + p.call("carry", "vv") + ";");
     b.line("prev = kv;");
@@ -57,6 +59,31 @@ void totals_body(source_builder& b, const pass_text& p, const std::string& key_t
     b.close();
     b.line("totals[gid] = carry;");
     b.line("flags[gid] = head_seen;");
+    if (p.s.reduce) b.line("chunk_heads[gid] = heads;");
+}
+
+// reduce_by_key's last pass: each segment's key at its head, its value where it ends; nothing
+// where the segments outnumber the room (segmented_scan_pass.hpp).
+void reduce_body(source_builder& b, const pass_text& p, const std::string& key_type) {
+    const std::string index = b.dialect().index_type;
+    b.line("if (count[0] > room) return; // too many segments: the host throws, nothing written");
+    chunk_start(b, p, key_type);
+    b.declare(p.t, "carry", "offsets[gid]");
+    b.declare(index, "o", "before[gid]");
+    b.open_for("", "i < last", "++i");
+    b.open();
+    p.element(b, "i", key_type);
+    b.open("if (i == 0 || !(kv == prev))");
+    b.line("if (o > 0) values_out[o - 1] = carry; // the segment before ends at i - 1");
+    b.line("keys_out[o] = kv;");
+    b.line("++o;");
+    b.line("carry = id;");
+    b.close();
+    b.line("carry = " + p.call("carry", "vv") + ";");
+    b.line("prev = kv;");
+    b.close();
+    b.close();
+    b.line("if (last == n) values_out[o - 1] = carry; // the last segment");
 }
 
 void scan_body(source_builder& b, const pass_text& p, const std::string& key_type, const std::string& start) {
@@ -89,25 +116,41 @@ void offsets_body(source_builder& b, const pass_text& p) {
     b.declare_const("unsigned int", "lid", d.group.local_id);
     b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
     b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    const bool reduce = p.s.reduce;
+    if (reduce) b.line(q + " " + index + " sh[" + std::to_string(p.s.group) + "];");
     b.declare(p.t, "fold", "id");
     b.declare("unsigned int", "flag", "0u");
+    if (reduce) b.declare(index, "heads", "0");
     b.open_for(index + " i = first", "i < last", "++i");
     b.line("fold = p1[i] != 0u ? p0[i] : " + p.call("fold", "p0[i]") + ";");
     b.line("flag |= p1[i];");
+    if (reduce) b.line("heads += p2[i];");
     b.close();
     b.line("sv[lid] = fold;");
     b.line("sf[lid] = flag;");
+    if (reduce) b.line("sh[lid] = heads;");
     b.line(d.group.barrier);
     b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
     b.declare_const(p.t, "left", "lid >= o ? sv[lid - o] : id");
     b.declare_const("unsigned int", "left_flag", "lid >= o ? sf[lid - o] : 0u");
+    if (reduce) b.declare_const(index, "left_heads", "lid >= o ? sh[lid - o] : 0");
     b.line(d.group.barrier);
     b.open("if (lid >= o && sf[lid] == 0u)");
     b.line("sv[lid] = " + p.call("left", "sv[lid]") + ";");
     b.line("sf[lid] = left_flag;");
     b.close();
+    if (reduce) b.line("sh[lid] += left_heads;");
     b.line(d.group.barrier);
     b.close();
+    if (reduce) {
+        // The heads before each total, and the segments' count.
+        b.declare(index, "before_heads", "lid == 0u ? 0 : sh[lid - 1u]");
+        b.open_for(index + " i = first", "i < last", "++i");
+        b.line("before[i] = before_heads;");
+        b.line("before_heads += p2[i];");
+        b.close();
+        b.line("if (lid == " + std::to_string(p.s.group - 1) + "u) count[0] = sh[lid];");
+    }
     b.declare(p.t, "carry", "lid == 0u ? id : sv[lid - 1u]");
     b.open_for(index + " i = first", "i < last", "++i");
     b.declare_const(p.t, "v", "p0[i]");
@@ -123,6 +166,7 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
     const ir::kernel& input = *s.input;
     std::vector<std::uint32_t> roots;
     if (s.pass != segmented_pass::offsets) roots = {s.key, s.value};
+    const std::string index = d.index_type;
     lowered_kernel lowered = lower_neighbour_reads(input, roots, neighbour_form::checked);
     pass_text p{s, std::move(lowered.kernel), s.pass == segmented_pass::offsets ? ir::no_node : lowered.node[s.key],
                 s.pass == segmented_pass::offsets ? ir::no_node : lowered.node[s.value], type_name(d, s.op->type)};
@@ -140,21 +184,36 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
     case segmented_pass::totals:
         buffer(p.t, "totals", true, {parameter_role::output, 0});
         buffer("unsigned int", "flags", true, {parameter_role::output, 1});
+        if (s.reduce) buffer(index, "chunk_heads", true, {parameter_role::output, 2});
         break;
-    case segmented_pass::offsets: buffer(p.t, "out", true, {parameter_role::output, 0}); break;
+    case segmented_pass::offsets:
+        buffer(p.t, "out", true, {parameter_role::output, 0});
+        if (s.reduce) {
+            buffer(index, "before", true, {parameter_role::output, 1});
+            buffer(index, "count", true, {parameter_role::output, 2});
+        }
+        break;
     case segmented_pass::scan:
         buffer(p.t, "offsets", false, {parameter_role::offsets});
         buffer(p.t, "out", true, {parameter_role::output, 0});
+        break;
+    case segmented_pass::reduce:
+        buffer(p.t, "offsets", false, {parameter_role::offsets});
+        buffer(index, "before", false, {parameter_role::totals});
+        buffer(type_name(d, s.key_out), "keys_out", true, {parameter_role::output, 0});
+        buffer(p.t, "values_out", true, {parameter_role::output, 1});
+        buffer(index, "count", false, {parameter_role::output, 2});
         break;
     }
     signature += p.t + " id, " + p.t + " init, ";
     layout.push_back({parameter_role::identity});
     layout.push_back({parameter_role::initial});
     declare_captures(*s.op, 0, "c", d, signature, layout);
-    const std::string index = d.index_type;
-    b.open(signature + index + " n, " + index + " chunk)");
+    const bool room = s.pass == segmented_pass::reduce;
+    b.open(signature + index + " n, " + index + " chunk" + (room ? ", " + index + " room)" : std::string(")")));
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
+    if (room) layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::room)});
     write_guard(b, input);
     const std::string start = s.exclusive ? "init" : "id";
     if (s.pass == segmented_pass::offsets) {
@@ -163,6 +222,8 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
         const std::string key_type = type_name(d, input.body[s.key].type);
         if (s.pass == segmented_pass::totals)
             totals_body(b, p, key_type, start);
+        else if (s.pass == segmented_pass::reduce)
+            reduce_body(b, p, key_type);
         else
             scan_body(b, p, key_type, start);
     }

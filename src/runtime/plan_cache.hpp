@@ -83,11 +83,14 @@ struct sort_key {
 struct keyed_scan_key {
     std::uint32_t input_shape = 0, key_type = 0, op_shape = 0, op_type = 0;
     bool exclusive = false, guarded = false;
+    bool reduce = false;           // reduce_by_key's plan
+    std::uint32_t key_out_type = 0; // reduce_by_key's keys output
     std::uint32_t offsets_group = 0;
     std::vector<std::uint32_t> bindings;
 
     auto fields() const {
-        return std::tie(input_shape, key_type, op_shape, op_type, exclusive, guarded, offsets_group, bindings);
+        return std::tie(input_shape, key_type, op_shape, op_type, exclusive, guarded, reduce, key_out_type,
+                        offsets_group, bindings);
     }
 };
 

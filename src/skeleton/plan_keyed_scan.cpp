@@ -9,21 +9,27 @@
 
 namespace loom::skeleton {
 
-plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d) {
+namespace {
+
+// The scan's three passes, or reduce_by_key's (r.reduce): see plan_keyed_scan.hpp.
+plan::plan plan_segmented(const keyed_scan_request& r, bool reduce, const codegen::dialect& d) {
     using plan::source;
     const detail::skeleton_operation& sop = *r.op;
     input_kernel input = build_input(*r.input, *r.slot_class, {r.key, sop.type});
-    input_kernel totals = partials_input({sop.type, dtype::u32});
+    input_kernel totals = reduce ? partials_input({sop.type, dtype::u32, dtype::u64})
+                                 : partials_input({sop.type, dtype::u32});
     input.kernel.guarded = totals.kernel.guarded = r.guarded;
     const std::vector<combine_op> ops{combine_of(sop)};
 
     plan::plan p;
-    p.scratch.push_back(sop.type);
-    p.scratch.push_back(dtype::u32);
-    p.scratch.push_back(sop.type);
+    for (dtype t : {sop.type, dtype::u32, sop.type}) p.scratch.push_back(t);
+    if (reduce) // the chunks' heads, the heads before them
+        for (int k = 0; k < 2; ++k) p.scratch.push_back(dtype::u64);
     codegen::segmented_scan_kernel k;
     k.op = &ops[0];
     k.exclusive = r.exclusive;
+    k.reduce = reduce;
+    k.key_out = r.key_out;
     k.group = r.geometry.offsets_group;
     auto add = [&](const input_kernel& in, codegen::segmented_pass which, const pass_binding& b, std::string summary) {
         k.input = &in.kernel;
@@ -37,23 +43,44 @@ plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& 
         pass.kind = plan::pass_kind::scan;
         p.passes.push_back(std::move(pass));
     };
+    const std::string what = reduce ? "reduce by key pass " : "keyed scan pass ";
     const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
     pass_binding chunk_totals;
     chunk_totals.outputs = {{source::scratch, 0}, {source::scratch, 1}};
-    add(input, codegen::segmented_pass::totals, chunk_totals, "keyed scan pass 1" + shape);
+    if (reduce) chunk_totals.outputs.push_back({source::scratch, 3});
+    add(input, codegen::segmented_pass::totals, chunk_totals, what + "1" + shape);
     pass_binding offsets;
     offsets.input = pass_binding::input_from::scratch;
     offsets.partials = {0, 1};
     offsets.outputs = {{source::scratch, 2}};
-    add(totals, codegen::segmented_pass::offsets, offsets, "keyed scan pass 2");
-    pass_binding scan;
-    scan.offsets = 2;
-    scan.outputs = {{source::result, 0}};
-    add(input, codegen::segmented_pass::scan, scan, "keyed scan pass 3" + shape);
+    if (reduce) {
+        offsets.partials.push_back(3);
+        offsets.outputs.push_back({source::scratch, 4});
+        offsets.outputs.push_back({source::result, 2});
+    }
+    add(totals, codegen::segmented_pass::offsets, offsets, what + "2");
+    pass_binding last;
+    last.offsets = 2;
+    if (reduce) {
+        last.totals = 4;
+        last.outputs = {{source::result, 0}, {source::result, 1}, {source::result, 2}};
+        add(input, codegen::segmented_pass::reduce, last, what + "3" + shape);
+    } else {
+        last.outputs = {{source::result, 0}};
+        add(input, codegen::segmented_pass::scan, last, what + "3" + shape);
+    }
     return p;
 }
 
-plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n) {
+} // namespace
+
+plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d) { return plan_segmented(r, false, d); }
+
+plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialect& d) {
+    return plan_segmented(r, true, d);
+}
+
+plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room) {
     plan::launch_sizes s;
     const auto n_extent = std::size_t(codegen::pass_extent::n), chunk = std::size_t(codegen::pass_extent::chunk);
     const std::uint64_t launched = (g.items + g.group - 1) / g.group * g.group;
@@ -65,6 +92,8 @@ plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::
     s.extents[1][chunk] = g.offsets_chunk;
     s.elements = {n, g.items, n};
     s.scratch_elements[0] = s.scratch_elements[1] = s.scratch_elements[2] = g.items;
+    s.scratch_elements[3] = s.scratch_elements[4] = g.items; // reduce_by_key's (unused by a scan's plan)
+    s.extents[2][std::size_t(codegen::pass_extent::room)] = room;
     return s;
 }
 

@@ -1,8 +1,8 @@
 // The keyed scan planner: loom::inclusive_scan_by_key / exclusive_scan_by_key as a plan of three
 // passes (codegen/segmented_scan_pass.hpp): each chunk's total and whether it holds a segment's
 // head, one group's scan of the totals, and the chunks scanned again from their running values
-// into the output. loom::reduce_by_key is this scan and a compaction (loom/keyed.hpp). Pure: no
-// device, no context.
+// into the output. loom::reduce_by_key is the same three passes, the last writing each segment's
+// key and value (plan_reduce_by_key). Pure: no device, no context.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,7 @@ struct keyed_scan_request {
     const detail::skeleton_operation* op = nullptr; // over the values, in the output's type
     bool exclusive = false;
     bool guarded = false;
+    dtype key_out = dtype::i32; // reduce_by_key's keys output
     launch::keyed_scan_geometry geometry;
 };
 
@@ -30,7 +31,11 @@ struct keyed_scan_request {
 // is the output.
 plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d);
 
-// The sizes of a call over n elements.
-plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n);
+// reduce_by_key: scratch 0-2 as the scan's, 3 the chunks' heads, 4 the heads before them; results
+// 0 and 1 the keys and values outputs, 2 the segments' count (one u64).
+plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialect& d);
+
+// The sizes of a call over n elements; `room`: reduce_by_key's, the most segments its outputs hold.
+plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room = 0);
 
 } // namespace loom::skeleton

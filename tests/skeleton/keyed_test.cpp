@@ -155,6 +155,15 @@ TEST_CASE("reduce_by_key of an expression with a captured scalar, and outputs to
                               [scale](auto a, auto b) { return a + scale * b; }) == 4);
     CHECK(keys_out.to_host() == std::vector<std::uint8_t>{3, 9, 3, 0});
     CHECK(values_out.to_host() == std::vector<float>{90, 110, 70, 80});
+    // Keys written in a wider type, into outputs of exactly the segments' count.
+    loom::vector<std::int64_t> wide_keys(ctx(), 4);
+    CHECK(loom::reduce_by_key(k, v, wide_keys, values_out) == 4);
+    CHECK(wide_keys.to_host() == std::vector<std::int64_t>{3, 9, 3, 0});
+    CHECK(values_out.to_host() == std::vector<float>{6, 9, 6, 7});
+    // One vector for both outputs, or an input as an output: a loom::error.
+    loom::vector<float> both(ctx(), 7);
+    CHECK_THROWS_AS(loom::reduce_by_key(k, v, both, both), loom::error);
+    CHECK_THROWS_AS(loom::reduce_by_key(k, v, k, values_out), loom::error);
     // Three segments' room for four: both outputs unchanged.
     loom::vector<std::uint8_t> small_keys(ctx(), std::vector<std::uint8_t>(3, 77));
     loom::vector<float> big_values(ctx(), std::vector<float>(7, -1.0f));
