@@ -44,14 +44,12 @@ void totals_body(source_builder& b, const pass_text& p, const std::string& key_t
     chunk_start(b, p, key_type);
     b.declare(p.t, "carry", "id");
     b.declare("unsigned int", "head_seen", "0u");
-    if (p.s.reduce) b.declare(b.dialect().index_type, "heads", "0");
     b.open_for("", "i < last", "++i");
     b.open();
     p.element(b, "i", key_type);
     b.open("if (i == 0 || !(kv == prev))");
     b.line("carry = " + start + ";");
     b.line("head_seen = 1u;");
-    if (p.s.reduce) b.line("++heads;");
     b.close();
     b.line("carry = " + p.call("carry", "vv") + ";");
     b.line("prev = kv;");
@@ -59,31 +57,99 @@ void totals_body(source_builder& b, const pass_text& p, const std::string& key_t
     b.close();
     b.line("totals[gid] = carry;");
     b.line("flags[gid] = head_seen;");
-    if (p.s.reduce) b.line("chunk_heads[gid] = heads;");
 }
 
-// reduce_by_key's last pass: each segment's key at its head, its value where it ends; nothing
-// where the segments outnumber the room (segmented_scan_pass.hpp).
+// reduce_by_key's passes (segmented_scan_pass.hpp).
+
+// heads: each chunk's count of segment starts, from its keys alone.
+void heads_body(source_builder& b, const pass_text& p, const std::string& key_type) {
+    chunk_start(b, p, key_type);
+    b.declare(b.dialect().index_type, "heads", "0");
+    b.open_for("", "i < last", "++i");
+    b.open();
+    write_values(b, p.lowered, {p.key}, "i");
+    b.declare_const(key_type, "kv", value_name(p.key));
+    b.line("if (i == 0 || !(kv == prev)) ++heads;");
+    b.line("prev = kv;");
+    b.close();
+    b.close();
+    b.line("chunk_heads[gid] = heads;");
+}
+
+// head_offsets: one group; each work-item adds up its slice of the counts, the group scans the
+// sums, and each work-item writes the starts before each chunk of its slice; the last, the count.
+void head_offsets_body(source_builder& b, const pass_text& p) {
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(p.s.group) + "u";
+    b.line(std::string(d.group.array_qualifier) + " " + index + " sh[" + std::to_string(p.s.group) + "];");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    b.declare(index, "sum", "0");
+    b.line("for (" + index + " i = first; i < last; ++i) sum += p0[i];");
+    b.line("sh[lid] = sum;");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
+    b.declare_const(index, "left", "lid >= o ? sh[lid - o] : 0");
+    b.line(d.group.barrier);
+    b.line("sh[lid] += left;");
+    b.line(d.group.barrier);
+    b.close();
+    b.declare(index, "carry", "lid == 0u ? 0 : sh[lid - 1u]");
+    b.open_for(index + " i = first", "i < last", "++i");
+    b.line("before[i] = carry;");
+    b.line("carry += p0[i];");
+    b.close();
+    b.line("if (lid == " + std::to_string(p.s.group - 1) + "u) count[0] = sh[lid];");
+}
+
+// reduce: each chunk writes the keys of the segments starting in it and the values of those
+// ending in it; the value of its last segment so far, and the fold of its elements before its
+// first start (the fragment of a segment started in an earlier chunk: the whole chunk when none
+// starts in it), which the fixup pass adds in. Nothing when the segments outnumber the room.
 void reduce_body(source_builder& b, const pass_text& p, const std::string& key_type) {
     const std::string index = b.dialect().index_type;
     b.line("if (count[0] > room) return; // too many segments: the host throws, nothing written");
     chunk_start(b, p, key_type);
-    b.declare(p.t, "carry", "offsets[gid]");
     b.declare(index, "o", "before[gid]");
+    b.declare(p.t, "carry", "id");
+    b.declare("unsigned int", "open", "1u");     // before the chunk's first segment start
+    b.declare("unsigned int", "fragment", "0u"); // elements before it
     b.open_for("", "i < last", "++i");
     b.open();
     p.element(b, "i", key_type);
     b.open("if (i == 0 || !(kv == prev))");
-    b.line("if (o > 0) values_out[o - 1] = carry; // the segment before ends at i - 1");
+    b.open("if (open != 0u)");
+    b.line("fragments[gid] = carry;");
+    b.line("open = 0u;");
+    b.next("else");
+    b.line("values_out[o - 1] = carry; // the segment before ends at i - 1");
+    b.close();
     b.line("keys_out[o] = kv;");
     b.line("++o;");
     b.line("carry = id;");
+    b.next("else if (open != 0u)");
+    b.line("fragment = 1u;");
     b.close();
     b.line("carry = " + p.call("carry", "vv") + ";");
     b.line("prev = kv;");
     b.close();
     b.close();
-    b.line("if (last == n) values_out[o - 1] = carry; // the last segment");
+    b.line("if (open != 0u) fragments[gid] = carry; // no start in the chunk: all of it continues a segment");
+    b.line("else values_out[o - 1] = carry;");
+    b.line("has_fragment[gid] = fragment;");
+}
+
+// fixup: one work-item adds each chunk's fragment, in order, to the segment it continues.
+void fixup_body(source_builder& b, const pass_text& p) {
+    const std::string index = b.dialect().index_type;
+    b.line("if (count[0] > room) return;");
+    b.open_for(index + " c = 1", "c < n", "++c");
+    b.open("if (p1[c] != 0u)");
+    b.declare_const(index, "s", "p2[c] - 1");
+    b.line("values_out[s] = " + p.call("values_out[s]", "p0[c]") + ";");
+    b.close();
+    b.close();
 }
 
 void scan_body(source_builder& b, const pass_text& p, const std::string& key_type, const std::string& start) {
@@ -116,41 +182,25 @@ void offsets_body(source_builder& b, const pass_text& p) {
     b.declare_const("unsigned int", "lid", d.group.local_id);
     b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
     b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
-    const bool reduce = p.s.reduce;
-    if (reduce) b.line(q + " " + index + " sh[" + std::to_string(p.s.group) + "];");
     b.declare(p.t, "fold", "id");
     b.declare("unsigned int", "flag", "0u");
-    if (reduce) b.declare(index, "heads", "0");
     b.open_for(index + " i = first", "i < last", "++i");
     b.line("fold = p1[i] != 0u ? p0[i] : " + p.call("fold", "p0[i]") + ";");
     b.line("flag |= p1[i];");
-    if (reduce) b.line("heads += p2[i];");
     b.close();
     b.line("sv[lid] = fold;");
     b.line("sf[lid] = flag;");
-    if (reduce) b.line("sh[lid] = heads;");
     b.line(d.group.barrier);
     b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
     b.declare_const(p.t, "left", "lid >= o ? sv[lid - o] : id");
     b.declare_const("unsigned int", "left_flag", "lid >= o ? sf[lid - o] : 0u");
-    if (reduce) b.declare_const(index, "left_heads", "lid >= o ? sh[lid - o] : 0");
     b.line(d.group.barrier);
     b.open("if (lid >= o && sf[lid] == 0u)");
     b.line("sv[lid] = " + p.call("left", "sv[lid]") + ";");
     b.line("sf[lid] = left_flag;");
     b.close();
-    if (reduce) b.line("sh[lid] += left_heads;");
     b.line(d.group.barrier);
     b.close();
-    if (reduce) {
-        // The heads before each total, and the segments' count.
-        b.declare(index, "before_heads", "lid == 0u ? 0 : sh[lid - 1u]");
-        b.open_for(index + " i = first", "i < last", "++i");
-        b.line("before[i] = before_heads;");
-        b.line("before_heads += p2[i];");
-        b.close();
-        b.line("if (lid == " + std::to_string(p.s.group - 1) + "u) count[0] = sh[lid];");
-    }
     b.declare(p.t, "carry", "lid == 0u ? id : sv[lid - 1u]");
     b.open_for(index + " i = first", "i < last", "++i");
     b.declare_const(p.t, "v", "p0[i]");
@@ -164,12 +214,15 @@ void offsets_body(source_builder& b, const pass_text& p) {
 
 kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dialect& d) {
     const ir::kernel& input = *s.input;
+    // The passes over the totals read partials, not the keys and values.
+    const bool over_chunks = s.pass == segmented_pass::offsets || s.pass == segmented_pass::head_offsets ||
+                             s.pass == segmented_pass::fixup;
     std::vector<std::uint32_t> roots;
-    if (s.pass != segmented_pass::offsets) roots = {s.key, s.value};
-    const std::string index = d.index_type;
+    if (!over_chunks) roots = {s.key, s.value};
     lowered_kernel lowered = lower_neighbour_reads(input, roots, neighbour_form::checked);
-    pass_text p{s, std::move(lowered.kernel), s.pass == segmented_pass::offsets ? ir::no_node : lowered.node[s.key],
-                s.pass == segmented_pass::offsets ? ir::no_node : lowered.node[s.value], type_name(d, s.op->type)};
+    pass_text p{s, std::move(lowered.kernel), over_chunks ? ir::no_node : lowered.node[s.key],
+                over_chunks ? ir::no_node : lowered.node[s.value], type_name(d, s.op->type)};
+    const std::string index = d.index_type;
     source_builder b(d);
     b.append(pass_prologue(input, {s.op}, d));
     write_combine(b, *s.op, "loom_combine");
@@ -184,48 +237,56 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
     case segmented_pass::totals:
         buffer(p.t, "totals", true, {parameter_role::output, 0});
         buffer("unsigned int", "flags", true, {parameter_role::output, 1});
-        if (s.reduce) buffer(index, "chunk_heads", true, {parameter_role::output, 2});
         break;
-    case segmented_pass::offsets:
-        buffer(p.t, "out", true, {parameter_role::output, 0});
-        if (s.reduce) {
-            buffer(index, "before", true, {parameter_role::output, 1});
-            buffer(index, "count", true, {parameter_role::output, 2});
-        }
-        break;
+    case segmented_pass::offsets: buffer(p.t, "out", true, {parameter_role::output, 0}); break;
     case segmented_pass::scan:
         buffer(p.t, "offsets", false, {parameter_role::offsets});
         buffer(p.t, "out", true, {parameter_role::output, 0});
         break;
+    case segmented_pass::heads: buffer(index, "chunk_heads", true, {parameter_role::output, 0}); break;
+    case segmented_pass::head_offsets:
+        buffer(index, "before", true, {parameter_role::output, 0});
+        buffer(index, "count", true, {parameter_role::output, 1});
+        break;
     case segmented_pass::reduce:
-        buffer(p.t, "offsets", false, {parameter_role::offsets});
-        buffer(index, "before", false, {parameter_role::totals});
+        buffer(index, "before", false, {parameter_role::offsets});
         buffer(type_name(d, s.key_out), "keys_out", true, {parameter_role::output, 0});
         buffer(p.t, "values_out", true, {parameter_role::output, 1});
         buffer(index, "count", false, {parameter_role::output, 2});
+        buffer(p.t, "fragments", true, {parameter_role::output, 3});
+        buffer("unsigned int", "has_fragment", true, {parameter_role::output, 4});
+        break;
+    case segmented_pass::fixup:
+        buffer(p.t, "values_out", true, {parameter_role::output, 0});
+        buffer(index, "count", false, {parameter_role::output, 1});
         break;
     }
     signature += p.t + " id, " + p.t + " init, ";
     layout.push_back({parameter_role::identity});
     layout.push_back({parameter_role::initial});
     declare_captures(*s.op, 0, "c", d, signature, layout);
-    const bool room = s.pass == segmented_pass::reduce;
+    const bool room = s.pass == segmented_pass::reduce || s.pass == segmented_pass::fixup;
     b.open(signature + index + " n, " + index + " chunk" + (room ? ", " + index + " room)" : std::string(")")));
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
     if (room) layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::room)});
     write_guard(b, input);
     const std::string start = s.exclusive ? "init" : "id";
-    if (s.pass == segmented_pass::offsets) {
-        offsets_body(b, p);
-    } else {
+    switch (s.pass) {
+    case segmented_pass::offsets: offsets_body(b, p); break;
+    case segmented_pass::head_offsets: head_offsets_body(b, p); break;
+    case segmented_pass::fixup: fixup_body(b, p); break;
+    default: {
         const std::string key_type = type_name(d, input.body[s.key].type);
         if (s.pass == segmented_pass::totals)
             totals_body(b, p, key_type, start);
-        else if (s.pass == segmented_pass::reduce)
-            reduce_body(b, p, key_type);
-        else
+        else if (s.pass == segmented_pass::scan)
             scan_body(b, p, key_type, start);
+        else if (s.pass == segmented_pass::heads)
+            heads_body(b, p, key_type);
+        else
+            reduce_body(b, p, key_type);
+    }
     }
     b.close();
     kernel_source source = name_kernel(b.text(), d);

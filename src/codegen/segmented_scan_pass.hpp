@@ -12,12 +12,16 @@
 // - scan: each chunk again from its running value before it, writing the outputs.
 // The keys' and values' expressions are fused into the first and last passes.
 //
-// loom::reduce_by_key is the same three passes (`reduce`): the totals pass also counts each
-// chunk's heads, the offsets pass also scans those counts into the heads before each chunk and
-// writes the segments' count, and the last pass (segmented_pass::reduce) writes, instead of every
-// element's running value, each segment's key at its head and its value where it ends (at the
-// next head, or at the last element) - nothing at all when the segments outnumber the outputs'
-// room, so a too-short output is found (the count read back) with every vector as it was.
+// loom::reduce_by_key, over the same chunks:
+// - heads: each chunk's count of heads, from the keys alone;
+// - head_offsets: one group scans the counts into the heads before each chunk, and writes the
+//   segments' count;
+// - reduce: each chunk writes the keys of its heads, the values of the segments that end in it
+//   and its last segment's value so far, and keeps the fold of its elements before its first head
+//   (the fragment of a segment begun in an earlier chunk, the whole chunk if it holds no head);
+// - fixup: one work-item adds the fragments, chunk by chunk in order, to their segments' values.
+// The last two write nothing when the segments outnumber the outputs' room, so a too-short output
+// is found (the count read back) with every vector as it was.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,7 @@
 
 namespace loom::codegen {
 
-enum class segmented_pass { totals, offsets, scan, reduce };
+enum class segmented_pass { totals, offsets, scan, heads, head_offsets, reduce, fixup };
 
 struct segmented_scan_kernel {
     // totals, scan: per element the key (node `key`) and the value (node `value`) of `input`.
@@ -39,18 +43,19 @@ struct segmented_scan_kernel {
     const combine_op* op = nullptr;
     segmented_pass pass = segmented_pass::totals;
     bool exclusive = false;
-    bool reduce = false;             // totals and offsets: for reduce_by_key (heads counted too)
-    dtype key_out = dtype::i32;      // the reduce pass's keys output
+    dtype key_out = dtype::i32; // the reduce pass's keys output
     unsigned group = 1; // the offsets pass's work-items (a power of two)
 };
 
-// Parameters after the input's: totals: the chunks' values and flags (outputs 0 and 1), with
-// reduce their heads (output 2); offsets: the running values before the chunks (output 0), with
-// reduce the heads before them and the segments' count (outputs 1 and 2; its input's parameter 2
-// the heads); scan: the offsets (role offsets), the output (output 0); reduce: the offsets (role
-// offsets), the heads before the chunks (role totals), the keys and values outputs and the count
-// (outputs 0, 1, 2). Then id, init, the captures (c0, c1, ...), n, chunk (and room for reduce):
-// n the elements (the totals for the offsets pass), chunk a work-item's.
+// Parameters after the input's: totals: the chunks' values and flags (outputs 0 and 1); offsets:
+// the running values before the chunks (output 0); scan: the offsets (role offsets), the output
+// (output 0); heads: the chunks' heads (output 0); head_offsets (its input's parameter 0 the
+// heads): the heads before each chunk and the count (outputs 0, 1); reduce: the heads before the
+// chunk (role offsets), the keys and values outputs, the count, the fragments and whether each
+// chunk has one (outputs 0-4); fixup (its input's parameters 0-2 the fragments, the flags and the
+// heads before each chunk): the values output and the count (outputs 0, 1). Then id, init, the
+// captures (c0, c1, ...), n, chunk, and for reduce and fixup room: n the elements (the chunks
+// for the passes over them), chunk a work-item's, room the outputs' shorter length.
 kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dialect& d);
 
 } // namespace loom::codegen

@@ -110,7 +110,7 @@ std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& writte
     cached_plan* cached = &ctx.plans().find_or_plan<keyed_scan_key>(
         [&] { return skeleton::plan_reduce_by_key(request, ctx.device().dialect()); });
     const std::uint64_t room = std::min(keys_out->length, values_out->length);
-    const plan::launch_sizes sizes = skeleton::keyed_scan_launch(request.geometry, n, room);
+    const plan::launch_sizes sizes = skeleton::reduce_by_key_launch(request.geometry, n, room);
 
     const buffer_ptr results[3] = {keys_out, values_out, new_buffer(ctx.shared_from_this(), 1, dtype::u64)};
     call_values values;

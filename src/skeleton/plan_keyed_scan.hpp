@@ -31,11 +31,14 @@ struct keyed_scan_request {
 // is the output.
 plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d);
 
-// reduce_by_key: scratch 0-2 as the scan's, 3 the chunks' heads, 4 the heads before them; results
-// 0 and 1 the keys and values outputs, 2 the segments' count (one u64).
+// reduce_by_key, four passes: heads, head_offsets, reduce, fixup (codegen/segmented_scan_pass.hpp).
+// Scratch 0 holds the chunks' heads, 1 the heads before them, 2 their fragments, 3 whether each
+// has one; results 0 and 1 are the keys and values outputs, 2 the segments' count (one u64).
 plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialect& d);
 
-// The sizes of a call over n elements; `room`: reduce_by_key's, the most segments its outputs hold.
-plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room = 0);
+// The sizes of a keyed scan over n elements.
+plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n);
+// The sizes of a reduce_by_key over n elements into outputs of `room` segments.
+plan::launch_sizes reduce_by_key_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room);
 
 } // namespace loom::skeleton

@@ -94,7 +94,7 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
         // reduce_by_key's passes, keys written as int64.
         r.key_out = loom::dtype::i64;
         const loom::plan::plan reduce = plan_reduce_by_key(r, cuda);
-        CHECK(reduce.passes.size() == 3);
+        CHECK(reduce.passes.size() == 4);
         for (const loom::plan::pass& pass : reduce.passes) sources.insert(pass.kernel.body);
     }
 #ifdef LOOM_HAVE_CUDA
