@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codegen/combine_op.hpp"
+#include "codegen/count_scan.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
@@ -263,32 +264,8 @@ void whole_body(source_builder& b, const pass_text& p) {
     b.close();
 }
 
-// The offsets pass: one group; each work-item adds up its chunk of the counts, the group scans
-// the sums, and each work-item writes its chunk's exclusive scan from its sum's.
-void offsets_body(source_builder& b, const radix_pass_kernel& r) {
-    const dialect& d = b.dialect();
-    const std::string index = d.index_type, w = std::to_string(r.group) + "u";
-    b.line(std::string(d.group.array_qualifier) + " " + index + " s[" + std::to_string(r.group) + "];");
-    b.declare_const("unsigned int", "lid", d.group.local_id);
-    b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
-    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
-    b.declare(index, "sum", "0");
-    b.line("for (" + index + " i = first; i < last; ++i) sum += p0[i];");
-    b.line("s[lid] = sum;");
-    b.line(d.group.barrier);
-    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
-    b.declare_const(index, "left", "lid >= o ? s[lid - o] : 0");
-    b.line(d.group.barrier);
-    b.line("s[lid] += left;");
-    b.line(d.group.barrier);
-    b.close();
-    b.declare(index, "carry", "lid == 0u ? 0 : s[lid - 1u]");
-    b.open_for(index + " i = first", "i < last", "++i");
-    b.declare_const(index, "c", "p0[i]");
-    b.line("p0[i] = carry;");
-    b.line("carry += c;");
-    b.close();
-}
+// The offsets pass: one group's exclusive scan of the counts, in place (codegen/count_scan.hpp).
+void offsets_body(source_builder& b, const radix_pass_kernel& r) { write_count_scan(b, r.group, "p0"); }
 
 } // namespace
 

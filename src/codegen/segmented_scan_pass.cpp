@@ -1,6 +1,7 @@
 // The keyed scan pass emitter; see segmented_scan_pass.hpp.
 #include "codegen/segmented_scan_pass.hpp"
 
+#include "codegen/count_scan.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
@@ -76,32 +77,9 @@ void heads_body(source_builder& b, const pass_text& p, const std::string& key_ty
     b.line("chunk_heads[gid] = heads;");
 }
 
-// head_offsets: one group; each work-item adds up its slice of the counts, the group scans the
-// sums, and each work-item writes the starts before each chunk of its slice; the last, the count.
-void head_offsets_body(source_builder& b, const pass_text& p) {
-    const dialect& d = b.dialect();
-    const std::string index = d.index_type, w = std::to_string(p.s.group) + "u";
-    b.line(std::string(d.group.array_qualifier) + " " + index + " sh[" + std::to_string(p.s.group) + "];");
-    b.declare_const("unsigned int", "lid", d.group.local_id);
-    b.declare_const(index, "first", "(" + index + ")lid * chunk < n ? (" + index + ")lid * chunk : n");
-    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
-    b.declare(index, "sum", "0");
-    b.line("for (" + index + " i = first; i < last; ++i) sum += p0[i];");
-    b.line("sh[lid] = sum;");
-    b.line(d.group.barrier);
-    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
-    b.declare_const(index, "left", "lid >= o ? sh[lid - o] : 0");
-    b.line(d.group.barrier);
-    b.line("sh[lid] += left;");
-    b.line(d.group.barrier);
-    b.close();
-    b.declare(index, "carry", "lid == 0u ? 0 : sh[lid - 1u]");
-    b.open_for(index + " i = first", "i < last", "++i");
-    b.line("before[i] = carry;");
-    b.line("carry += p0[i];");
-    b.close();
-    b.line("if (lid == " + std::to_string(p.s.group - 1) + "u) count[0] = sh[lid];");
-}
+// head_offsets: one group's exclusive scan of the chunks' starts into the starts before each chunk,
+// and their total, the segments' count (codegen/count_scan.hpp).
+void head_offsets_body(source_builder& b, const pass_text& p) { write_count_scan(b, p.s.group, "before", "count"); }
 
 // reduce: each chunk writes the keys of the segments starting in it and the values of those
 // ending in it; the value of its last segment so far, and the fold of its elements before its
