@@ -1,5 +1,6 @@
 // The handwritten CUDA baselines of bench_cuda: the kernels a CUDA programmer would write for
-// each workload (CUB's scan for the scan, CUB's radix sort for the sort), each launched with the geometry bench_cuda tunes.
+// each workload (CUB's scan for the scan, CUB's radix sort for the sort), each launched with the
+// geometry bench_cuda tunes.
 // Plain C++ entry points, so that the benchmark program, which includes Loom, Boost.Proto and
 // Google Benchmark, is compiled by the host compiler and only kernels.cu by nvcc. Every call
 // throws std::runtime_error with the CUDA runtime's words when the runtime reports an error.
