@@ -112,19 +112,21 @@ std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& writte
     const std::uint64_t room = std::min(keys_out->length, values_out->length);
     const plan::launch_sizes sizes = skeleton::reduce_by_key_launch(request.geometry, n, room);
 
-    const buffer_ptr results[3] = {keys_out, values_out, new_buffer(ctx.shared_from_this(), 1, dtype::u64)};
+    const buffer_ptr results[2] = {keys_out, values_out};
     call_values values;
     values.slots = in.slots;
     values.slot_count = call.input->slots.size();
     values.guard = ctx.guard();
     values.results = results;
-    values.result_count = 3;
+    values.result_count = 2;
     values.ops = &sop;
     values.initial = &sop.identity;
     ctx.execution().run_passes(cached->plan, cached->scratch, cached->kernels.data(), sizes, values,
                                ctx.call_scratch().args);
+    // The count, in the plan's scratch 4: the queue is in order, so the read follows the passes.
     std::uint64_t segments = 0;
-    download(*results[2], 0, 1, &segments);
+    ctx.device().read(*cached->scratch.memory[4], 0, &segments, sizeof segments);
+    ctx.note_host_sync("host read");
     if (segments > room)
         throw length_error("loom::reduce_by_key: " + std::to_string(segments) + " segments go to outputs of " +
                            std::to_string(keys_out->length) + " keys and " + std::to_string(values_out->length) +

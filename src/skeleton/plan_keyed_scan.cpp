@@ -77,7 +77,7 @@ plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialec
     const std::vector<combine_op> ops{combine_of(sop)};
 
     plan::plan p;
-    for (dtype t : {dtype::u64, dtype::u64, sop.type, dtype::u32}) p.scratch.push_back(t);
+    for (dtype t : {dtype::u64, dtype::u64, sop.type, dtype::u32, dtype::u64}) p.scratch.push_back(t);
     pass_adder add{p, d, ops, {}};
     add.k.op = &ops[0];
     add.k.key_out = r.key_out;
@@ -89,17 +89,17 @@ plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialec
     pass_binding offsets;
     offsets.input = pass_binding::input_from::scratch;
     offsets.partials = {0};
-    offsets.outputs = {{source::scratch, 1}, {source::result, 2}};
+    offsets.outputs = {{source::scratch, 1}, {source::scratch, 4}};
     add(heads, codegen::segmented_pass::head_offsets, offsets, "reduce by key pass 2");
     pass_binding reduce;
     reduce.offsets = 1;
-    reduce.outputs = {{source::result, 0}, {source::result, 1}, {source::result, 2}, {source::scratch, 2},
+    reduce.outputs = {{source::result, 0}, {source::result, 1}, {source::scratch, 4}, {source::scratch, 2},
                       {source::scratch, 3}};
     add(input, codegen::segmented_pass::reduce, reduce, "reduce by key pass 3" + shape);
     pass_binding fixup;
     fixup.input = pass_binding::input_from::scratch;
     fixup.partials = {2, 3, 1};
-    fixup.outputs = {{source::result, 1}, {source::result, 2}};
+    fixup.outputs = {{source::result, 1}, {source::scratch, 4}};
     add(fragments, codegen::segmented_pass::fixup, fixup, "reduce by key pass 4");
     return p;
 }
@@ -122,6 +122,7 @@ plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::
 plan::launch_sizes reduce_by_key_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room) {
     plan::launch_sizes s = keyed_scan_launch(g, n);
     s.scratch_elements[3] = g.items;
+    s.scratch_elements[4] = 1; // the segments' count
     s.geometry[3] = {1, 1}; // the fixup: one work-item over the chunks
     s.extents[3][std::size_t(codegen::pass_extent::n)] = g.items;
     for (std::size_t c : {2, 3}) s.extents[c][std::size_t(codegen::pass_extent::room)] = room;

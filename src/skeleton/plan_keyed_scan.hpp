@@ -33,7 +33,8 @@ plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& 
 
 // reduce_by_key, four passes: heads, head_offsets, reduce, fixup (codegen/segmented_scan_pass.hpp).
 // Scratch 0 holds the chunks' heads, 1 the heads before them, 2 their fragments, 3 whether each
-// has one; results 0 and 1 are the keys and values outputs, 2 the segments' count (one u64).
+// has one, 4 the segments' count (one u64, kept with the plan, so a call allocates nothing);
+// results 0 and 1 are the keys and values outputs.
 plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialect& d);
 
 // The sizes of a keyed scan over n elements.
