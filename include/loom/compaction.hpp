@@ -5,15 +5,15 @@
 //   loom::copy_if(x * 2, [](auto v) { return v > 0; }, y); // a traced predicate of the values
 //   std::uint64_t first_false = loom::partition(x, x < 1.0f, y);
 //
-// Each is a scan of the predicate (loom::inclusive_scan, its input fused into its passes) and a
-// scatter of the values to their places, so stable: kept elements keep their order. The count
-// is read back between the two, and the output is checked before anything is written to it: an
-// output too short is a loom::length_error that leaves it as it was.
+// Each is one plan of three passes (src/skeleton/plan_compact.hpp): each chunk's count of kept
+// elements, a scan of the counts, and each chunk's kept values written in order from its place,
+// the values' and the predicate's expressions computed in the passes. Stable: kept elements keep
+// their order. The count is read back; an output too short is a loom::length_error that leaves it
+// as it was (nothing is written when the kept elements do not fit). The output may not be one of
+// the values' or the predicate's vectors.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -46,42 +46,18 @@ template <class E> std::pair<context, std::uint64_t> compaction_input(const E& v
     return {context(shared_context_of(**first.buffer)), first.length};
 }
 
-// places[i]: how many of keep[0 .. i] are true (an inclusive scan of the predicate).
-template <class Index, class K> vector<Index> places_of(const context& ctx, std::uint64_t n, const K& keep) {
-    vector<Index> places(ctx, n);
-    inclusive_scan(cast<Index>(where(keep, Index(1), Index(0))), places);
-    return places;
-}
-
-// out[offset + places[i] - 1] = values[i] where keep[i]: Index's largest value is the place of
-// what is not written.
-template <class Index, class E, class K, class T>
-void scatter_kept(const vector<Index>& places, const E& values, const K& keep, vector<T>& out, std::uint64_t offset) {
-    const Index skip = std::numeric_limits<Index>::max(); // outside the output: not written
-    scatter(out, where(keep, places - Index(1) + Index(offset), skip)) = values;
-}
-
-// Whether 32-bit places serve n elements and outputs as long as `longest`: every place and the
-// outputs' lengths below the skip value.
-inline bool narrow_places(std::uint64_t n, std::uint64_t longest) {
-    return std::max(n, longest) < std::numeric_limits<std::uint32_t>::max();
-}
+struct compact_call {
+    const shape* input = nullptr;  // the values (root) and the predicate (more_roots[0])
+    std::uint64_t view_length = 0; // the elements of the input's views, or 0
+    std::uint64_t start = 0;       // the output's first place
+    const char* what = "";         // the algorithm, for messages
+};
+// Defined in src/runtime/run_compact.cpp; the input's slots are the last ones recorded. Writes the
+// values kept to output[start ..) and returns how many there are.
+std::uint64_t run_compact(context_impl& ctx, const compact_call& call, const buffer_ptr& output);
 
 // Writes the values for which `keep` is true to out[offset ..), in order, and returns how many
 // there are.
-template <class Index, class E, class K, class T>
-std::uint64_t compact_with(const context& ctx, std::uint64_t n, const E& values, const K& keep, vector<T>& out,
-                           std::uint64_t offset, const char* what) {
-    const vector<Index> places = places_of<Index>(ctx, n, keep);
-    const std::uint64_t kept = std::uint64_t(places.back());
-    if (offset + kept > out.size())
-        throw length_error("loom::" + std::string(what) + ": " + std::to_string(offset + kept) +
-                           " elements go to an output of " + std::to_string(out.size()) +
-                           "; make the output at least that long");
-    scatter_kept(places, values, keep, out, offset);
-    return kept;
-}
-
 template <class E, class K, class T>
 std::uint64_t compact(const E& values, const K& keep, vector<T>& out, std::uint64_t offset, const char* what) {
     static_assert(!is_complex_v<expr::value_type_t<K>> && !is_short_vector_v<expr::value_type_t<K>>,
@@ -89,9 +65,19 @@ std::uint64_t compact(const E& values, const K& keep, vector<T>& out, std::uint6
     const auto [ctx, n] = compaction_input(values, what);
     if (n == 0) return 0;
     if (!out.buffer()) throw error("loom::" + std::string(what) + " into an empty loom::vector");
-    if (narrow_places(n + offset, out.size()))
-        return compact_with<std::uint32_t>(ctx, n, values, keep, out, offset, what);
-    return compact_with<std::uint64_t>(ctx, n, values, keep, out, offset, what);
+    const auto kept = where(keep, 1u, 0u); // 0 or 1, added to the place
+    context_impl& impl = *ctx.impl();
+    std::unique_lock<std::recursive_mutex> lock(context_mutex(impl));
+    run_pending(impl);
+    compact_call call;
+    call.input = expr::values_shape(values, kept);
+    call.start = offset;
+    call.what = what;
+    statement_recorder recorder(impl);
+    expr::bind(recorder, values); // in values_shape's order
+    expr::bind(recorder, kept);
+    call.view_length = recorder.view_length();
+    return run_compact(impl, call, out.buffer());
 }
 
 } // namespace detail

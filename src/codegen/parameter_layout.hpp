@@ -34,7 +34,8 @@ enum class pass_extent : std::uint8_t {
     cols,
     parts, // a radix pass's parts: the digit counts of each, laid out digit by digit
     items, // a merge pass's outputs per work-item
-    room,  // a reduce-by-key pass's room: the most segments its outputs hold
+    room,  // a reduce-by-key or compaction pass's room: the most its outputs hold
+    start, // a compaction's first place in its output
 };
 
 struct parameter {

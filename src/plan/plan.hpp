@@ -83,7 +83,7 @@ struct plan {
 // device's properties (src/launch), so that a cached plan serves every length.
 constexpr std::size_t max_passes = 4; // the columns of sizes: reduce_by_key's four passes, or a pass a column
 constexpr std::size_t max_scratch = 14; // a merge sort's: two runs of the keys and of six value vectors
-constexpr std::size_t extent_count = 7; // codegen::pass_extent's values
+constexpr std::size_t extent_count = 8; // codegen::pass_extent's values
 
 struct launch_sizes {
     std::array<backend::geometry, max_passes> geometry{};

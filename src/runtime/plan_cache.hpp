@@ -94,6 +94,16 @@ struct keyed_scan_key {
     }
 };
 
+// A stream compaction's key. Bindings: the input's slot classes.
+struct compact_key {
+    std::uint32_t input_shape = 0, value_type = 0;
+    bool guarded = false;
+    std::uint32_t offsets_group = 0;
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const { return std::tie(input_shape, value_type, guarded, offsets_group, bindings); }
+};
+
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -170,7 +180,8 @@ private:
     void compile(cached_plan& p);
 
     cache::program_cache& programs_;
-    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>>
+    std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
+               keyed<compact_key>>
         tables_;
 };
 

@@ -114,6 +114,10 @@ TEST_CASE("compaction errors: an output too short is a length_error that leaves 
     CHECK_THROWS_AS(loom::partition(x, x > 1.0f, small), loom::length_error);
     CHECK(loom::copy_if(x, x > 4.0f, small) == 2);
     CHECK(small.to_host() == std::vector<float>{5.0f, 6.0f});
+    // The output one of the values' or the predicate's vectors: a loom::error, nothing written.
+    CHECK_THROWS_AS(loom::copy_if(x, x > 4.0f, x), loom::error);
+    CHECK_THROWS_AS(loom::copy_if(small, x > 4.0f, x), loom::error);
+    CHECK(x.to_host() == h);
     loom::vector<float> empty(ctx(), 0);
     CHECK(loom::copy_if(empty, empty > 0.0f, small) == 0);
     CHECK(loom::find_if(empty > 0.0f) == 0);

@@ -11,6 +11,7 @@
 
 #include "codegen/dialect.hpp"
 #include "codegen/radix_pass.hpp"
+#include "skeleton/plan_compact.hpp"
 #include "skeleton/plan_keyed_scan.hpp"
 #include "skeleton/plan_sort.hpp"
 #ifdef LOOM_HAVE_CUDA
@@ -96,6 +97,19 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
         const loom::plan::plan reduce = plan_reduce_by_key(r, cuda);
         CHECK(reduce.passes.size() == 4);
         for (const loom::plan::pass& pass : reduce.passes) sources.insert(pass.kernel.body);
+    }
+    // Stream compaction's passes: the values an expression of double, the predicate of int32 keys.
+    {
+        loom::skeleton::compact_request r;
+        r.input = loom::expr::values_shape(xd * 2.0, loom::where(xi32 > 3, 1u, 0u));
+        const std::vector<std::uint32_t> classes{0, loom::skeleton::no_class, 1, loom::skeleton::no_class,
+                                                 loom::skeleton::no_class, loom::skeleton::no_class};
+        r.slot_class = &classes;
+        r.value = loom::dtype::f64;
+        r.geometry.offsets_group = 256;
+        const loom::plan::plan p = plan_compact(r, cuda);
+        CHECK(p.passes.size() == 3);
+        for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
     }
 #ifdef LOOM_HAVE_CUDA
     for (const std::string& s : sources) {
