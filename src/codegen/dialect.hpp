@@ -54,8 +54,9 @@ struct dialect {
     const char* (*math_name)(opcode op, dtype t);
     // The classification (isnan isinf isfinite isnormal signbit) of value a of floating type t,
     // as a value that converts to bool; popcount or clz of value a of integer type t, counted in
-    // t's own width, as an int. The dialects' built-ins take different widths and give different
-    // types; the emitter core writes the rest (ctz, integer classification) from these.
+    // t's own width, as an int; as_bits of value a of floating type t, as the unsigned integer of
+    // its width. The dialects' built-ins take different widths and give different types; the
+    // emitter core writes the rest (ctz, integer classification, an integer's as_bits) from these.
     std::string (*bit_builtin)(opcode op, dtype t, const std::string& a);
     // What the multi-pass kernels (reduction and scan passes) need beyond a map: work-group
     // memory, barriers and the group built-ins.

@@ -108,6 +108,8 @@ const dialect cuda = {
 // __popcll and __clzll 64: a narrower operand is zero-extended through its own unsigned type,
 // and its clz loses the 32 - width leading zeros that adds.
 std::string cuda_bit_builtin(opcode op, dtype t, const std::string& a) {
+    if (op == opcode::as_bits)
+        return t == dtype::f32 ? "__float_as_uint(" + a + ")" : "((unsigned long long)__double_as_longlong(" + a + "))";
     if (op == opcode::isnormal) {
         const bool f32 = t == dtype::f32;
         const std::string magnitude = (f32 ? "fabsf(" : "fabs(") + a + ")";

@@ -56,6 +56,7 @@ const dialect opencl = {
 // OpenCL C's built-ins take every width: popcount and clz count in the operand's own and
 // return its type; isnan and the others return an int (1 or 0) for a scalar.
 std::string opencl_bit_builtin(opcode op, dtype t, const std::string& a) {
+    if (op == opcode::as_bits) return (t == dtype::f32 ? "as_uint(" : "as_ulong(") + a + ")";
     const std::string call = std::string(ir::info(op).name) + "(" + a + ")";
     return ir::is_float(t) ? call : "(int)" + call;
 }

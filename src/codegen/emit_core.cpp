@@ -226,6 +226,10 @@ std::string expression(const ir::kernel& k, const ir::node& n, const dialect& d,
     case opcode::signbit: return classification(k, n, d, a);
     case opcode::popcount:
     case opcode::clz: return d.bit_builtin(n.op, k.body[n.arg[0]].type, a);
+    case opcode::as_bits: { // an integer's are a conversion to its unsigned type; a float's the dialect's
+        const dtype from = k.body[n.arg[0]].type;
+        return ir::is_float(from) ? d.bit_builtin(n.op, from, a) : "(" + t + ")" + a;
+    }
     case opcode::ctz: { // the ones below the lowest set bit (all of them for 0), in either dialect
         const std::string u = type_name(d, unsigned_of(k.body[n.arg[0]].type));
         const std::string x = "(" + u + ")" + a;

@@ -94,6 +94,7 @@ constexpr op_info table[] = {
     {"rint", 1, op_class::float_math, nullptr},
     {"nextafter", 2, op_class::float_math, nullptr},
     {"ldexp", 2, op_class::scale, nullptr},
+    {"as_bits", 1, op_class::bit_pattern, nullptr},
     // short vectors (docs/vector-types.md)
     {"component", 1, op_class::vector_component, nullptr},
     {"make_vector", 4, op_class::vector_build, nullptr}, // 2 or 4 operands: the vector's width

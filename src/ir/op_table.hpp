@@ -25,6 +25,7 @@ enum class op_class : unsigned char {
     classify,       // isnan isinf isfinite isnormal signbit: bool, of a real operand kept as it is
     bit_count,      // popcount clz ctz: int32, of an integer operand kept in its own width (8..64 bits)
     scale,          // ldexp(x, e): the math_result of x; e converted to int32, integers only
+    bit_pattern,    // as_bits: the unsigned integer of the operand's width, of a real non-bool operand
     // short vectors (docs/vector-types.md)
     vector_component, // get<I>(v): the component type
     vector_build,     // make_vec<V>(...): V, from 2 or 4 operands converted to its component type

@@ -336,6 +336,7 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
             // Each would be a mask per component, as the comparisons would.
             reject(op, ta, "classify a component instead: loom::isnan(loom::get<I>(v))");
         case ir::op_class::bit_count: reject(op, ta, "count the bits of a component: loom::popcount(loom::get<I>(v))");
+        case ir::op_class::bit_pattern: reject(op, ta, "take a component's bits: loom::as_bits(loom::get<I>(v))");
         case ir::op_class::complex_part:
         case ir::op_class::complex_map: reject(op, ta, "it takes a complex number");
         case ir::op_class::unary_integral:
@@ -400,6 +401,17 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
         if (!ir::is_signed_integer(ta) && !ir::is_unsigned_integer(ta))
             reject(op, ta, "popcount, clz and ctz count the bits of an integer of 8 to 64 bits");
         return m.add(op, dtype::i32, a);
+    case ir::op_class::bit_pattern: {
+        // The bits as they are: no conversion of the operand.
+        if (ir::is_complex(ta) || ta == dtype::boolean)
+            reject(op, ta, "loom::as_bits takes an integer, float or double (of a complex number, take "
+                           "loom::real(z) and loom::imag(z))");
+        const dtype u = size_of(ta) == 1   ? dtype::u8
+                        : size_of(ta) == 2 ? dtype::u16
+                        : size_of(ta) == 4 ? dtype::u32
+                                           : dtype::u64;
+        return m.add(op, u, a);
+    }
     default: break;
     }
     throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a unary operation");

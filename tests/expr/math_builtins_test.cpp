@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -259,6 +260,49 @@ TEST_CASE("popcount, clz and ctz count in the operand's own width for every inte
     });
 }
 
+template <class T> auto host_bits(T x) {
+    if constexpr (std::is_integral_v<T>) {
+        return bits_of<T>(x);
+    } else {
+        std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t> u;
+        std::memcpy(&u, &x, sizeof u);
+        return u;
+    }
+}
+
+TEST_CASE_TEMPLATE("as_bits gives a float's bits unchanged, NaN payloads, signed zeros and denormals included, fused "
+                   "and unfused",
+                   T, float, double) {
+    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    const std::vector<T> values = classified_values<T>(2040);
+    fused_and_unfused([&](loom::context& c, batch& bt) {
+        const input<T> x(c, values);
+        expect<U>(
+            bt, "as_bits", [](const auto& a) { return as_bits(a); }, host_bits<T>, x);
+        // Fused with integer arithmetic on the bits: the exponent field.
+        constexpr int mantissa = std::numeric_limits<T>::digits - 1;
+        constexpr unsigned exponent_mask = sizeof(T) == 4 ? 0xffu : 0x7ffu;
+        expect<std::int32_t>(
+            bt, "exponent field",
+            [=](const auto& a) { return loom::cast<int>((loom::as_bits(a) >> mantissa) & exponent_mask); },
+            [=](T a) { return int((host_bits(a) >> mantissa) & exponent_mask); }, x);
+    });
+}
+
+TEST_CASE("as_bits of an integer is its own width's unsigned type, the value converted modulo 2^width") {
+    fused_and_unfused([](loom::context& c, batch& bt) {
+        const input<std::int8_t> a(c, bit_patterns<std::int8_t>(2041));
+        const input<std::int16_t> b(c, bit_patterns<std::int16_t>(2042));
+        const input<std::int64_t> d(c, bit_patterns<std::int64_t>(2043));
+        expect<std::uint8_t>(
+            bt, "as_bits", [](const auto& v) { return loom::as_bits(v); }, host_bits<std::int8_t>, a);
+        expect<std::uint16_t>(
+            bt, "as_bits", [](const auto& v) { return loom::as_bits(v); }, host_bits<std::int16_t>, b);
+        expect<std::uint64_t>(
+            bt, "as_bits", [](const auto& v) { return loom::as_bits(v); }, host_bits<std::int64_t>, d);
+    });
+}
+
 TEST_CASE("bit counts of an expression count in its promoted type: popcount(x ^ y) of uint8 operands is 32-bit") {
     fused_and_unfused([](loom::context& c, batch& bt) {
         const input<std::uint8_t> x(c, bit_patterns<std::uint8_t>(2030)), y(c, bit_patterns<std::uint8_t>(2031));
@@ -359,6 +403,9 @@ TEST_CASE("the built-ins' compile-time value types are those of <cmath> and C++2
     static_assert(std::is_same_v<value_type_t<decltype(loom::ldexp(l, 2))>, double>);
     static_assert(std::is_same_v<value_type_t<decltype(loom::copysign(f, 1.0))>, double>);
     static_assert(std::is_same_v<value_type_t<decltype(loom::rint(f))>, float>);
+    static_assert(std::is_same_v<value_type_t<decltype(loom::as_bits(f))>, std::uint32_t>);
+    static_assert(std::is_same_v<value_type_t<decltype(loom::as_bits(l))>, std::uint64_t>);
+    static_assert(std::is_same_v<value_type_t<decltype(loom::as_bits(f * 2.0))>, std::uint64_t>);
     // A vector built from the expression takes the value type.
     loom::vector<int> counts = loom::popcount(u);
     CHECK(counts.to_host() == std::vector<int>{0});

@@ -72,7 +72,8 @@ TEST_CASE("arity agrees with the op class") {
         case op_class::complex_part:
         case op_class::complex_map:
         case op_class::classify:
-        case op_class::bit_count: CHECK(row.arity == 1); break;
+        case op_class::bit_count:
+        case op_class::bit_pattern: CHECK(row.arity == 1); break;
         case op_class::complex_build:
         case op_class::scale: CHECK(row.arity == 2); break;
         case op_class::arithmetic:

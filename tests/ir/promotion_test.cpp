@@ -161,6 +161,15 @@ TEST_CASE("classification gives bool for every real type, integers included; bit
         }
     });
     CHECK_THROWS_AS(loom_type<std::complex<float>>(opcode::isnan), loom::error);
+    // as_bits: the unsigned type of the operand's width, no promotion; no bits of a bool.
+    CHECK(loom_type<float>(opcode::as_bits) == dtype::u32);
+    CHECK(loom_type<double>(opcode::as_bits) == dtype::u64);
+    CHECK(loom_type<std::int8_t>(opcode::as_bits) == dtype::u8);
+    CHECK(loom_type<std::int16_t>(opcode::as_bits) == dtype::u16);
+    CHECK(loom_type<std::uint32_t>(opcode::as_bits) == dtype::u32);
+    CHECK(loom_type<std::int64_t>(opcode::as_bits) == dtype::u64);
+    CHECK_THROWS_WITH_AS(loom_type<bool>(opcode::as_bits), doctest::Contains("as_bits"), loom::error);
+    CHECK_THROWS_AS(loom_type<std::complex<float>>(opcode::as_bits), loom::error);
     CHECK_THROWS_AS((loom_type<std::complex<double>, std::int32_t>(opcode::ldexp)), loom::error);
 }
 

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace skeleton_test;
@@ -56,6 +58,90 @@ TEST_CASE("min_element, max_element and minmax_element give the first extreme's 
     CHECK(loom::min_element(y).index == std::uint64_t(want - hi64.begin()));
     CHECK(loom::max_element(y).index ==
           std::uint64_t(std::max_element(hi64.begin(), hi64.end()) - hi64.begin()));
+}
+
+namespace {
+
+// std::min_element's and std::max_element's answer with NaN skipped and the two zeros equal
+// (what loom::min_element promises), as {value, index}; {identity, n} with no number at all.
+template <bool Largest, class T> loom::element<T> host_extremum(const std::vector<T>& h) {
+    std::uint64_t at = h.size();
+    for (std::uint64_t i = 0; i < h.size(); ++i) {
+        if (h[i] != h[i]) continue; // NaN
+        if (at == h.size() || (Largest ? h[at] < h[i] : h[i] < h[at])) at = i;
+    }
+    if (at == h.size()) {
+        using lim = std::numeric_limits<T>;
+        const T none = lim::has_infinity ? (Largest ? -lim::infinity() : lim::infinity())
+                                         : (Largest ? lim::lowest() : lim::max());
+        return {none, h.size()};
+    }
+    return {h[at], at};
+}
+
+template <class T> void check_extrema(const std::vector<T>& h, const std::string& what) {
+    CAPTURE(what);
+    CAPTURE(h.size());
+    loom::vector<T> x = h.empty() ? loom::vector<T>(ctx(), 0) : loom::vector<T>(ctx(), h);
+    const std::uint64_t before = ctx().statistics().kernels_launched;
+    const loom::element<T> lo = loom::min_element(x), hi = loom::max_element(x);
+    const std::uint64_t launched = ctx().statistics().kernels_launched - before;
+    const loom::element<T> want_lo = host_extremum<false>(h), want_hi = host_extremum<true>(h);
+    CHECK(lo.index == want_lo.index);
+    CHECK(hi.index == want_hi.index);
+    CHECK(lo.value == want_lo.value);
+    CHECK(hi.value == want_hi.value);
+    // One reduction each (a first pass and, past one group's elements, a pass over the partials),
+    // not a reduction and then a search.
+    if (!h.empty()) CHECK(launched <= 4);
+}
+
+template <class T> std::vector<T> extreme_values(std::size_t n, std::uint64_t seed) {
+    using lim = std::numeric_limits<T>;
+    std::vector<T> h(n);
+    // Few distinct values, so the extremes repeat and the first place counts.
+    const std::vector<std::int32_t> r = random_values<std::int32_t>(n, -40, 40, seed);
+    for (std::size_t i = 0; i < n; ++i) h[i] = T(std::is_signed_v<T> ? r[i] : r[i] + 40);
+    if (n > 40) {
+        h[n / 3] = lim::lowest();
+        h[n / 2] = lim::max();
+        h[n / 3 + 1] = lim::lowest(); // a second lowest: the first is found
+        h[n - 1] = lim::max();
+    }
+    return h;
+}
+
+} // namespace
+
+TEST_CASE_TEMPLATE("min_element and max_element of values of up to 32 bits are one reduction of (value, index) "
+                   "keys, with the standard library's answers",
+                   T, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, float) {
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(70001)})
+        check_extrema(extreme_values<T>(n, 40 + n), "random, extremes placed twice");
+    check_extrema(std::vector<T>(5000, T(1)), "all equal");
+}
+
+TEST_CASE("min_element and max_element of floats: NaN of either sign skipped, zeros equal, infinities found") {
+    using lim = std::numeric_limits<float>;
+    const float nan = lim::quiet_NaN(), inf = lim::infinity();
+    check_extrema(std::vector<float>{nan, -nan, 3.0f, -nan, 2.0f, nan}, "NaN of both signs around numbers");
+    check_extrema(std::vector<float>{nan, -nan, nan}, "no number");
+    check_extrema(std::vector<float>{0.0f, -0.0f, 1.0f, -0.0f}, "zeros: the first is the minimum");
+    check_extrema(std::vector<float>{-0.0f, 0.0f, -1.0f, 0.0f, -1.0f}, "a negative minimum");
+    check_extrema(std::vector<float>{inf, -inf, nan, inf, -inf}, "infinities");
+    check_extrema(std::vector<float>{lim::denorm_min(), -lim::denorm_min(), lim::min(), -lim::max(), lim::max()},
+                  "denormals and the extremes");
+    std::vector<float> h = random_values<float>(100003, -1.0f, 1.0f, 41);
+    for (std::size_t i = 0; i < h.size(); i += 7) h[i] = -nan;
+    check_extrema(h, "every seventh a negative NaN");
+    // A zero minimum comes back as +0.0 (docs/search-and-compaction.md).
+    loom::vector<float> z(ctx(), std::vector<float>{1.0f, -0.0f, 2.0f});
+    CHECK(!std::signbit(loom::min_element(z).value));
+    // An expression's extremes, the key fused with it.
+    loom::vector<float> x(ctx(), std::vector<float>{1.0f, -2.0f, 4.0f, -4.0f, 2.0f});
+    const loom::element<float> m = loom::max_element(x * x);
+    CHECK(m.value == 16.0f);
+    CHECK(m.index == 2);
 }
 
 TEST_CASE("copy_if and remove_if are stable, with expression and traced predicates; the count is returned") {

@@ -110,6 +110,10 @@ LOOM_UNARY_FUNCTION(rint)
 LOOM_BINARY_FUNCTION(nextafter)
 // x * 2^e exactly (std::ldexp): float for a float x, else double; e an integer, converted to int.
 LOOM_BINARY_FUNCTION(ldexp)
+// The bits of a value as the unsigned integer of its width, unchanged (C++20's
+// std::bit_cast<std::uint32_t>(x) of a float, OpenCL C's as_uint): a float's are a uint32, a
+// double's a uint64, an int16's a uint16. A complex, bool or short vector operand does not compile.
+LOOM_UNARY_FUNCTION(as_bits)
 // Short vectors (docs/vector-types.md): length(a) = sqrt(dot(a, a)), dot(a, b) the sum of the
 // component products, left to right, in the component type of the operands' math result.
 LOOM_UNARY_FUNCTION(length)

@@ -175,6 +175,10 @@ template <class Fn, class... A> constexpr void check_integer_call() {
                           "loom::popcount, loom::clz and loom::ctz count the bits of an integer of 8 to 64 bits, "
                           "and this operand is floating point, complex or bool: convert it with loom::cast<T>(...) "
                           "first");
+        } else if constexpr (op == opcode::as_bits) {
+            static_assert(std::is_arithmetic_v<first> && !std::is_same_v<first, bool>,
+                          "loom::as_bits takes an integer, float or double: the bits of a complex number are "
+                          "those of loom::real(z) and loom::imag(z), a bool has none of its own");
         } else if constexpr (op == opcode::ldexp) {
             using exponent = std::tuple_element_t<1, std::tuple<A...>>;
             static_assert(std::is_integral_v<exponent>,
@@ -232,8 +236,8 @@ template <class Fn, class... A> constexpr void check_vector_call() {
                           "loom: arg, conj, real, imag and polar take complex numbers, not short vectors");
             static_assert(op != opcode::isnan && op != opcode::isinf && op != opcode::isfinite &&
                               op != opcode::isnormal && op != opcode::signbit && op != opcode::popcount &&
-                              op != opcode::clz && op != opcode::ctz,
-                          "loom: isnan ... signbit and popcount, clz, ctz of a short vector would give one answer "
+                              op != opcode::clz && op != opcode::ctz && op != opcode::as_bits,
+                          "loom: isnan ... signbit, popcount, clz, ctz and as_bits of a short vector would give one answer "
                           "per component, as a comparison would: apply them to a component, loom::get<I>(v)");
         }
         check_vector_operands<A...>();

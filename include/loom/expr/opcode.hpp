@@ -108,6 +108,7 @@ enum class opcode : std::uint8_t {
     rint, // to the nearest integer, halves to even
     nextafter,
     ldexp, // ldexp(x, e): x * 2^e, e an integer
+    as_bits, // the value's bits as the unsigned integer of its width (C++20 std::bit_cast)
     // ---- short vectors (docs/vector-types.md); kept together before count_ ----
     component,   // loom::get<I>(v): component I (the node's slot) of a short vector
     make_vector, // loom::make_vec<V>(a, b[, c, d]): a short vector from its components

@@ -52,6 +52,13 @@ template <class T, unsigned N> using with_width_t = typename with_width<T, N>::t
 // The width of an operation's result: the vector operands' (the front end checks they agree).
 template <class... A> inline constexpr unsigned result_width_v = std::max({vector_width<A>::value...});
 
+// loom::as_bits's result: the unsigned integer of T's width (for T a real type; a complex, bool
+// or short vector operand is rejected before this is read).
+template <class T> using bits_type_t =
+    std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                       std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                          std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+
 template <class T> using promoted_t =
     with_width_t<decltype(+std::declval<vector_component_t<T>>()), vector_width<T>::value>;
 
@@ -107,6 +114,8 @@ template <opcode Op, class A> struct call_value_type<function_tag<Op>, A> {
             return static_cast<bool*>(nullptr);
         else if constexpr (Op == opcode::popcount || Op == opcode::clz || Op == opcode::ctz)
             return static_cast<int*>(nullptr); // as C++20's std::popcount, std::countl_zero
+        else if constexpr (Op == opcode::as_bits)
+            return static_cast<bits_type_t<A>*>(nullptr);
         else
             return static_cast<math1_t<A>*>(nullptr);
     }
