@@ -234,11 +234,12 @@ template <class Fn, class... A> constexpr void check_vector_call() {
             static_assert(op != opcode::arg && op != opcode::conj && op != opcode::real && op != opcode::imag &&
                               op != opcode::polar,
                           "loom: arg, conj, real, imag and polar take complex numbers, not short vectors");
-            static_assert(op != opcode::isnan && op != opcode::isinf && op != opcode::isfinite &&
-                              op != opcode::isnormal && op != opcode::signbit && op != opcode::popcount &&
-                              op != opcode::clz && op != opcode::ctz && op != opcode::as_bits,
-                          "loom: isnan ... signbit, popcount, clz, ctz and as_bits of a short vector would give one answer "
-                          "per component, as a comparison would: apply them to a component, loom::get<I>(v)");
+            static_assert(
+                op != opcode::isnan && op != opcode::isinf && op != opcode::isfinite && op != opcode::isnormal &&
+                    op != opcode::signbit && op != opcode::popcount && op != opcode::clz && op != opcode::ctz &&
+                    op != opcode::as_bits,
+                "loom: isnan ... signbit, popcount, clz, ctz and as_bits of a short vector would give one answer "
+                "per component, as a comparison would: apply them to a component, loom::get<I>(v)");
         }
         check_vector_operands<A...>();
     }
