@@ -1,10 +1,12 @@
-// loom::context: one device, its statement queue and its kernel caches.
+// loom::context: one device, its statement queue and its kernel caches; or several devices, each
+// with its own (docs/multi-device.md).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "loom/detail/runtime.hpp"
 
@@ -12,7 +14,9 @@ namespace loom {
 
 struct context_options {
     std::string backend; // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
-    std::string device;  // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any
+    // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any. Several, separated
+    // by commas ("0,1"): a context over those devices (docs/multi-device.md).
+    std::string device;
     int fusion = -1;     // 1 on, 0 off; -1: LOOM_FUSION (default on)
     // 1: `a * b + c` within one statement may become one fused multiply-add (one rounding,
     // as C compilers contract); 0: never, results match the host bit for bit; -1:
@@ -52,6 +56,12 @@ class context {
 public:
     context();
     explicit context(const context_options& options);
+    // A context over several devices: those of `parts` (at least two contexts, of one device each,
+    // none given twice). A vector on it is split into one contiguous part per device, and its
+    // statements run on every part at once (docs/multi-device.md says what runs across devices).
+    explicit context(const std::vector<context>& parts);
+    // The devices the context runs on: 1, or its parts'.
+    std::size_t device_count() const;
 
     std::string backend_name() const; // "opencl" or "cuda"
     std::string device_name() const;

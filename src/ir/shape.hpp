@@ -84,4 +84,9 @@ struct shape {
     const shape* contracted = nullptr;
 };
 
+// Registers a shape built outside shape_builder (a rewrite of one, runtime/parts/partition.hpp)
+// and its contracted form (see shape::contracted), which gets the next id; computes uses_f64.
+// The shape lives for the whole program.
+const shape* register_shape(shape s);
+
 } // namespace loom::detail

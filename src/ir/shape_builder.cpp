@@ -537,9 +537,6 @@ node_ref shape_builder::apply(opcode op, node_ref a, node_ref b, node_ref c) {
     throw error(std::string("loom: internal error: ") + ir::info(op).name + " is not a ternary operation");
 }
 
-namespace {
-
-// Registers the shape and its contracted form (see shape::contracted), which gets the next id.
 const shape* register_shape(shape s) {
     for (const ir::node& n : s.nodes) s.uses_f64 = s.uses_f64 || ir::is_double_precision(n.type);
     shape contracted = s;
@@ -557,6 +554,8 @@ const shape* register_shape(shape s) {
     }
     return &registered;
 }
+
+namespace {
 
 // Positions have a meaning only over a matrix's elements (loom/matrix.hpp).
 void reject_positions(const std::vector<ir::node>& nodes) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/device.hpp"
 #include "loom/detail/runtime.hpp"
@@ -28,6 +29,10 @@ struct buffer {
     // The caller holds a handle of its memory (loom::native_handle) or owns it (a wrapped
     // buffer): the memory never changes hands (adopt_memory).
     std::atomic<bool> pinned{false};
+
+    // On a context over several devices: one buffer per part (context_impl::parts), holding the
+    // elements context_impl::split gives it; this buffer then never has memory of its own.
+    std::vector<std::shared_ptr<buffer>> parts;
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };

@@ -10,6 +10,7 @@
 #include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/open_context.hpp"
+#include "runtime/parts/parts_device.hpp"
 #include "support/environment.hpp"
 #include "support/log.hpp"
 
@@ -68,9 +69,40 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
+    if (device.find(',') != std::string::npos) {
+        // Several devices: a context of one device each, and one over them all.
+        std::vector<context> parts;
+        std::size_t start = 0;
+        while (start <= device.size()) {
+            const std::size_t comma = std::min(device.find(',', start), device.size());
+            context_options one = options;
+            one.backend = backend;
+            one.device = device.substr(start, comma - start);
+            if (one.device.empty())
+                throw error("loom: LOOM_DEVICE=" + device +
+                            " names an empty device; list devices by index or name, separated by commas (0,1)");
+            parts.emplace_back(one);
+            start = comma + 1;
+        }
+        *this = context(parts);
+        return;
+    }
     impl_ =
         detail::open_context(options, [&](bool profiling) { return backend::open_device(backend, device, profiling); });
 }
+
+context::context(const std::vector<context>& parts) {
+    std::vector<detail::context_ptr> impls;
+    for (const context& c : parts) impls.push_back(c.impl());
+    detail::context_settings settings;
+    if (!impls.empty() && impls[0]) settings = impls[0]->settings();
+    impl_ = std::make_shared<detail::context_impl>(std::move(impls), settings);
+    context_registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.contexts.push_back(impl_);
+}
+
+std::size_t context::device_count() const { return impl_->several() ? impl_->parts().size() : 1; }
 
 // Every context is made here: context(options), and interop's over the caller's handles (interop.cpp).
 detail::context_ptr detail::open_context(const context_options& options,
@@ -98,6 +130,24 @@ std::string context::driver_version() const { return impl_->info().driver; }
 bool context::has_fp64() const { return impl_->info().fp64; }
 void context::finish() const { detail::finish(*impl_); }
 context_statistics context::statistics() const {
+    if (impl_->several()) { // the parts' counters, summed
+        context_statistics sum;
+        for (const detail::context_ptr& part : impl_->parts()) {
+            const context_statistics s = context(part).statistics();
+            sum.flushes += s.flushes;
+            sum.statements += s.statements;
+            sum.plans_made += s.plans_made;
+            sum.plan_hits += s.plan_hits;
+            sum.kernels_compiled += s.kernels_compiled;
+            sum.disk_hits += s.disk_hits;
+            sum.kernels_launched += s.kernels_launched;
+            sum.host_syncs += s.host_syncs;
+            sum.kernels_timed += s.kernels_timed;
+            sum.kernel_ns += s.kernel_ns;
+            sum.kernels_tuned += s.kernels_tuned;
+        }
+        return sum;
+    }
     std::lock_guard<std::recursive_mutex> guard(impl_->mutex());
     context_statistics s = impl_->counters();
     // Every compile goes through the program cache, whichever skeleton asked for it.
@@ -152,6 +202,56 @@ context_impl::context_impl(std::unique_ptr<backend::device> dev, const context_s
       planner_(*device_, programs_, settings_, statistics_), plans_(programs_),
       maps_(*device_, executor_, programs_, statistics_, settings_) {}
 
+namespace {
+
+// What a context over `parts` reports of its device: their names joined by " | ", fp64 where
+// every part has it, the smallest of the limits.
+backend::device_info describe_parts(const std::vector<context_ptr>& parts) {
+    if (parts.size() < 2)
+        throw error("loom: a context over several devices needs at least two parts, and was given " +
+                    std::to_string(parts.size()));
+    for (const context_ptr& p : parts)
+        if (!p) throw error("loom: a context over several devices was given an empty context");
+    backend::device_info info = parts[0]->info();
+    for (std::size_t k = 1; k < parts.size(); ++k) {
+        const backend::device_info& p = parts[k]->info();
+        if (p.backend != info.backend) info.backend += "+" + p.backend;
+        info.name += " | " + p.name;
+        info.fp64 = info.fp64 && p.fp64;
+        info.gpu = info.gpu || p.gpu;
+        info.compute_units += p.compute_units;
+        info.global_memory += p.global_memory;
+        info.max_work_group = std::min(info.max_work_group, p.max_work_group);
+        info.max_parameter_bytes = std::min(info.max_parameter_bytes, p.max_parameter_bytes);
+    }
+    return info;
+}
+
+// A part's first share of every vector, from its properties (docs/multi-device.md): its compute
+// units, a GPU's counted 16 times (a GPU compute unit runs many more lanes at once than a CPU
+// core). A starting rule; what the parts measure moves it (loom::balance).
+double starting_weight(const backend::device_info& info) {
+    return double(std::max(1u, info.compute_units)) * (info.gpu ? 16.0 : 1.0);
+}
+
+} // namespace
+
+context_impl::context_impl(std::vector<context_ptr> parts, const context_settings& settings)
+    : context_impl(make_parts_device(describe_parts(parts), parts[0]->device(), parts.size()), settings) {
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (parts[k]->several())
+            throw error("loom: a context over several devices takes contexts of one device each; this part is "
+                        "itself over " +
+                        std::to_string(parts[k]->parts().size()) + " devices");
+        for (std::size_t j = 0; j < k; ++j)
+            if (parts[j] == parts[k])
+                throw error("loom: a context over several devices was given one context twice; open a context per "
+                            "device (two contexts may open one device)");
+        weights_.push_back(starting_weight(parts[k]->info()));
+    }
+    parts_ = std::move(parts);
+}
+
 context_impl::~context_impl() {
     logging::context_scope scope(id_);
     try {
@@ -171,6 +271,11 @@ void flush(context_impl& ctx, flush_point at) {
 
 void finish(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
+    for (const context_ptr& part : ctx.parts()) { // enqueued on every part before any waits
+        std::lock_guard<std::recursive_mutex> part_guard(part->mutex());
+        part->flush(flush_cause::finish);
+    }
+    for (const context_ptr& part : ctx.parts()) finish(*part);
     logging::context_scope scope(ctx.id());
     ctx.flush(flush_cause::finish);
     ctx.device().finish();

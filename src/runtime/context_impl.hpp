@@ -28,6 +28,7 @@
 #include "runtime/library_state.hpp"
 #include "runtime/loop/loop_runtime.hpp"
 #include "runtime/map_launcher.hpp"
+#include "runtime/parts/partition.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/run_statistics.hpp"
 #include "runtime/settings.hpp"
@@ -72,7 +73,16 @@ struct fused_statements {
 class context_impl : public std::enable_shared_from_this<context_impl> {
 public:
     context_impl(std::unique_ptr<backend::device> dev, const context_settings& settings);
+    // A context over several devices (docs/multi-device.md): `parts`, one context of one device
+    // each, run its work; its own device (runtime/parts/parts_device.hpp) runs nothing.
+    context_impl(std::vector<std::shared_ptr<context_impl>> parts, const context_settings& settings);
     ~context_impl();
+
+    // Several devices: the parts, and how a vector of `length` elements is split over them
+    // (runtime/parts/partition.hpp). A context of one device has no parts.
+    bool several() const { return !parts_.empty(); }
+    const std::vector<std::shared_ptr<context_impl>>& parts() const { return parts_; }
+    std::vector<part_range> split(std::uint64_t length) const { return detail::split(length, weights_); }
 
     backend::device& device() { return *device_; }
     const backend::device_info& info() const { return device_->info(); }
@@ -148,6 +158,10 @@ private:
     // Runs the first `count` pending statements, where a flush limit cut the queue (flush.cpp).
     void flush_prefix(std::size_t count, flush_cause cause);
 
+    // Several devices: the parts, declared first so that they outlive everything of this context
+    // that may name their buffers, and each part's share of a vector (partition.hpp's weights).
+    std::vector<std::shared_ptr<context_impl>> parts_;
+    std::vector<double> weights_;
     std::recursive_mutex mutex_;
     std::uint64_t id_;
     run_statistics statistics_;

@@ -8,6 +8,7 @@
 #include "loom/reduce.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/reduce_epilogues.hpp"
 #include "runtime/skeleton_input.hpp"
@@ -72,6 +73,7 @@ struct reduction_flush_end {
 } // namespace
 
 void run_reduce(context_impl& ctx, const reduce_call& written, const reduce_results& results) {
+    if (ctx.several()) return reduce_across_parts(ctx, written, results);
     reduce_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "reduction"); // every check before anything runs

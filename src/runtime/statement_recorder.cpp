@@ -7,6 +7,8 @@
 #include "ir/shape.hpp"
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "support/log.hpp"
 
 namespace loom::detail {
@@ -30,6 +32,7 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
                             " elements (" + std::to_string(bytes) + " bytes) exceeds the largest allocation " +
                             ctx->info().name + " allows (" + std::to_string(ctx->info().max_allocation) +
                             " bytes); use smaller vectors");
+    if (ctx->several()) return new_parted_buffer(ctx, length, type);
     auto b = std::make_shared<buffer>();
     b->ctx = ctx.get();
     b->length = length;
@@ -40,8 +43,15 @@ buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) 
 std::uint64_t length_of(const buffer& b) { return b.length; }
 context_impl* context_of(const buffer& b) { return b.ctx; }
 context_ptr shared_context_of(const buffer& b) { return b.ctx->shared_from_this(); }
-void attach_vector(buffer& b) { ++b.vector_refs; }
-void detach_vector(buffer& b) { --b.vector_refs; }
+// A part of a named buffer is named too: each part's fusion keeps the stores of what a vector names.
+void attach_vector(buffer& b) {
+    ++b.vector_refs;
+    for (const buffer_ptr& part : b.parts) attach_vector(*part);
+}
+void detach_vector(buffer& b) {
+    --b.vector_refs;
+    for (const buffer_ptr& part : b.parts) detach_vector(*part);
+}
 
 std::recursive_mutex& context_mutex(context_impl& ctx) { return ctx.mutex(); }
 
@@ -55,6 +65,8 @@ void name_buffer(buffer& b, const char* name) {
                         "of text, so use printable characters");
     std::lock_guard<std::recursive_mutex> guard(b.ctx->mutex()); // a flush on another thread may read it
     b.name = text;
+    for (std::size_t k = 0; k < b.parts.size(); ++k)
+        name_buffer(*b.parts[k], (text + "[part " + std::to_string(k) + "]").c_str());
 }
 
 namespace {
@@ -69,6 +81,7 @@ void check_transfer(const buffer& b, std::uint64_t first, std::uint64_t count, c
 
 void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
     check_transfer(b, first, count, "copy to the device");
+    if (!b.parts.empty()) return upload_parts(b, first, count, host);
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
@@ -80,6 +93,7 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
 
 void download(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     check_transfer(b, first, count, "copy to the host");
+    if (!b.parts.empty()) return download_parts(b, first, count, host);
     context_impl& ctx = *b.ctx;
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
@@ -195,6 +209,7 @@ void statement_recorder::check_statement(const shape* written, std::uint64_t len
 
 void statement_recorder::commit_view_assignment(const shape* written, const buffer_ptr& target, std::uint64_t length,
                                                 const written_span* span) {
+    if (ctx_.several()) throw error(needs_one_device(partwise_refusal(*written), ctx_.parts().size()));
     const shape* s = ctx_.statement_form(written);
     check_operands(s, length);
     fusion::statement_queue& q = ctx_.queue();
@@ -204,6 +219,14 @@ void statement_recorder::commit_view_assignment(const shape* written, const buff
 }
 
 void statement_recorder::commit_assignment(const shape* written, const buffer_ptr& target) {
+    if (ctx_.several()) {
+        // Each part's share of the statement goes to the part's own queue (statements_across_parts.hpp).
+        check_operands(written, target->length);
+        commit_across_parts(ctx_, written, ctx_.queue().slots.data() + first_slot_, target);
+        ctx_.queue().slots.resize(first_slot_);
+        committed_ = true;
+        return;
+    }
     const shape* s = ctx_.statement_form(written);
     fusion::statement_queue& q = ctx_.queue();
     const std::uint64_t length = target->length;

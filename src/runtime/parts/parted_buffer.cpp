@@ -1,0 +1,59 @@
+// Vectors split over devices; see parted_buffer.hpp.
+#include "runtime/parts/parted_buffer.hpp"
+
+#include <algorithm>
+
+#include "runtime/context_impl.hpp"
+
+namespace loom::detail {
+
+buffer_ptr new_parted_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) {
+    const std::vector<part_range> ranges = ctx->split(length);
+    auto b = std::make_shared<buffer>();
+    b->ctx = ctx.get();
+    b->length = length;
+    b->type = type;
+    for (std::size_t k = 0; k < ranges.size(); ++k)
+        b->parts.push_back(new_buffer(ctx->parts()[k], ranges[k].count, type));
+    return b;
+}
+
+namespace {
+
+// Calls f(part k, its first element to move, how many, where they start in the host range) for
+// each part holding some of elements first .. first + count.
+template <class F> void each_part(buffer& b, std::uint64_t first, std::uint64_t count, F f) {
+    const std::vector<part_range> ranges = b.ctx->split(b.length);
+    for (std::size_t k = 0; k < ranges.size(); ++k) {
+        const std::uint64_t begin = std::max(first, ranges[k].first);
+        const std::uint64_t end = std::min(first + count, ranges[k].first + ranges[k].count);
+        if (begin < end) f(k, begin - ranges[k].first, end - begin, begin - first);
+    }
+}
+
+} // namespace
+
+void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host) {
+    const auto* bytes = static_cast<const unsigned char*>(host);
+    const std::size_t size = size_of(b.type);
+    each_part(b, first, count, [&](std::size_t k, std::uint64_t at, std::uint64_t n, std::uint64_t from) {
+        upload(*b.parts[k], at, n, bytes + from * size);
+    });
+}
+
+void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
+    auto* bytes = static_cast<unsigned char*>(host);
+    const std::size_t size = size_of(b.type);
+    // Every part's pending work enqueued first: the reads below then wait for devices that all
+    // started together, not one after another.
+    each_part(b, first, count, [&](std::size_t k, std::uint64_t, std::uint64_t, std::uint64_t) {
+        context_impl& part = *b.parts[k]->ctx;
+        std::lock_guard<std::recursive_mutex> guard(part.mutex());
+        part.flush(flush_cause::host_read);
+    });
+    each_part(b, first, count, [&](std::size_t k, std::uint64_t at, std::uint64_t n, std::uint64_t from) {
+        download(*b.parts[k], at, n, bytes + from * size);
+    });
+}
+
+} // namespace loom::detail

@@ -1,0 +1,19 @@
+// Vectors of a context over several devices (docs/multi-device.md): a buffer per part, and
+// host transfers that cross the parts.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/buffer.hpp"
+
+namespace loom::detail {
+
+// A buffer of `length` elements on `ctx` (several()), with a buffer of each part's share.
+buffer_ptr new_parted_buffer(const context_ptr& ctx, std::uint64_t length, dtype type);
+
+// Elements first .. first + count of a parted buffer to or from the host, part by part. The parts'
+// pending statements are all enqueued before the first transfer waits, so the devices work at once.
+void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
+void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
+
+} // namespace loom::detail

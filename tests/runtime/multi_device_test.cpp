@@ -1,0 +1,157 @@
+// A context over several devices (docs/multi-device.md), tested with two contexts of this
+// machine's OpenCL device as its parts: vectors split into one part per device, element-wise
+// statements run on every part, reductions folded across the parts, host transfers across the
+// part boundaries, and what runs on one device only refused with a loom::error that leaves every
+// vector as it was. Every value against a host reference and against the same work on one device.
+#include <doctest/doctest.h>
+
+#include <loom/loom.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace {
+
+loom::context_options opencl(int fusion = -1) {
+    loom::context_options o;
+    o.backend = "opencl";
+    o.fusion = fusion;
+    return o;
+}
+
+// Two parts on this machine's OpenCL device: each its own context, queue and caches.
+loom::context two_parts(int fusion = -1) {
+    return loom::context({loom::context(opencl(fusion)), loom::context(opencl(fusion))});
+}
+
+std::vector<float> ramp(std::size_t n, float scale) {
+    std::vector<float> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = scale * float(int(i % 97) - 48) / 7.0f;
+    return h;
+}
+
+} // namespace
+
+TEST_CASE("a context over two devices splits vectors and runs element-wise statements on every part") {
+    for (int fusion : {1, 0}) {
+        CAPTURE(fusion);
+        loom::context group = two_parts(fusion);
+        CHECK(group.device_count() == 2);
+        CHECK(group.device_name().find(" | ") != std::string::npos);
+        for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1001), std::size_t(65537)}) {
+            CAPTURE(n);
+            const std::vector<float> hx = ramp(n, 1.0f), hy = ramp(n, -0.5f);
+            loom::vector<float> x(group, hx), y(group, hy), z(group, n);
+            z = 2.0f * x + y;
+            z = z * x + sin(y); // fused with the statement before where fusion is on
+            loom::vector<float> w = z - 1.0f;
+            const std::vector<float> got = w.to_host();
+            REQUIRE(got.size() == n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const float zi = (2.0f * hx[i] + hy[i]) * hx[i] + std::sin(hy[i]);
+                CHECK(got[i] == zi - 1.0f);
+            }
+        }
+    }
+}
+
+TEST_CASE("on several devices the element index counts from the vector's start: index(), random numbers") {
+    loom::context group = two_parts(), one(opencl());
+    const std::size_t n = 10007;
+    loom::vector<std::uint64_t> at(group, n);
+    at = loom::index();
+    const std::vector<std::uint64_t> h = at.to_host();
+    for (std::size_t i = 0; i < n; ++i) CHECK(h[i] == i);
+    // The same draws as on one device, bit for bit: a draw depends on the seed and the element index.
+    loom::vector<float> r(group, n), r1(one, n);
+    r = loom::random_uniform<float>(42) * 2.0f;
+    r1 = loom::random_uniform<float>(42) * 2.0f;
+    CHECK(r.to_host() == r1.to_host());
+}
+
+TEST_CASE("reductions on several devices fold the parts' partial results with the same operation") {
+    loom::context group = two_parts();
+    for (std::size_t n : {std::size_t(1), std::size_t(5), std::size_t(4099), std::size_t(100003)}) {
+        CAPTURE(n);
+        std::vector<std::int32_t> h(n);
+        for (std::size_t i = 0; i < n; ++i) h[i] = std::int32_t((i * 7919) % 2001) - 1000;
+        loom::vector<std::int32_t> x(group, h);
+        CHECK(loom::sum<std::int64_t>(x) == std::accumulate(h.begin(), h.end(), std::int64_t(0)));
+        CHECK(loom::min(x) == *std::min_element(h.begin(), h.end()));
+        CHECK(loom::max(x * 2) == 2 * *std::max_element(h.begin(), h.end()));
+        CHECK(loom::count(x > 500) == std::uint64_t(std::count_if(h.begin(), h.end(), [](int v) { return v > 500; })));
+        const auto [lo, hi] = loom::minmax(x);
+        CHECK(lo == *std::min_element(h.begin(), h.end()));
+        CHECK(hi == *std::max_element(h.begin(), h.end()));
+        // min_element's key holds the element index: counted from the vector's start on every part.
+        const loom::element<std::int32_t> m = loom::min_element(x);
+        CHECK(m.index == std::uint64_t(std::min_element(h.begin(), h.end()) - h.begin()));
+        // A user's operation, and pending statements fused into each part's first pass.
+        loom::vector<std::int32_t> y(group, n);
+        y = x * 3 + 1;
+        std::int64_t want = 0;
+        for (std::int32_t v : h) want = std::max<std::int64_t>(want, std::int64_t(std::abs(v * 3 + 1)));
+        CHECK(loom::reduce(loom::cast<std::int64_t>(loom::abs(y)), std::int64_t(0),
+                           [](auto a, auto b) { return loom::max(a, b); }) == want);
+    }
+}
+
+TEST_CASE("host reads and writes cross the parts: v[i], copies of ranges, to_host") {
+    loom::context group = two_parts();
+    const std::size_t n = 1000;
+    std::vector<float> h = ramp(n, 3.0f);
+    loom::vector<float> x(group, h);
+    for (std::size_t i : {std::size_t(0), std::size_t(499), std::size_t(500), std::size_t(999)}) {
+        CHECK(float(x[i]) == h[i]);
+        x[i] = float(i);
+        h[i] = float(i);
+    }
+    CHECK(x.to_host() == h);
+    // A vector made from an expression and a copy of a vector take the context's split.
+    loom::vector<float> y = x * 2.0f, c = y;
+    const std::vector<float> got = c.to_host();
+    for (std::size_t i = 0; i < n; ++i) CHECK(got[i] == 2.0f * h[i]);
+}
+
+TEST_CASE("what runs on one device is refused on several with a loom::error, and nothing changes") {
+    loom::context group = two_parts();
+    const std::size_t n = 300;
+    const std::vector<float> h = ramp(n, 1.0f);
+    loom::vector<float> x(group, h), y(group, n, 5.0f);
+    const auto refused = [&](auto&& f, const char* what) {
+        CAPTURE(what);
+        try {
+            f();
+            FAIL("no error");
+        } catch (const loom::error& e) {
+            CHECK(std::string(e.what()).find("runs on one device") != std::string::npos);
+        }
+        CHECK(x.to_host() == h);
+        CHECK(y.to_host() == std::vector<float>(n, 5.0f));
+    };
+    refused([&] { y = loom::shift(x, 1); }, "a stencil");
+    refused([&] { loom::sort(x, y); }, "a sort");
+    refused([&] { loom::inclusive_scan(x, y); }, "a scan");
+    refused([&] { loom::scalar<float> s = loom::sum(x, loom::on_device); }, "a reduction into a device scalar");
+}
+
+TEST_CASE("contexts over several devices: LOOM_DEVICE's list, and the mistakes refused") {
+    loom::context_options o = opencl();
+    o.device = "0,0"; // device 0 twice: two parts on one device
+    loom::context listed(o);
+    CHECK(listed.device_count() == 2);
+    loom::vector<float> x(listed, std::vector<float>{1.0f, 2.0f, 3.0f});
+    CHECK(loom::sum(x * x) == 14.0f);
+    o.device = "0,";
+    CHECK_THROWS_AS(loom::context{o}, loom::error);
+    loom::context one(opencl());
+    CHECK_THROWS_AS(loom::context(std::vector<loom::context>{one}), loom::error);
+    CHECK_THROWS_AS(loom::context(std::vector<loom::context>{one, one}), loom::error);
+    CHECK_THROWS_AS(loom::context(std::vector<loom::context>{one, listed}), loom::error);
+    // Vectors of two contexts do not mix.
+    loom::vector<float> a(one, 3, 1.0f);
+    CHECK_THROWS_AS(x = x + a, loom::error);
+}
