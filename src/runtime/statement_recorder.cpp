@@ -8,6 +8,7 @@
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/statements_across_parts.hpp"
 #include "support/log.hpp"
 
