@@ -178,6 +178,12 @@ protected:
 std::unique_ptr<device> open_device(const std::string& backend, const std::string& device_filter,
                                     bool profiling = false);
 
+// Device `device_filter` split into `parts` equal sub-devices (OpenCL's clCreateSubDevices; the
+// auto backend takes OpenCL's devices here), each a device of its own. Throws loom::error when
+// the backend or the device cannot split.
+std::vector<std::unique_ptr<device>> open_sub_devices(const std::string& backend, const std::string& device_filter,
+                                                      unsigned parts, bool profiling = false);
+
 // One backend's devices, in the order a LOOM_DEVICE index counts them, and the one its open
 // function would open for a device filter (none: it would throw).
 struct device_listing {

@@ -80,6 +80,17 @@ std::unique_ptr<device> open_device(const std::string& backend, const std::strin
     return open_device_alone(backend, device_filter, profiling);
 }
 
+std::vector<std::unique_ptr<device>> open_sub_devices(const std::string& backend, const std::string& device_filter,
+                                                      unsigned parts, bool profiling) {
+    std::lock_guard<std::mutex> alone(discovery_lock());
+    if (backend == "cuda")
+        throw error("loom: LOOM_DEVICE=" + device_filter + "/" + std::to_string(parts) +
+                    ": only OpenCL devices split into sub-devices; list CUDA devices whole (LOOM_DEVICE=0,1)");
+    if (!backend.empty() && backend != "auto" && backend != "opencl")
+        throw error("loom: LOOM_BACKEND=" + backend + " is not a backend; use opencl, cuda or auto");
+    return open_opencl_sub_devices(device_filter, parts, profiling);
+}
+
 std::vector<listed_device> list_devices(const std::string& backend, const std::string& device_filter) {
     std::lock_guard<std::mutex> alone(discovery_lock());
     return list_devices_alone(backend, device_filter);

@@ -2,6 +2,7 @@
 // or the environment, and the final flush when the last owner lets go.
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdlib>
 #include <mutex>
 #include <vector>
@@ -69,8 +70,8 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
-    if (device.find(',') != std::string::npos) {
-        // Several devices: a context of one device each, and one over them all.
+    if (device.find_first_of(",/") != std::string::npos) {
+        // Several devices: a context of one device (or sub-device) each, and one over them all.
         std::vector<context> parts;
         std::size_t start = 0;
         while (start <= device.size()) {
@@ -78,10 +79,27 @@ context::context(const context_options& options) {
             context_options one = options;
             one.backend = backend;
             one.device = device.substr(start, comma - start);
-            if (one.device.empty())
+            const std::size_t slash = one.device.find('/');
+            if (one.device.empty() || slash == 0)
                 throw error("loom: LOOM_DEVICE=" + device +
-                            " names an empty device; list devices by index or name, separated by commas (0,1)");
-            parts.emplace_back(one);
+                            " names an empty device; list devices by index or name, separated by commas (0,1), "
+                            "and split one with /parts (0/2)");
+            if (slash == std::string::npos) {
+                parts.emplace_back(one);
+            } else {
+                // Device "<name>/<k>": k equal sub-devices of it (backend::open_sub_devices).
+                const std::string count = one.device.substr(slash + 1);
+                unsigned k = 0;
+                const auto [end, bad] = std::from_chars(count.data(), count.data() + count.size(), k);
+                if (bad != std::errc() || end != count.data() + count.size() || k < 2)
+                    throw error("loom: LOOM_DEVICE=" + device + ": \"" + one.device +
+                                "\" splits a device into a number of parts of 2 or more after the /, as in 0/2");
+                one.device.resize(slash);
+                std::vector<std::unique_ptr<backend::device>> subs =
+                    backend::open_sub_devices(backend, one.device, k, profiling_setting(options.profiling));
+                for (std::unique_ptr<backend::device>& sub : subs)
+                    parts.emplace_back(detail::open_context(options, [&](bool) { return std::move(sub); }));
+            }
             start = comma + 1;
         }
         *this = context(parts);

@@ -7,6 +7,8 @@
 
 #include <loom/loom.hpp>
 
+#include "runtime/context_impl.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -161,4 +163,39 @@ TEST_CASE("contexts over several devices: LOOM_DEVICE's list, and the mistakes r
     // Vectors of two contexts do not mix.
     loom::vector<float> a(one, 3, 1.0f);
     CHECK_THROWS_AS(x = x + a, loom::error);
+}
+
+TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a part with half its compute units") {
+    loom::context whole(opencl());
+    const unsigned units = whole.impl()->info().compute_units;
+    if (units < 2 || units % 2 != 0) {
+        MESSAGE("skipped: the OpenCL device has " << units << " compute units, which do not split in two");
+        return;
+    }
+    loom::context_options o = opencl();
+    o.device = "0/2";
+    loom::context halves(o);
+    REQUIRE(halves.device_count() == 2);
+    for (const auto& part : halves.impl()->parts()) CHECK(part->info().compute_units * 2 == units);
+    const std::size_t n = 50001;
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = double(i % 1000) * 0.5;
+    loom::vector<double> x(halves, h), y(halves, n);
+    y = x * x + loom::cast<double>(loom::index());
+    const std::vector<double> got = y.to_host();
+    double want = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        CHECK(got[i] == h[i] * h[i] + double(i));
+        want += got[i];
+    }
+    CHECK(loom::sum(y) == doctest::Approx(want).epsilon(1e-12));
+    // A list of split and whole devices; the mistakes in the spelling.
+    o.device = "0/2,0";
+    CHECK(loom::context(o).device_count() == 3);
+    for (const std::string& bad : {std::string("0/1"), std::string("0/x"), std::string("/2"),
+                                   "0/" + std::to_string(units + 1)}) { // more parts than compute units
+        CAPTURE(bad);
+        o.device = bad;
+        CHECK_THROWS_AS(loom::context{o}, loom::error);
+    }
 }

@@ -95,11 +95,13 @@ public:
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
     }
 
-    // Over a context and an in-order queue the caller made (interop): the handles hold references.
+    // Over a context and an in-order queue made elsewhere (interop, sub-devices): the handles hold
+    // references. `physical` is the device whose memory the ledger counts (a sub-device's parent).
     opencl_device(const cl::Platform& platform, const cl::Device& dev, cl::Context context, cl::CommandQueue queue,
-                  bool profiling)
-        : device_(dev), context_(std::move(context)), ledger_(ledger_of(ledger_name(dev))), queue_(std::move(queue)),
-          info_(describe(platform, dev)), options_(build_options(dev)), max_alloc_(info_.max_allocation) {
+                  bool profiling, const cl::Device& physical)
+        : device_(dev), context_(std::move(context)), ledger_(ledger_of(ledger_name(physical))),
+          queue_(std::move(queue)), info_(describe(platform, dev)), options_(build_options(dev)),
+          max_alloc_(info_.max_allocation) {
         if (profiling) clock_ = std::make_unique<kernel_clock<cl::Event, opencl_event_reader>>(reader_);
     }
 
@@ -307,6 +309,46 @@ std::unique_ptr<device> open_opencl_device(const std::string& filter, bool profi
     return std::make_unique<opencl_device>(c.platform, c.device, profiling);
 }
 
+std::vector<std::unique_ptr<device>> open_opencl_sub_devices(const std::string& filter, unsigned parts,
+                                                             bool profiling) {
+    std::string found;
+    const std::vector<candidate> all = find_devices(found);
+    const candidate& c = all[choose(all, filter, found)];
+    const std::string name = c.device.getInfo<CL_DEVICE_NAME>();
+    const cl_uint units = c.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+    const std::vector<cl_device_partition_property> kinds = c.device.getInfo<CL_DEVICE_PARTITION_PROPERTIES>();
+    const bool equally =
+        std::find(kinds.begin(), kinds.end(), cl_device_partition_property(CL_DEVICE_PARTITION_EQUALLY)) != kinds.end();
+    const std::string asked = "LOOM_DEVICE=" + filter + "/" + std::to_string(parts);
+    if (parts < 2) throw error("loom: " + asked + ": a device splits into 2 or more parts");
+    if (!equally)
+        throw error("loom: " + asked + ": the OpenCL device " + name +
+                    " cannot be split into equal sub-devices (no CL_DEVICE_PARTITION_EQUALLY); list whole devices "
+                    "instead (LOOM_DEVICE=0,1)");
+    if (units < parts || units % parts != 0)
+        throw error("loom: " + asked + ": the OpenCL device " + name + " has " + std::to_string(units) +
+                    " compute units, which do not split into " + std::to_string(parts) +
+                    " equal parts; ask for a number of parts that divides them");
+    const cl_device_partition_property properties[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                                       cl_device_partition_property(units / parts), 0};
+    std::vector<cl::Device> subs;
+    cl::Device whole = c.device; // createSubDevices is not const
+    check(whole.createSubDevices(properties, &subs), "splitting " + name + " into sub-devices");
+    if (subs.size() < parts)
+        throw error("loom: " + asked + ": the OpenCL driver made " + std::to_string(subs.size()) + " sub-devices of " +
+                    name + " where " + std::to_string(parts) + " were asked for");
+    subs.resize(parts);
+    // One cl_context over every part: buffers of one part may be copied into another's directly.
+    const cl::Context context(subs);
+    std::vector<std::unique_ptr<device>> devices;
+    for (const cl::Device& d : subs)
+        devices.push_back(std::make_unique<opencl_device>(
+            c.platform, d, context,
+            cl::CommandQueue(context, d, profiling ? cl::QueueProperties::Profiling : cl::QueueProperties::None),
+            profiling, c.device));
+    return devices;
+}
+
 std::unique_ptr<device> open_opencl_device_over(void* context_handle, void* queue_handle, bool profiling,
                                                 bool profiling_asked) {
     const auto context = static_cast<cl_context>(context_handle);
@@ -349,8 +391,9 @@ std::unique_ptr<device> open_opencl_device_over(void* context_handle, void* queu
     cl_platform_id platform = nullptr;
     check(clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof(cl_platform_id), &platform, nullptr),
           "reading a device's platform");
-    return std::make_unique<opencl_device>(cl::Platform(platform), cl::Device(dev, true), cl::Context(context, true),
-                                           cl::CommandQueue(queue, true), profiling);
+    const cl::Device device(dev, true);
+    return std::make_unique<opencl_device>(cl::Platform(platform), device, cl::Context(context, true),
+                                           cl::CommandQueue(queue, true), profiling, device);
 }
 
 device_listing list_opencl_devices(const std::string& filter) {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backend/device.hpp"
 
@@ -12,6 +13,13 @@ namespace loom::backend {
 // Throws loom::no_device listing the platforms found when none matches. `profiling`: a queue
 // with profiling events, each launch timed (device::timing).
 std::unique_ptr<device> open_opencl_device(const std::string& device_filter, bool profiling = false);
+
+// Device `device_filter` (as open_opencl_device chooses it) split into `parts` equal sub-devices
+// (clCreateSubDevices, CL_DEVICE_PARTITION_EQUALLY), each with its own queue, all in one
+// cl_context; their memory counts against the whole device's. Throws loom::error when the
+// device cannot be split so (no equal partition, compute units not a multiple of `parts`).
+std::vector<std::unique_ptr<device>> open_opencl_sub_devices(const std::string& device_filter, unsigned parts,
+                                                             bool profiling = false);
 
 // A device over the caller's cl_context and cl_command_queue (interop, docs/interop.md): the
 // device is the queue's; both are retained, and released with the device. Throws loom::error
