@@ -62,6 +62,9 @@ public:
     explicit context(const std::vector<context>& parts);
     // The devices the context runs on: 1, or its parts'.
     std::size_t device_count() const;
+    // A context over several devices: its parts, each a context of one device (statements and
+    // vectors made on a part run on that device alone). Empty for a context of one device.
+    std::vector<context> parts() const;
 
     std::string backend_name() const; // "opencl" or "cuda"
     std::string device_name() const;

@@ -110,7 +110,9 @@ public:
     const expr::shared_claim& claim() const { return claim_; }
 
 private:
-    static detail::buffer_ptr make(const detail::context_ptr& ctx) { return detail::new_buffer(ctx, 1, dtype_v<T>); }
+    static detail::buffer_ptr make(const detail::context_ptr& ctx) {
+        return detail::new_scalar_buffer(ctx, dtype_v<T>);
+    }
     // A live object names b: its claim counts it as a vector's (fused kernels must store it).
     void adopt(detail::buffer_ptr b) {
         claim_ = expr::claim(b);

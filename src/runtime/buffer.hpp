@@ -33,6 +33,9 @@ struct buffer {
     // On a context over several devices: one buffer per part (context_impl::parts), holding the
     // elements context_impl::split gives it; this buffer then never has memory of its own.
     std::vector<std::shared_ptr<buffer>> parts;
+    // With parts: a loom::scalar's buffer, whose every part holds the whole (one) element. Writes
+    // reach every copy; reads take the first part's.
+    bool replicated = false;
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };

@@ -122,6 +122,12 @@ context::context(const std::vector<context>& parts) {
 
 std::size_t context::device_count() const { return impl_->several() ? impl_->parts().size() : 1; }
 
+std::vector<context> context::parts() const {
+    std::vector<context> parts;
+    for (const detail::context_ptr& part : impl_->parts()) parts.emplace_back(part);
+    return parts;
+}
+
 // Every context is made here: context(options), and interop's over the caller's handles (interop.cpp).
 detail::context_ptr detail::open_context(const context_options& options,
                                          const std::function<std::unique_ptr<backend::device>(bool)>& open) {

@@ -5,6 +5,7 @@
 #include "loom/scan.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/skeleton_input.hpp"
 #include "skeleton/plan_scan.hpp"
@@ -29,6 +30,7 @@ std::uint32_t output_class(const shape& input, const bound_input& in, const buff
 } // namespace
 
 void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& output) {
+    if (ctx.several()) return scan_across_parts(ctx, written, output);
     scan_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "scan");

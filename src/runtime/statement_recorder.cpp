@@ -14,6 +14,11 @@
 
 namespace loom::detail {
 
+buffer_ptr new_scalar_buffer(const context_ptr& ctx, dtype type) {
+    if (ctx->several()) return new_replicated_buffer(ctx, type);
+    return new_buffer(ctx, 1, type);
+}
+
 buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type) {
     if ((component_dtype(type) == dtype::f64 || type == dtype::c128) && !ctx->info().fp64)
         throw error("loom: the device " + ctx->info().name +

@@ -143,8 +143,8 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
     };
     refused([&] { y = loom::shift(x, 1); }, "a stencil");
     refused([&] { loom::sort(x, y); }, "a sort");
-    refused([&] { loom::inclusive_scan(x, y); }, "a scan");
-    refused([&] { loom::scalar<float> s = loom::sum(x, loom::on_device); }, "a reduction into a device scalar");
+    const loom::vector<std::uint32_t> at(group, n, 3u);
+    refused([&] { y = loom::gather(x, at); }, "a gather");
 }
 
 TEST_CASE("contexts over several devices: LOOM_DEVICE's list, and the mistakes refused") {
@@ -198,4 +198,62 @@ TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a
         o.device = bad;
         CHECK_THROWS_AS(loom::context{o}, loom::error);
     }
+}
+
+TEST_CASE("scans on several devices carry the parts before: inclusive, exclusive with an initial value, traced "
+          "operations") {
+    loom::context group = two_parts(), one(opencl());
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(7), std::size_t(4097), std::size_t(100001)}) {
+        CAPTURE(n);
+        std::vector<std::int64_t> h(n);
+        for (std::size_t i = 0; i < n; ++i) h[i] = std::int64_t((i * 37) % 101) - 50;
+        loom::vector<std::int64_t> x(group, h), y(group, n), z(group, n);
+        loom::inclusive_scan(x * 2, y);
+        loom::exclusive_scan(x, z, std::int64_t(1000));
+        std::vector<std::int64_t> incl(n), excl(n);
+        std::int64_t run = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            excl[i] = 1000 + run;
+            run += h[i];
+            incl[i] = 2 * run;
+        }
+        CHECK(y.to_host() == incl);
+        CHECK(z.to_host() == excl);
+        // A traced operation that is not commutative keeps its order across the parts: the last
+        // nonzero value so far (a "fill forward").
+        loom::inclusive_scan(x, y, std::int64_t(0), [](auto a, auto b) { return loom::where(b != 0, b, a); });
+        std::vector<std::int64_t> want(n);
+        std::int64_t last = 0;
+        for (std::size_t i = 0; i < n; ++i) want[i] = last = h[i] != 0 ? h[i] : last;
+        CHECK(y.to_host() == want);
+        loom::vector<float> f(group, n), f1(one, n);
+        loom::inclusive_scan(loom::random_uniform<float>(7), f);
+        loom::inclusive_scan(loom::random_uniform<float>(7), f1);
+        const std::vector<float> got = f.to_host(), reference = f1.to_host();
+        for (std::size_t i = 0; i < n; ++i) CHECK(got[i] == doctest::Approx(reference[i]).epsilon(1e-5));
+    }
+}
+
+TEST_CASE("loom::scalar on several devices: every part holds it; reductions into one, statements reading it") {
+    loom::context group = two_parts();
+    const std::size_t n = 20011;
+    std::vector<double> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = double(i % 113) - 56.0;
+    loom::vector<double> x(group, h), y(group, n);
+    loom::scalar<double> norm2 = loom::sum(x * x, loom::on_device); // folded on every part, nothing read
+    loom::scalar<double> half(group, 0.5);
+    half = half * 2.0 + 1.0; // a one-element statement on every part's copy: 2
+    y = x * half / loom::sqrt(norm2);
+    double want2 = 0;
+    for (double v : h) want2 += v * v;
+    CHECK(norm2.value() == doctest::Approx(want2).epsilon(1e-14));
+    CHECK(half.value() == 2.0);
+    const std::vector<double> got = y.to_host();
+    for (std::size_t i = 0; i < n; ++i) CHECK(got[i] == doctest::Approx(h[i] * 2.0 / std::sqrt(want2)).epsilon(1e-14));
+    // A reduction reading a scalar, into a scalar; and minmax into two.
+    loom::scalar<double> shifted = loom::sum(x + half, loom::on_device);
+    CHECK(shifted.value() == doctest::Approx(std::accumulate(h.begin(), h.end(), 0.0) + 2.0 * double(n)));
+    const auto [lo, hi] = loom::minmax(x, loom::on_device);
+    CHECK(lo.value() == -56.0);
+    CHECK(hi.value() == 56.0);
 }

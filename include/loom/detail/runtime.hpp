@@ -22,6 +22,9 @@ using context_ptr = std::shared_ptr<context_impl>;
 // A buffer whose device memory is allocated when a kernel or transfer first needs it,
 // so that a temporary the fusion pass keeps in registers never costs memory.
 buffer_ptr new_buffer(const context_ptr& ctx, std::uint64_t length, dtype type);
+// A loom::scalar's one-element buffer. On a context of several devices every part holds a copy
+// (docs/multi-device.md), so that each part's kernels read it on their own device.
+buffer_ptr new_scalar_buffer(const context_ptr& ctx, dtype type);
 std::uint64_t length_of(const buffer& b);
 context_impl* context_of(const buffer& b);
 context_ptr shared_context_of(const buffer& b);

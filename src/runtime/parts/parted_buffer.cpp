@@ -18,11 +18,25 @@ buffer_ptr new_parted_buffer(const context_ptr& ctx, std::uint64_t length, dtype
     return b;
 }
 
+buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type) {
+    auto b = std::make_shared<buffer>();
+    b->ctx = ctx.get();
+    b->length = 1;
+    b->type = type;
+    b->replicated = true;
+    for (const context_ptr& part : ctx->parts()) b->parts.push_back(new_buffer(part, 1, type));
+    return b;
+}
+
 namespace {
 
 // Calls f(part k, its first element to move, how many, where they start in the host range) for
 // each part holding some of elements first .. first + count.
 template <class F> void each_part(buffer& b, std::uint64_t first, std::uint64_t count, F f) {
+    if (b.replicated) { // every copy holds the element
+        for (std::size_t k = 0; k < b.parts.size(); ++k) f(k, first, count, 0);
+        return;
+    }
     const std::vector<part_range> ranges = b.ctx->split(b.length);
     for (std::size_t k = 0; k < ranges.size(); ++k) {
         const std::uint64_t begin = std::max(first, ranges[k].first);
@@ -42,6 +56,7 @@ void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const voi
 }
 
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
+    if (b.replicated) return download(*b.parts[0], first, count, host); // the copies are equal
     auto* bytes = static_cast<unsigned char*>(host);
     const std::size_t size = size_of(b.type);
     // Every part's pending work enqueued first: the reads below then wait for devices that all

@@ -11,6 +11,9 @@ namespace loom::detail {
 // A buffer of `length` elements on `ctx` (several()), with a buffer of each part's share.
 buffer_ptr new_parted_buffer(const context_ptr& ctx, std::uint64_t length, dtype type);
 
+// A loom::scalar's buffer on `ctx` (several()): a one-element buffer on every part (replicated).
+buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type);
+
 // Elements first .. first + count of a parted buffer to or from the host, part by part. The parts'
 // pending statements are all enqueued before the first transfer waits, so the devices work at once.
 void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);

@@ -35,7 +35,6 @@ const char* partwise_refusal(const shape& s) {
             return "a stencil (a read at neighbouring elements) on a context of several devices";
         case opcode::load_at: return "a gather or a view on a context of several devices";
         case opcode::row_sum: return "a sparse matrix product on a context of several devices";
-        case opcode::load_first: return "a loom::scalar read in a statement on a context of several devices";
         default: break;
         }
     }

@@ -24,9 +24,9 @@ std::vector<part_range> split(std::uint64_t length, const std::vector<double>& w
 
 // Why the statement or input `s` cannot run part by part, or nullptr when it can: each part's
 // elements are computed from the same elements of its operands, so a read at other indices (a
-// stencil, a gather, a view, a sparse product), a device scalar's read (its one element lives in
-// one part) or a store at other indices (a view or scatter target) needs the other parts' data,
-// which this version does not bring (docs/multi-device.md).
+// stencil, a gather, a view, a sparse product) or a store at other indices (a view or scatter
+// target) needs the other parts' data, which this version does not bring (docs/multi-device.md).
+// A loom::scalar's read is not one: every part holds the scalar (buffer::replicated).
 const char* partwise_refusal(const shape& s);
 
 // The shape `s` run on a part: its element index counted from the part's first element, as on one

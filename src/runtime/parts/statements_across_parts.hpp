@@ -6,9 +6,19 @@
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
 #include "loom/reduce.hpp"
+#include "loom/scan.hpp"
 #include "runtime/buffer.hpp"
 
 namespace loom::detail {
+
+// Records slots[0 .. s.slots.size()) of work on a context of several devices into part k's
+// recorder: each vector's part k, each scalar as it is, then, where `counted` (the shape is
+// counted_from_part's), the part's first element.
+void record_part_slots(statement_recorder& r, const shape& s, const fusion::bound_slot* slots, std::size_t k,
+                       bool counted, std::uint64_t first);
+
+// The expression that is one whole vector of type t (a slot read at the element), made once.
+const shape* whole_vector_shape(dtype t);
 
 // `target = written(slots)` on ctx (several()), its operands checked: the same statement recorded
 // in each part's queue, over the part's elements of every vector, its element index counted from
@@ -20,7 +30,12 @@ void commit_across_parts(context_impl& ctx, const shape* written, const fusion::
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
 // the first pass, as on one device), then part 0 folds the partials, in part order, with the same
-// operations. Results to the host only; into device scalars is a loom::error.
+// operations: on the host, or into loom::scalars (each part folding into its own copy).
 void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduce_results& results);
+
+// A scan on ctx (several()) whose input's slots are the last recorded in ctx's queue, into
+// `output` (a vector of ctx): each part scans its elements, and takes the fold of the parts before
+// it (scan_across_parts.cpp says how).
+void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_ptr& output);
 
 } // namespace loom::detail

@@ -1,0 +1,145 @@
+// A context over several devices (docs/multi-device.md) against its parts alone: the issue's
+// efficiency, throughput on the k devices together / the sum of each device's throughput alone.
+// The devices are LOOM_BENCH_DEVICES (default "0/2": this machine's OpenCL device split into two
+// equal sub-devices). Workloads over n floats:
+// - saxpy: y = 2.5f * x + y (two reads and a write per element);
+// - dot: loom::sum(x * y), the result read on the host.
+// Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
+// time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
+// runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
+// the same work on a context of the whole device (LOOM_BENCH_WHOLE, default "0"): what the split
+// costs or gains against not splitting. Every variant is checked against the host before it is
+// timed.
+#include <cmath>
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+
+namespace {
+
+std::string devices() {
+    const char* given = std::getenv("LOOM_BENCH_DEVICES");
+    return given && *given ? given : "0/2";
+}
+
+loom::context& all_parts() {
+    static loom::context c = [] {
+        loom::context_options o;
+        o.backend = "opencl";
+        o.device = devices();
+        return loom::context(o);
+    }();
+    return c;
+}
+
+loom::context& whole_device() {
+    static loom::context c = [] {
+        const char* given = std::getenv("LOOM_BENCH_WHOLE");
+        loom::context_options o;
+        o.backend = "opencl";
+        o.device = given && *given ? given : "0";
+        return loom::context(o);
+    }();
+    return c;
+}
+
+enum class workload { saxpy, dot };
+
+// One workload's vectors on one context, and a run of it up to its finish.
+struct instance {
+    loom::context ctx;
+    loom::vector<float> x, y;
+    float last = 0;
+
+    instance(loom::context c, const std::vector<float>& hx, const std::vector<float>& hy)
+        : ctx(std::move(c)), x(ctx, hx), y(ctx, hy) {}
+    void run(workload w) {
+        if (w == workload::saxpy) {
+            y = 2.5f * x + y;
+            ctx.finish();
+        } else {
+            last = loom::sum(x * y);
+        }
+    }
+};
+
+// The workload's answer on every instance, checked against the host once (saxpy: one run from
+// the inputs; dot: within the bound of any order of float additions).
+std::string check(workload w, instance& in, const std::vector<float>& hx, const std::vector<float>& hy) {
+    in.run(w);
+    if (w == workload::saxpy) {
+        const std::vector<float> got = in.y.to_host();
+        for (std::size_t i = 0; i < hx.size(); ++i)
+            if (got[i] != 2.5f * hx[i] + hy[i]) return "saxpy differs from the host at element " + std::to_string(i);
+        in.y = loom::vector<float>(in.ctx, hy);
+        in.ctx.finish();
+        return "";
+    }
+    double want = 0, magnitude = 0;
+    for (std::size_t i = 0; i < hx.size(); ++i) {
+        want += double(hx[i]) * double(hy[i]);
+        magnitude += std::fabs(double(hx[i]) * double(hy[i]));
+    }
+    if (std::fabs(double(in.last) - want) > magnitude * 1e-6 * std::log2(double(hx.size()) + 2))
+        return "dot differs from the host's sum";
+    return "";
+}
+
+void run(benchmark::State& state, workload w) {
+    const std::size_t n = std::size_t(state.range(0));
+    const float* px = bench::random_floats(1, -1.0f, 1.0f, n);
+    const float* py = bench::random_floats(2, -1.0f, 1.0f, n);
+    const std::vector<float> hx(px, px + n), hy(py, py + n);
+    instance together(all_parts(), hx, hy), whole(whole_device(), hx, hy);
+    std::vector<instance> alone;
+    for (const loom::context& part : all_parts().parts()) alone.emplace_back(part, hx, hy);
+    for (instance* in : {&together, &whole}) {
+        const std::string error = check(w, *in, hx, hy);
+        if (!error.empty()) return state.SkipWithError(error.c_str());
+    }
+    for (instance& in : alone) {
+        const std::string error = check(w, in, hx, hy);
+        if (!error.empty()) return state.SkipWithError(error.c_str());
+    }
+    bench::warm_up([&] {
+        together.run(w);
+        whole.run(w);
+        for (instance& in : alone) in.run(w);
+    });
+    double total = 0, whole_total = 0;
+    std::vector<double> part_total(alone.size(), 0.0);
+    for (auto _ : state) {
+        const double t = bench::seconds_of([&] { together.run(w); });
+        whole_total += bench::seconds_of([&] { whole.run(w); });
+        for (std::size_t k = 0; k < alone.size(); ++k) part_total[k] += bench::seconds_of([&] { alone[k].run(w); });
+        total += t;
+        state.SetIterationTime(t);
+    }
+    double alone_rate = 0;
+    for (std::size_t k = 0; k < alone.size(); ++k) {
+        alone_rate += 1.0 / part_total[k];
+        state.counters["part" + std::to_string(k) + "_us"] =
+            part_total[k] * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
+    }
+    state.counters["efficiency"] = (1.0 / total) / alone_rate;
+    state.counters["whole_us"] = whole_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
+}
+
+void register_all() {
+    bench::set_device_timing(false);
+    std::fprintf(stderr, "bench_multi_device: LOOM_BENCH_DEVICES=%s, inputs bench::random_floats seeds 1 and 2\n",
+                 devices().c_str());
+    benchmark::AddCustomContext("devices", devices());
+    bench::add(
+        "multi_device/saxpy/together", [](benchmark::State& s) { run(s, workload::saxpy); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/dot/together", [](benchmark::State& s) { run(s, workload::dot); }, bench::sizes(20, 24));
+}
+
+} // namespace
+
+int main(int argc, char** argv) { return bench::run(argc, argv, register_all); }

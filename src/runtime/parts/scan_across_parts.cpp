@@ -1,0 +1,165 @@
+// Scans on a context of several devices (docs/multi-device.md): each part scans its own elements,
+// and each part's results then take the fold of the parts before it (its carry).
+// - inclusive: every part scans at once; each part's total is its last result; the carries are
+//   one inclusive scan of the totals on the first part; parts after the first then apply
+//   out = op(carry, out), a statement made from the traced operation.
+// - exclusive: every part reduces its elements to its total at once; the carries are one
+//   exclusive scan of the totals from the call's initial value, on the first part; each part
+//   then scans with its carry as the initial value.
+// Both keep the operation's operand order: a fold of the parts before on the left.
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "loom/detail/shape_builder.hpp"
+#include "loom/scan.hpp"
+#include "runtime/context_impl.hpp"
+#include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
+#include "runtime/skeleton_input.hpp"
+
+namespace loom::detail {
+namespace {
+
+// `target = op(carry, target)`: the operation's body as a statement, its left operands a scalar
+// slot each (bind the carry), its right operands vector slots (bind the target), its captures
+// scalar slots as they were. Made once per operation.
+const shape* carry_statement(const skeleton_operation& op) {
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may scan at exit
+    static std::map<const shape*, const shape*>& made = *new std::map<const shape*, const shape*>;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& s = made[op.op->body];
+    if (!s) {
+        shape statement = *op.op->body;
+        for (std::size_t j = 0; j < statement.slots.size(); ++j)
+            if (op.op->role[j] == operand_role::right) statement.slots[j].kind = slot_kind::vector;
+        for (ir::node& n : statement.nodes)
+            if (n.op == opcode::scalar && op.op->role[n.slot] == operand_role::right) n.op = opcode::load;
+        s = register_shape(std::move(statement));
+    }
+    return s;
+}
+
+// Records the carry statement's slots for part buffer `out`.
+void record_carry(statement_recorder& r, const skeleton_operation& op, const scalar_bits& carry,
+                  const buffer_ptr& out) {
+    std::size_t capture = 0;
+    for (operand_role role : op.op->role) {
+        if (role == operand_role::left)
+            r.scalar_slot(carry.word, sizeof carry.word);
+        else if (role == operand_role::right)
+            r.vector_slot(out);
+        else
+            r.scalar_slot(op.captures[capture++].word, sizeof carry.word);
+    }
+}
+
+// The scan of `values` (count of them, on the first part) with the operation: the carries.
+std::vector<scalar_bits> scan_on_first(context_impl& ctx, const scan_call& call,
+                                       const std::vector<scalar_bits>& values) {
+    const dtype t = call.op->type;
+    const std::size_t bytes = size_of(t), count = values.size();
+    const context_ptr first = ctx.parts()[0];
+    std::vector<unsigned char> packed(count * bytes);
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(&packed[k * bytes], values[k].word, bytes);
+    const buffer_ptr in = new_buffer(first, count, t), out = new_buffer(first, count, t);
+    upload(*in, 0, count, packed.data());
+    {
+        statement_recorder r(*first);
+        r.vector_slot(in);
+        scan_call fold = call;
+        fold.input = whole_vector_shape(t);
+        fold.view_length = 0;
+        run_scan(*first, fold, out);
+    }
+    download(*out, 0, count, packed.data());
+    std::vector<scalar_bits> carries(count);
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(carries[k].word, &packed[k * bytes], bytes);
+    return carries;
+}
+
+} // namespace
+
+void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_ptr& output) {
+    const std::size_t count = ctx.parts().size();
+    if (const char* reason = partwise_refusal(*call.input)) throw error(needs_one_device(reason, count));
+    if (call.view_length != 0) throw error(needs_one_device("a scan of a view", count));
+    for (operand_role role : call.op->op->role)
+        if (role == operand_role::device_object)
+            throw error(needs_one_device("a scan whose operation reads a vector or a loom::scalar", count));
+    bound_input in = bind_input(ctx, *call.input, 0, "scan");
+    if (output->ctx != &ctx) throw error("loom: scan: the output vector belongs to another context than the input");
+    if (!in.has_length) in.length = output->length;
+    if (in.length != output->length)
+        throw length_error("loom: scan: length mismatch: the input has " + std::to_string(in.length) +
+                           " elements and the output " + std::to_string(output->length));
+    if (in.length == 0) return;
+    const fusion::bound_slot* slots = in.slots;
+    const shape* s = counted_from_part(call.input);
+    const bool counted = s != call.input;
+    const std::vector<part_range> ranges = ctx.split(in.length);
+    const dtype t = call.op->type;
+    // What each part has pending runs first (it may write the output or the input), as on one
+    // device (loom/scan.hpp runs the pending statements before it records the input).
+    for (const context_ptr& part : ctx.parts()) {
+        std::lock_guard<std::recursive_mutex> guard(part->mutex());
+        run_pending(*part);
+    }
+    // Records part k's input (its slots, and its first element where the shape counts from it).
+    const auto record_input = [&](statement_recorder& r, std::size_t k) {
+        record_part_slots(r, *call.input, slots, k, counted, ranges[k].first);
+    };
+
+    if (!call.exclusive) {
+        for (std::size_t k = 0; k < count; ++k) {
+            if (ranges[k].count == 0) continue;
+            statement_recorder r(*ctx.parts()[k]);
+            record_input(r, k);
+            scan_call local = call;
+            local.input = s;
+            run_scan(*ctx.parts()[k], local, output->parts[k]);
+        }
+        // Each part's total is its last result (the identity for an empty part).
+        std::vector<scalar_bits> totals(count - 1, call.op->identity);
+        for (std::size_t k = 0; k + 1 < count; ++k)
+            if (ranges[k].count != 0) download(*output->parts[k], ranges[k].count - 1, 1, totals[k].word);
+        const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
+        const shape* carry = carry_statement(*call.op);
+        for (std::size_t k = 1; k < count; ++k) {
+            if (ranges[k].count == 0) continue;
+            statement_recorder r(*ctx.parts()[k]);
+            record_carry(r, *call.op, carries[k - 1], output->parts[k]);
+            r.commit_assignment(carry, output->parts[k]);
+        }
+        return;
+    }
+
+    // Exclusive: the parts' totals first, every part at once.
+    std::vector<buffer_ptr> totals_on_device;
+    for (std::size_t k = 0; k + 1 < count; ++k) {
+        context_impl& part = *ctx.parts()[k];
+        totals_on_device.push_back(new_buffer(part.shared_from_this(), 1, t));
+        statement_recorder r(part);
+        record_input(r, k);
+        reduce_call total{s, false, call.op, 1, 0};
+        run_reduce(part, total, {nullptr, &totals_on_device.back()});
+    }
+    // Part k's carry: call.init folded with the totals of parts 0 .. k-1, from one exclusive scan
+    // of the totals (the last entry, never folded into a carry, is the identity).
+    std::vector<scalar_bits> totals(count, call.op->identity);
+    for (std::size_t k = 0; k + 1 < count; ++k) download(*totals_on_device[k], 0, 1, totals[k].word);
+    const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (ranges[k].count == 0) continue;
+        statement_recorder r(*ctx.parts()[k]);
+        record_input(r, k);
+        scan_call local = call;
+        local.input = s;
+        local.init = carries[k];
+        run_scan(*ctx.parts()[k], local, output->parts[k]);
+    }
+}
+
+} // namespace loom::detail
