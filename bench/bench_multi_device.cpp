@@ -10,6 +10,10 @@
 // the same work on a context of the whole device (LOOM_BENCH_WHOLE, default "0"): what the split
 // costs or gains against not splitting. Every variant is checked against the host before it is
 // timed.
+// - rebalance: a context over the same devices with loom::balance::dynamic, set to shares 90/10,
+//   then saxpy at 2^22 four times and a finish per iteration; counters `iterations` (until the
+//   first part's share is within 5% of even, 50 at most) and `share0` where it ended. The manual
+//   time is the whole sequence's.
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -129,6 +133,36 @@ void run(benchmark::State& state, workload w) {
     state.counters["whole_us"] = whole_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
 }
 
+void rebalance(benchmark::State& state) {
+    const std::size_t n = std::size_t(state.range(0));
+    loom::context_options o;
+    o.backend = "opencl";
+    o.device = devices();
+    o.balance = loom::balance::dynamic;
+    loom::context ctx(o);
+    const double even = 1.0 / double(ctx.device_count());
+    std::vector<double> start(ctx.device_count(), 0.1 / double(ctx.device_count() - 1));
+    start[0] = 0.9;
+    double iterations = 0, share0 = 0;
+    for (auto _ : state) {
+        loom::vector<float> x(ctx, n, 1.0f), y(ctx, n, 2.0f);
+        ctx.set_split(start);
+        int done = 0;
+        const double t = bench::seconds_of([&] {
+            while (std::fabs(ctx.split()[0] - even) > 0.05 * even && done < 50) {
+                for (int k = 0; k < 4; ++k) y = 2.5f * x + y;
+                ctx.finish();
+                ++done;
+            }
+        });
+        state.SetIterationTime(t);
+        iterations += done;
+        share0 += ctx.split()[0];
+    }
+    state.counters["iterations"] = iterations / double(state.iterations());
+    state.counters["share0"] = share0 / double(state.iterations());
+}
+
 void register_all() {
     bench::set_device_timing(false);
     std::fprintf(stderr, "bench_multi_device: LOOM_BENCH_DEVICES=%s, inputs bench::random_floats seeds 1 and 2\n",
@@ -138,6 +172,7 @@ void register_all() {
         "multi_device/saxpy/together", [](benchmark::State& s) { run(s, workload::saxpy); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/dot/together", [](benchmark::State& s) { run(s, workload::dot); }, bench::sizes(20, 24));
+    bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
 
 } // namespace

@@ -12,12 +12,23 @@
 
 namespace loom {
 
+// How a context over several devices shares each vector between them (docs/multi-device.md).
+enum class balance {
+    from_environment, // LOOM_BALANCE ("dynamic" or "fixed"), else fixed
+    fixed,            // the shares stay where they are: from device properties, or context::set_split
+    // After each finish() and each reduction read on the host, the parts' kernel times (their
+    // profiling events) move the shares toward equal time with damping, as STEPOCL does, and the
+    // data moves with them; once the times agree within 5% the shares stay. Each step is logged
+    // on LOOM_LOG=balance. The parts' launches must be timed (context_options::profiling).
+    dynamic
+};
+
 struct context_options {
     std::string backend; // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
     // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any. Several, separated
     // by commas ("0,1"): a context over those devices (docs/multi-device.md).
     std::string device;
-    int fusion = -1;     // 1 on, 0 off; -1: LOOM_FUSION (default on)
+    int fusion = -1; // 1 on, 0 off; -1: LOOM_FUSION (default on)
     // 1: `a * b + c` within one statement may become one fused multiply-add (one rounding,
     // as C compilers contract); 0: never, results match the host bit for bit; -1:
     // LOOM_FP_CONTRACT ("on"/"1" or "off"/"0"; default off). Never across statements, so
@@ -32,6 +43,9 @@ struct context_options {
     // so that later processes launch tuned without measuring; 0: no measuring (a stored
     // choice is still used); -1: LOOM_TUNE ("on"/"1" or "off"/"0"; default off).
     int tune = -1;
+    // A context over several devices (`device` lists them): how its vectors are shared between
+    // them. balance::dynamic turns profiling on for the parts it opens.
+    loom::balance balance = loom::balance::from_environment;
 };
 
 // Counters a program or test can read to see what the runtime did.
@@ -59,12 +73,19 @@ public:
     // A context over several devices: those of `parts` (at least two contexts, of one device each,
     // none given twice). A vector on it is split into one contiguous part per device, and its
     // statements run on every part at once (docs/multi-device.md says what runs across devices).
-    explicit context(const std::vector<context>& parts);
+    explicit context(const std::vector<context>& parts, loom::balance how = loom::balance::fixed);
     // The devices the context runs on: 1, or its parts'.
     std::size_t device_count() const;
     // A context over several devices: its parts, each a context of one device (statements and
     // vectors made on a part run on that device alone). Empty for a context of one device.
     std::vector<context> parts() const;
+    // Each part's share of every vector (summing to 1), and a new one: the shares are scaled to
+    // sum to 1, every part's pending work runs, and every vector's data moves to its new parts
+    // (through the host; a failure leaves every vector and the shares as they were). Throws
+    // loom::error on a context of one device, or for shares that are not one positive number per
+    // device.
+    std::vector<double> split() const;
+    void set_split(const std::vector<double>& shares);
 
     std::string backend_name() const; // "opencl" or "cuda"
     std::string device_name() const;

@@ -12,6 +12,7 @@
 #include "runtime/context_impl.hpp"
 #include "runtime/open_context.hpp"
 #include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/rebalance.hpp"
 #include "support/environment.hpp"
 #include "support/log.hpp"
 
@@ -47,6 +48,14 @@ bool contraction_setting(int given) {
                           "to let a * b + c become one fused multiply-add", "for results equal to the host's");
 }
 
+loom::balance balance_setting(loom::balance given) {
+    if (given != loom::balance::from_environment) return given;
+    const std::optional<std::string> value = environment::text("LOOM_BALANCE");
+    if (!value || value->empty() || *value == "fixed") return loom::balance::fixed;
+    if (*value == "dynamic") return loom::balance::dynamic;
+    throw error("loom: LOOM_BALANCE=" + *value + " is not a balance; use fixed or dynamic");
+}
+
 bool profiling_setting(int given) {
     return on_off_setting(given, "LOOM_PROFILE", false, "a profiling setting",
                           "to time every kernel on the device (context::statistics().kernel_ns)", "");
@@ -70,6 +79,7 @@ context::context() : context(context_options{}) {}
 context::context(const context_options& options) {
     const std::string backend = from_env(options.backend, "LOOM_BACKEND");
     const std::string device = from_env(options.device, "LOOM_DEVICE");
+    const loom::balance balancing = balance_setting(options.balance);
     if (device.find_first_of(",/") != std::string::npos) {
         // Several devices: a context of one device (or sub-device) each, and one over them all.
         std::vector<context> parts;
@@ -78,6 +88,7 @@ context::context(const context_options& options) {
             const std::size_t comma = std::min(device.find(',', start), device.size());
             context_options one = options;
             one.backend = backend;
+            if (balancing == loom::balance::dynamic) one.profiling = 1; // the parts' kernel times move the split
             one.device = device.substr(start, comma - start);
             const std::size_t slash = one.device.find('/');
             if (one.device.empty() || slash == 0)
@@ -96,31 +107,44 @@ context::context(const context_options& options) {
                                 "\" splits a device into a number of parts of 2 or more after the /, as in 0/2");
                 one.device.resize(slash);
                 std::vector<std::unique_ptr<backend::device>> subs =
-                    backend::open_sub_devices(backend, one.device, k, profiling_setting(options.profiling));
+                    backend::open_sub_devices(backend, one.device, k, profiling_setting(one.profiling));
                 for (std::unique_ptr<backend::device>& sub : subs)
-                    parts.emplace_back(detail::open_context(options, [&](bool) { return std::move(sub); }));
+                    parts.emplace_back(detail::open_context(one, [&](bool) { return std::move(sub); }));
             }
             start = comma + 1;
         }
-        *this = context(parts);
+        *this = context(parts, balancing);
         return;
     }
     impl_ =
         detail::open_context(options, [&](bool profiling) { return backend::open_device(backend, device, profiling); });
 }
 
-context::context(const std::vector<context>& parts) {
+context::context(const std::vector<context>& parts, loom::balance how) {
     std::vector<detail::context_ptr> impls;
     for (const context& c : parts) impls.push_back(c.impl());
     detail::context_settings settings;
     if (!impls.empty() && impls[0]) settings = impls[0]->settings();
     impl_ = std::make_shared<detail::context_impl>(std::move(impls), settings);
+    impl_->set_dynamic_balance(how == loom::balance::dynamic);
     context_registry& r = registry();
     std::lock_guard<std::mutex> guard(r.lock);
     r.contexts.push_back(impl_);
 }
 
 std::size_t context::device_count() const { return impl_->several() ? impl_->parts().size() : 1; }
+
+std::vector<double> context::split() const {
+    std::lock_guard<std::recursive_mutex> guard(impl_->mutex());
+    return impl_->several() ? impl_->shares() : std::vector<double>{1.0};
+}
+
+void context::set_split(const std::vector<double>& shares) {
+    if (!impl_->several())
+        throw error("loom::context::set_split: this context has one device; a split shares vectors between the "
+                    "devices of a context over several (docs/multi-device.md)");
+    detail::resplit(*impl_, shares);
+}
 
 std::vector<context> context::parts() const {
     std::vector<context> parts;
@@ -273,7 +297,16 @@ context_impl::context_impl(std::vector<context_ptr> parts, const context_setting
                             "device (two contexts may open one device)");
         weights_.push_back(starting_weight(parts[k]->info()));
     }
+    double total = 0;
+    for (double w : weights_) total += w;
+    for (double& w : weights_) w /= total;
+    timed_ns_.assign(parts.size(), 0);
     parts_ = std::move(parts);
+}
+
+void context_impl::forget_dead_buffers() {
+    parted_.erase(std::remove_if(parted_.begin(), parted_.end(), [](const auto& w) { return w.expired(); }),
+                  parted_.end());
 }
 
 context_impl::~context_impl() {
@@ -295,7 +328,8 @@ void flush(context_impl& ctx, flush_point at) {
 
 void finish(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
-    for (const context_ptr& part : ctx.parts()) { // enqueued on every part before any waits
+    if (ctx.dynamic_balance()) return rebalance(ctx); // finishes every part, then judges the split
+    for (const context_ptr& part : ctx.parts()) {     // enqueued on every part before any waits
         std::lock_guard<std::recursive_mutex> part_guard(part->mutex());
         part->flush(flush_cause::finish);
     }

@@ -60,7 +60,7 @@ const char* name_of(flush_cause c);
 // statements: the flush's plan, whose last pass (plan::pass_kind::fused) that pass runs, and
 // what binds it. Valid until context_impl::end_reduction_flush.
 struct fused_statements {
-    const compiled_plan* plan = nullptr; // null: nothing to fuse, all pending work has run
+    const compiled_plan* plan = nullptr;             // null: nothing to fuse, all pending work has run
     const std::vector<std::uint32_t>* key = nullptr; // the flush's plan key, part of the reduction's
     buffer* const* buffers = nullptr;                // the flush's buffers by class
     const fusion::statement_queue* queue = nullptr;
@@ -83,6 +83,17 @@ public:
     bool several() const { return !parts_.empty(); }
     const std::vector<std::shared_ptr<context_impl>>& parts() const { return parts_; }
     std::vector<part_range> split(std::uint64_t length) const { return detail::split(length, weights_); }
+    // Each part's share of every vector (summing to 1), and setting it: parts/rebalance.hpp moves
+    // the data with it.
+    const std::vector<double>& shares() const { return weights_; }
+    void set_shares(std::vector<double> shares) { weights_ = std::move(shares); }
+    // The vectors split over the parts that may still live (what a new split moves), and the
+    // parts' kernel time (ns) when the split was last judged (loom::balance::dynamic).
+    std::vector<std::weak_ptr<buffer>>& parted_buffers() { return parted_; }
+    void forget_dead_buffers();
+    std::vector<std::uint64_t>& timed_ns() { return timed_ns_; }
+    bool dynamic_balance() const { return dynamic_balance_; }
+    void set_dynamic_balance(bool on) { dynamic_balance_ = on; }
 
     backend::device& device() { return *device_; }
     const backend::device_info& info() const { return device_->info(); }
@@ -162,6 +173,9 @@ private:
     // that may name their buffers, and each part's share of a vector (partition.hpp's weights).
     std::vector<std::shared_ptr<context_impl>> parts_;
     std::vector<double> weights_;
+    std::vector<std::weak_ptr<buffer>> parted_;
+    std::vector<std::uint64_t> timed_ns_;
+    bool dynamic_balance_ = false;
     std::recursive_mutex mutex_;
     std::uint64_t id_;
     run_statistics statistics_;
@@ -183,7 +197,7 @@ private:
     // The target of a reduction's input in flush_into_reduction: never allocated, as no
     // vector names it and nothing reads it after the reduction, so its store is elided.
     buffer_ptr reduction_sink_;
-    loop_runtime loop_; // after device_: the buffers its held pass keeps go first
+    loop_runtime loop_;        // after device_: the buffers its held pass keeps go first
     library_states libraries_; // last: a library's plans go before everything they were made on
 };
 

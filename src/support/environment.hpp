@@ -20,6 +20,8 @@ namespace loom::environment {
 //                              win), and the default loom::devices() marks. Per context and per
 //                              devices() call (runtime/context.cpp, runtime/devices.cpp);
 //                              backend/select.cpp refuses an unknown backend.
+//   LOOM_BALANCE               fixed (default) or dynamic: how a context over several devices
+//                              shares its vectors (context_options::balance).
 //   LOOM_FUSION                switch, default on: fuse statements into kernels.
 //   LOOM_TUNE                  switch, default off: measure launch geometries at a kernel's first
 //                              large launch.

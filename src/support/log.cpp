@@ -37,7 +37,7 @@ unsigned parse_channels(const std::optional<std::string>& spec, std::string& unk
     std::string item;
     while (std::getline(in, item, ',')) {
         if (item == "all")
-            mask |= 0xF;
+            mask |= 0x1F;
         else if (item == "fusion")
             mask |= unsigned(channel::fusion);
         else if (item == "compile")
@@ -46,6 +46,8 @@ unsigned parse_channels(const std::optional<std::string>& spec, std::string& unk
             mask |= unsigned(channel::cache);
         else if (item == "launch")
             mask |= unsigned(channel::launch);
+        else if (item == "balance")
+            mask |= unsigned(channel::balance);
         else if (!item.empty() && environment::switch_word(item) != false)
             unknown += (unknown.empty() ? "'" : ", '") + item + "'";
     }
@@ -62,6 +64,7 @@ const char* channel_name(channel c) {
     case channel::compile: return "compile";
     case channel::cache: return "cache";
     case channel::launch: return "launch";
+    case channel::balance: return "balance";
     }
     return "?";
 }

@@ -8,7 +8,7 @@
 
 namespace loom::logging {
 
-enum class channel : unsigned { fusion = 1, compile = 2, cache = 4, launch = 8 };
+enum class channel : unsigned { fusion = 1, compile = 2, cache = 4, launch = 8, balance = 16 };
 
 // Cheap enough for the dispatch path: one load and a mask test.
 bool enabled(channel c);

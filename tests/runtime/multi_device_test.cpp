@@ -8,6 +8,7 @@
 #include <loom/loom.hpp>
 
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/rebalance.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -256,4 +257,68 @@ TEST_CASE("loom::scalar on several devices: every part holds it; reductions into
     const auto [lo, hi] = loom::minmax(x, loom::on_device);
     CHECK(lo.value() == -56.0);
     CHECK(hi.value() == 56.0);
+}
+
+TEST_CASE("STEPOCL's damped step moves the shares toward equal time and stops when the times agree") {
+    using loom::detail::balanced_shares;
+    using loom::detail::times_agree;
+    // Two equal devices given 90% and 10%: times 9 : 1, mean 5. r0 = 0.9 (1 + (5/9 - 1)/2) = 0.7,
+    // r1 = 0.1 (1 + (5 - 1)/2) = 0.3, already summing to 1.
+    std::vector<double> r = balanced_shares({0.9, 0.1}, {9.0, 1.0}, 2.0);
+    CHECK(r[0] == doctest::Approx(0.7));
+    CHECK(r[1] == doctest::Approx(0.3));
+    // Iterated with times proportional to the shares (equal devices), the split reaches even within
+    // 5% in a few steps, as STEPOCL reports (about 3).
+    int steps = 0;
+    while (std::fabs(r[0] - 0.5) > 0.025 && steps < 20) {
+        r = balanced_shares(r, {r[0], r[1]}, 2.0);
+        ++steps;
+    }
+    CHECK(steps <= 4);
+    // A device twice as fast settles at two thirds of the work.
+    r = {0.5, 0.5};
+    for (int i = 0; i < 30; ++i) r = balanced_shares(r, {r[0] / 2.0, r[1]}, 2.0);
+    CHECK(r[0] == doctest::Approx(2.0 / 3.0).epsilon(1e-3));
+    // A part that measured nothing keeps its share; agreement within the tolerance stays.
+    r = balanced_shares({0.5, 0.5}, {0.0, 3.0}, 2.0);
+    CHECK(r[0] == doctest::Approx(0.5));
+    CHECK(times_agree({1.0, 1.04}, 0.05));
+    CHECK(!times_agree({1.0, 1.2}, 0.05));
+}
+
+TEST_CASE("set_split moves every vector's data to the new parts; balance::dynamic moves it toward equal time") {
+    loom::context group = two_parts();
+    const std::size_t n = 100003;
+    const std::vector<float> h = ramp(n, 1.0f);
+    loom::vector<float> x(group, h), y(group, n, 1.0f), unwritten(group, n);
+    y = y + x;
+    group.set_split({9.0, 1.0});
+    const std::vector<double> shares = group.split();
+    CHECK(shares[0] == doctest::Approx(0.9));
+    CHECK(shares[1] == doctest::Approx(0.1));
+    CHECK(x.to_host() == h);
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i) want[i] = 1.0f + h[i];
+    CHECK(y.to_host() == want);
+    unwritten = unwritten + 2.0f; // made before the new split, written after it
+    CHECK(unwritten.to_host() == std::vector<float>(n, 2.0f));
+    CHECK(loom::sum(loom::cast<double>(x)) == doctest::Approx(std::accumulate(h.begin(), h.end(), 0.0)));
+    CHECK_THROWS_AS(group.set_split({1.0}), loom::error);
+    CHECK_THROWS_AS(group.set_split({1.0, 0.0}), loom::error);
+    CHECK_THROWS_AS(loom::context(opencl()).set_split({1.0}), loom::error);
+
+    // Dynamic: two parts on one device, timed; from 90/10 the first part's share falls.
+    loom::context_options timed = opencl();
+    timed.profiling = 1;
+    loom::context balanced({loom::context(timed), loom::context(timed)}, loom::balance::dynamic);
+    balanced.set_split({0.9, 0.1});
+    const std::size_t big = std::size_t(1) << 22;
+    loom::vector<float> a(balanced, big, 1.0f), b(balanced, big, 2.0f);
+    for (int i = 0; i < 6; ++i) {
+        for (int k = 0; k < 4; ++k) b = 0.5f * a + b;
+        balanced.finish();
+    }
+    CHECK(balanced.split()[0] < 0.85);
+    // The data moved with every step: b = 2 + 24 * 0.5.
+    CHECK(b.to_host() == std::vector<float>(big, 14.0f));
 }

@@ -15,6 +15,11 @@ buffer_ptr new_parted_buffer(const context_ptr& ctx, std::uint64_t length, dtype
     b->type = type;
     for (std::size_t k = 0; k < ranges.size(); ++k)
         b->parts.push_back(new_buffer(ctx->parts()[k], ranges[k].count, type));
+    std::lock_guard<std::recursive_mutex> guard(ctx->mutex());
+    // Kept so that a new split can move it; the dead ones are dropped as the list doubles.
+    std::vector<std::weak_ptr<buffer>>& live = ctx->parted_buffers();
+    if (live.size() >= 64 && (live.size() & (live.size() - 1)) == 0) ctx->forget_dead_buffers();
+    live.push_back(b);
     return b;
 }
 

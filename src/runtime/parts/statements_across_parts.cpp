@@ -10,6 +10,7 @@
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/rebalance.hpp"
 #include "runtime/skeleton_input.hpp"
 
 namespace loom::detail {
@@ -127,6 +128,7 @@ void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduc
             }
         }
     }
+    if (results.host && ctx.dynamic_balance()) rebalance(ctx); // a result read: the parts have finished
 }
 
 } // namespace loom::detail
