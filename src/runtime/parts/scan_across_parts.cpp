@@ -111,16 +111,19 @@ void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_pt
     const auto record_input = [&](statement_recorder& r, std::size_t k) {
         record_part_slots(r, *call.input, slots, k, counted, ranges[k].first);
     };
+    // Part k's scan of its elements into its part of the output (from `init` where exclusive).
+    const auto scan_part = [&](std::size_t k, const scalar_bits& init) {
+        if (ranges[k].count == 0) return;
+        statement_recorder r(*ctx.parts()[k]);
+        record_input(r, k);
+        scan_call local = call;
+        local.input = s;
+        local.init = init;
+        run_scan(*ctx.parts()[k], local, output->parts[k]);
+    };
 
     if (!call.exclusive) {
-        for (std::size_t k = 0; k < count; ++k) {
-            if (ranges[k].count == 0) continue;
-            statement_recorder r(*ctx.parts()[k]);
-            record_input(r, k);
-            scan_call local = call;
-            local.input = s;
-            run_scan(*ctx.parts()[k], local, output->parts[k]);
-        }
+        for (std::size_t k = 0; k < count; ++k) scan_part(k, call.init);
         // Each part's total is its last result (the identity for an empty part).
         std::vector<scalar_bits> totals(count - 1, call.op->identity);
         for (std::size_t k = 0; k + 1 < count; ++k)
@@ -151,15 +154,7 @@ void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_pt
     std::vector<scalar_bits> totals(count, call.op->identity);
     for (std::size_t k = 0; k + 1 < count; ++k) download(*totals_on_device[k], 0, 1, totals[k].word);
     const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
-    for (std::size_t k = 0; k < count; ++k) {
-        if (ranges[k].count == 0) continue;
-        statement_recorder r(*ctx.parts()[k]);
-        record_input(r, k);
-        scan_call local = call;
-        local.input = s;
-        local.init = carries[k];
-        run_scan(*ctx.parts()[k], local, output->parts[k]);
-    }
+    for (std::size_t k = 0; k < count; ++k) scan_part(k, carries[k]);
 }
 
 } // namespace loom::detail

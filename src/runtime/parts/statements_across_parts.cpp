@@ -28,6 +28,9 @@ void refuse_unless_partwise(const context_impl& ctx, const shape& s) {
 void record_part_slots(statement_recorder& r, const shape& s, const fusion::bound_slot* slots, std::size_t k,
                        bool counted, std::uint64_t first) {
     for (std::size_t j = 0; j < s.slots.size(); ++j) {
+        if (slots[j].buffer && slots[j].buffer->parts.size() <= k) // checked by the callers; kept as a guard
+            throw error("loom: an expression mixes vectors from two contexts; copy the data into one context "
+                        "(through the host) before combining them");
         if (slots[j].buffer)
             r.vector_slot(slots[j].buffer->parts[k]);
         else
@@ -101,10 +104,10 @@ void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduc
         local.input = s;
         run_reduce(part, local, {nullptr, partials.data() + k * call.op_count});
     }
-    // Then the partials of each operation, read, and folded in part order with the operation itself
-    // (a user's traced operation as well as sum, min or max): on the first part into the host
-    // result, or into a loom::scalar on every part, each into its own copy (the same fold of the
-    // same values: no copy between devices, nothing waits for the fold).
+    // Then the partials of each operation, read (the one wait), and folded in part order with the
+    // operation itself (a user's traced operation as well as sum, min or max): on the first part
+    // into the host result, or into a loom::scalar on every part, each into its own copy (the same
+    // fold of the same values, so the copies agree without a copy between devices).
     for (std::size_t j = 0; j < call.op_count; ++j) {
         const dtype t = call.ops[j].type;
         const std::size_t bytes = size_of(t);
