@@ -4,6 +4,8 @@
 // equal sub-devices). Workloads over n floats:
 // - saxpy: y = 2.5f * x + y (two reads and a write per element);
 // - dot: loom::sum(x * y), the result read on the host.
+// - compute: y = sin(x) * cos(y) + exp(-x * x) * sqrt(y * y + 1) (four math calls an element:
+//   bound by arithmetic, not memory, so the parts' throughputs add up).
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
 // time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
 // runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
@@ -51,7 +53,7 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot };
+enum class workload { saxpy, dot, compute };
 
 // One workload's vectors on one context, and a run of it up to its finish.
 struct instance {
@@ -64,6 +66,9 @@ struct instance {
     void run(workload w) {
         if (w == workload::saxpy) {
             y = 2.5f * x + y;
+            ctx.finish();
+        } else if (w == workload::compute) {
+            y = loom::sin(x) * loom::cos(y) + loom::exp(-x * x) * loom::sqrt(y * y + 1.0f);
             ctx.finish();
         } else {
             last = loom::sum(x * y);
@@ -79,6 +84,18 @@ std::string check(workload w, instance& in, const std::vector<float>& hx, const 
         const std::vector<float> got = in.y.to_host();
         for (std::size_t i = 0; i < hx.size(); ++i)
             if (got[i] != 2.5f * hx[i] + hy[i]) return "saxpy differs from the host at element " + std::to_string(i);
+        in.y = loom::vector<float>(in.ctx, hy);
+        in.ctx.finish();
+        return "";
+    }
+    if (w == workload::compute) { // the device's math functions within a few ulp of the host's
+        const std::vector<float> got = in.y.to_host();
+        for (std::size_t i = 0; i < hx.size(); ++i) {
+            const double want = std::sin(double(hx[i])) * std::cos(double(hy[i])) +
+                                std::exp(-double(hx[i]) * hx[i]) * std::sqrt(double(hy[i]) * hy[i] + 1.0);
+            if (std::fabs(double(got[i]) - want) > 1e-5 * (std::fabs(want) + 1.0))
+                return "compute differs from the host at element " + std::to_string(i);
+        }
         in.y = loom::vector<float>(in.ctx, hy);
         in.ctx.finish();
         return "";
@@ -172,6 +189,8 @@ void register_all() {
         "multi_device/saxpy/together", [](benchmark::State& s) { run(s, workload::saxpy); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/dot/together", [](benchmark::State& s) { run(s, workload::dot); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/compute/together", [](benchmark::State& s) { run(s, workload::compute); }, bench::sizes(20, 24));
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
 
