@@ -13,6 +13,7 @@
 namespace loom::detail {
 
 void run_matmul(context_impl& ctx, const matmul_call& call, const buffer_ptr& product) {
+    ctx.require_one_device("loom::matmul");
     backend::device& dev = ctx.device();
     const backend::native_handles handles = dev.native();
     const bool opencl = handles.backend == backend_kind::opencl;

@@ -36,6 +36,7 @@ fourier::transform transform_of(const fft_call& call, dtype input_type) {
 } // namespace
 
 void run_fft(context_impl& ctx, const fft_call& call, const buffer_ptr& output) {
+    ctx.require_one_device("loom::fft");
     backend::device& dev = ctx.device();
     const backend::native_handles handles = dev.native();
     const bool opencl = handles.backend == backend_kind::opencl;

@@ -304,6 +304,10 @@ context_impl::context_impl(std::vector<context_ptr> parts, const context_setting
     parts_ = std::move(parts);
 }
 
+void context_impl::require_one_device(const char* what) const {
+    if (several()) throw error(needs_one_device(what, parts_.size()));
+}
+
 void context_impl::forget_dead_buffers() {
     parted_.erase(std::remove_if(parted_.begin(), parted_.end(), [](const auto& w) { return w.expired(); }),
                   parted_.end());

@@ -83,6 +83,8 @@ public:
     bool several() const { return !parts_.empty(); }
     const std::vector<std::shared_ptr<context_impl>>& parts() const { return parts_; }
     std::vector<part_range> split(std::uint64_t length) const { return detail::split(length, weights_); }
+    // Throws loom::error naming `what` (an algorithm that runs on one device) on a context of several.
+    void require_one_device(const char* what) const;
     // Each part's share of every vector (summing to 1), and setting it: parts/rebalance.hpp moves
     // the data with it.
     const std::vector<double>& shares() const { return weights_; }

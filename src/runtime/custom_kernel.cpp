@@ -24,6 +24,7 @@ std::shared_ptr<custom_kernel> build_custom_kernel(context_impl& ctx, const std:
                                                    const std::string& source) {
     if (name.empty() || source.empty())
         throw error("loom::kernel: give the kernel function's name and its source text (both are empty or one is)");
+    ctx.require_one_device("loom::kernel");
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
     auto k = std::make_shared<custom_kernel>();

@@ -75,6 +75,7 @@ namespace detail {
 
 backend_handle native_handle_of(const buffer_ptr& b) {
     context_impl& ctx = *b->ctx;
+    ctx.require_one_device("a native handle of a vector");
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     logging::context_scope scope(ctx.id());
     // Enqueued, not waited for: the caller's work on the same in-order queue runs after it.

@@ -15,6 +15,7 @@
 namespace loom::detail {
 
 void run_axis_reduce(context_impl& ctx, const axis_reduce_call& written) {
+    ctx.require_one_device("a reduction along an axis");
     axis_reduce_call call = written;
     call.input = ctx.statement_form(written.input);
     const shape& s = *call.input;

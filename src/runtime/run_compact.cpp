@@ -13,6 +13,7 @@
 namespace loom::detail {
 
 std::uint64_t run_compact(context_impl& ctx, const compact_call& written, const buffer_ptr& output) {
+    ctx.require_one_device("compaction (copy_if, remove_if, partition, unique)");
     compact_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, call.what);

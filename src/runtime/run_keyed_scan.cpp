@@ -59,6 +59,7 @@ skeleton::keyed_scan_request request_of(context_impl& ctx, const keyed_scan_call
 } // namespace
 
 void run_keyed_scan(context_impl& ctx, const keyed_scan_call& written, const buffer_ptr& output) {
+    ctx.require_one_device("a scan by key");
     keyed_scan_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "keyed scan");
@@ -93,6 +94,7 @@ void run_keyed_scan(context_impl& ctx, const keyed_scan_call& written, const buf
 
 std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& written, const buffer_ptr& keys_out,
                                 const buffer_ptr& values_out) {
+    ctx.require_one_device("loom::reduce_by_key");
     keyed_scan_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "reduce_by_key");

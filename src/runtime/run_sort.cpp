@@ -35,6 +35,7 @@ void check_outputs(context_impl& ctx, std::uint64_t length, const buffer_ptr* ou
 } // namespace
 
 void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* outputs, std::size_t count) {
+    ctx.require_one_device("loom::sort");
     sort_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "sort");

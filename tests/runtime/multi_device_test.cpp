@@ -143,6 +143,8 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
         CHECK(y.to_host() == std::vector<float>(n, 5.0f));
     };
     refused([&] { y = loom::shift(x, 1); }, "a stencil");
+    // The refusal names what runs on one device.
+    CHECK_THROWS_WITH_AS(loom::sort(x, y), doctest::Contains("loom::sort runs on one device"), loom::error);
     refused([&] { loom::sort(x, y); }, "a sort");
     const loom::vector<std::uint32_t> at(group, n, 3u);
     refused([&] { y = loom::gather(x, at); }, "a gather");

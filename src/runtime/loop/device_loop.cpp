@@ -42,6 +42,7 @@ device_loop_state* state_of(context_impl& ctx) { return ctx.loop().device_loop()
 } // namespace
 
 device_loop_scope::device_loop_scope(context_impl& ctx, const buffer_ptr& active) : ctx_(ctx), lock_(ctx.mutex()) {
+    ctx_.require_one_device("loom::loop_while");
     if (ctx_.loop().device_loop())
         throw error("loom: loop_while inside the body of another loop_while on the same context is not supported; "
                     "use loom::loop (a fixed count) for the inner loop, or fold both conditions into one");
