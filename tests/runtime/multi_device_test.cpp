@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -177,7 +178,16 @@ TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a
     }
     loom::context_options o = opencl();
     o.device = "0/2";
-    loom::context halves(o);
+    std::optional<loom::context> opened;
+    try {
+        opened.emplace(o);
+    } catch (const loom::error& e) {
+        // GPUs' OpenCL drivers (NVIDIA's) offer no sub-devices; the message says so and what to do.
+        REQUIRE(std::string(e.what()).find("cannot be split into equal sub-devices") != std::string::npos);
+        MESSAGE("skipped: " << e.what());
+        return;
+    }
+    loom::context& halves = *opened;
     REQUIRE(halves.device_count() == 2);
     for (const auto& part : halves.impl()->parts()) CHECK(part->info().compute_units * 2 == units);
     const std::size_t n = 50001;
@@ -316,11 +326,15 @@ TEST_CASE("set_split moves every vector's data to the new parts; balance::dynami
     balanced.set_split({0.9, 0.1});
     const std::size_t big = std::size_t(1) << 22;
     loom::vector<float> a(balanced, big, 1.0f), b(balanced, big, 2.0f);
-    for (int i = 0; i < 6; ++i) {
+    // A judgement needs 100 us of kernel time on every part: a CPU reaches it in the first round,
+    // a GPU after some tens of rounds.
+    int rounds = 0;
+    for (; rounds < 400 && (rounds < 6 || balanced.split()[0] >= 0.85); ++rounds) {
         for (int k = 0; k < 4; ++k) b = 0.5f * a + b;
         balanced.finish();
     }
+    CAPTURE(rounds);
     CHECK(balanced.split()[0] < 0.85);
-    // The data moved with every step: b = 2 + 24 * 0.5.
-    CHECK(b.to_host() == std::vector<float>(big, 14.0f));
+    // The data moved with every step: b = 2 + 0.5 for every statement (exact in float below 2^23).
+    CHECK(b.to_host() == std::vector<float>(big, 2.0f + 2.0f * float(rounds)));
 }

@@ -120,15 +120,18 @@ void resplit(context_impl& ctx, std::vector<double> shares) {
 void rebalance(context_impl& ctx) {
     std::lock_guard<std::recursive_mutex> guard(ctx.mutex());
     finish_parts(ctx);
+    // A period too short to judge is not thrown away: it grows until every part has run enough
+    // (a fast GPU may need many calls to reach it).
     std::vector<double> times;
+    std::vector<std::uint64_t> now;
     bool enough = true;
     for (std::size_t k = 0; k < ctx.parts().size(); ++k) {
-        const std::uint64_t now = ctx.parts()[k]->device().timing().ns;
-        times.push_back(double(now - ctx.timed_ns()[k]));
-        ctx.timed_ns()[k] = now;
+        now.push_back(ctx.parts()[k]->device().timing().ns);
+        times.push_back(double(now.back() - ctx.timed_ns()[k]));
         enough = enough && times.back() >= least_period_ns;
     }
     if (!enough) return;
+    ctx.timed_ns() = now;
     const std::vector<double> shares = ctx.shares();
     std::vector<double> ms;
     for (double t : times) ms.push_back(t * 1e-6);
