@@ -5,10 +5,11 @@
 # suites again on NVIDIA's OpenCL driver when the machine has one, then the benchmarks.
 # Logs and bench JSON go into one archive under $OUT (or ./gpu-out); a table is printed last.
 #
-#   scripts/gpu-check.sh tests        # suites and examples (a few minutes)
+#   scripts/gpu-check.sh tests        # suites and examples (about 2.5 minutes on an H200)
+#   scripts/gpu-check.sh quick-bench  # the interleaved pairs at 2^24 and 2^26 (run_quick_bench)
+#   scripts/gpu-check.sh all          # both: the one run a short lease makes
 #   scripts/gpu-check.sh bench        # bench_cuda in full (sizes 2^10..2^26), plus the OpenCL
 #                                     # benches on NVIDIA's OpenCL when present
-#   scripts/gpu-check.sh quick-bench  # the interleaved pairs at 2^26 only
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-tests}
@@ -23,14 +24,19 @@ built_in=$(cat "$b/build-path")
 
 # The machine's own CUDA libraries (NVRTC, cuBLAS, cuFFT, the runtime) wherever its image keeps them.
 libdirs=$work/lib
-# The loader's cache first, then the CUDA and driver folders only (not a walk over /usr/lib).
+# The folders the CUDA images keep them in, then the loader's cache, then a walk over the CUDA and
+# driver folders only (not /usr/lib).
 locate_lib() {
+    local d
+    for d in /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib64 /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
+        [ -e "$d/$1" ] && { echo "$d/$1"; return; }
+    done
     ldconfig -p | awk -v l="$1" '$1 == l { print $NF; exit }' | grep . ||
         find /usr/local/cuda*/targets /usr/local/cuda*/lib64 /usr/local/nvidia -name "$1" -print -quit 2>/dev/null
 }
 for lib in libnvrtc.so.13 libcublas.so.13 libcufft.so.12 libcudart.so.13; do
     hit=$(locate_lib "$lib")
-    [ -n "$hit" ] && libdirs=$libdirs:$(dirname "$hit")
+    [ -n "$hit" ] && case ":$libdirs:" in *":$(dirname "$hit"):"*) ;; *) libdirs=$libdirs:$(dirname "$hit") ;; esac
 done
 export LD_LIBRARY_PATH=$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LOOM_CACHE_DIR=$work/kernel-cache LOOM_TEST_SEED=${LOOM_TEST_SEED:-20261124}
@@ -45,6 +51,9 @@ fi
 
 summary=$work/summary.txt
 : >"$summary"
+# Each step's start, seconds into the script: where a short lease's time goes.
+stamp() { printf '%-26s at %4ss\n' "-- $1" "$SECONDS" >>"$summary"; }
+stamp "unpacked, libraries found"
 # run <name> <seconds> [VAR=value...] <program> [args...]: one log per program, one line of summary.
 run() {
     local name=$1 limit=$2; shift 2
@@ -67,8 +76,7 @@ run() {
 } >"$logs/machine.txt" 2>&1
 cat "$logs/machine.txt"
 
-case $what in
-tests)
+run_tests() {
     run loom-info 60 "$b/tools/loom-info"
     # The suites at once: 16 cores compile their kernels side by side; the GPU takes turns.
     run cuda_runtime 300 "$b/tests/test_cuda_runtime" &
@@ -84,28 +92,56 @@ tests)
         run skeleton_nvidia_opencl 300 LOOM_BACKEND=opencl "$b/tests/test_skeleton" &
     fi
     wait
+    stamp "suites done"
     for ex in demo saxpy dot black_scholes heat2d heat3d matvec nbody dct8x8 fusion_log monte_carlo_pi conjugate_gradient; do
         run "example_$ex" 60 LOOM_BACKEND=cuda "$b/examples/$ex"
     done
     (cd "$work" && run example_mandelbrot 60 LOOM_BACKEND=cuda "$b/examples/mandelbrot" "$work/m.pgm")
-    ;;
-quick-bench | bench)
-    filter=; [ "$what" = quick-bench ] && filter=interleaved
-    mkdir -p "$work/results"
-    args=(--benchmark_out="$work/results/bench_cuda.json" --benchmark_out_format=json
-          --benchmark_context=loom_commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)",command="scripts/gpu-check.sh $what")
-    [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
-    run bench_cuda 560 LOOM_BACKEND=cuda LOOM_BENCH_MAX_LOG2=26 "$b/bench/bench_cuda" "${args[@]}"
-    if [ -n "$ocl" ] && [ "$what" = bench ]; then
-        for p in bench_elementwise bench_nbody bench_matvec bench_stencil bench_stencil3d bench_dct8x8 bench_spmv; do
-            run "${p}_nvidia_opencl" 120 LOOM_BACKEND=opencl LOOM_BENCH_MAX_LOG2=26 "$b/bench/$p" \
-                --benchmark_filter=interleaved --benchmark_out="$work/results/$p.json" --benchmark_out_format=json
+    stamp "examples done"
+}
+
+# bench <name> <seconds> <program> <filter>: one JSON of results per run.
+bench() {
+    run "$1" "$2" LOOM_BACKEND="${backend:-cuda}" LOOM_BENCH_MAX_LOG2=26 "$b/bench/$3" --benchmark_filter="$4" \
+        --benchmark_out="$work/results/$1.json" --benchmark_out_format=json \
+        --benchmark_context=loom_commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null)",command="scripts/gpu-check.sh $what"
+}
+
+# The interleaved pairs at 2^24 and 2^26 and the copy-bandwidth reference; with a bench_cuda_before
+# in the bundle (the previous build's, put there by hand), Loom's maps by both builds in turn,
+# A B A B, for a before-and-after in one run. The OpenCL benches on NVIDIA's OpenCL, likewise.
+run_quick_bench() {
+    local big='/(16777216|67108864)$'
+    bench bench_cuda 300 bench_cuda "interleaved$big|copybuffer$big"
+    if [ -x "$b/bench/bench_cuda_before" ]; then
+        local maps="^(copy|scale|saxpy|triad|chain8)/loom_expr$big"
+        for round in 1 2; do
+            bench "bench_cuda_before_$round" 60 bench_cuda_before "$maps"
+            bench "bench_cuda_after_$round" 60 bench_cuda "$maps"
         done
     fi
-    cp "$work"/results/*.json "$logs/" 2>/dev/null
+    if [ -n "$ocl" ]; then
+        backend=opencl bench bench_elementwise_nvidia_opencl 120 bench_elementwise "interleaved$big"
+    fi
+    stamp "benches done"
+}
+
+mkdir -p "$work/results"
+case $what in
+tests) run_tests ;;
+quick-bench) run_quick_bench ;;
+all) run_tests; run_quick_bench ;;
+bench)
+    bench bench_cuda 560 bench_cuda ""
+    if [ -n "$ocl" ]; then
+        for p in bench_elementwise bench_nbody bench_matvec bench_stencil bench_stencil3d bench_dct8x8 bench_spmv; do
+            backend=opencl bench "${p}_nvidia_opencl" 120 "$p" interleaved
+        done
+    fi
     ;;
-*) echo "gpu-check.sh: unknown step $what (tests, bench, quick-bench)" >&2; exit 2 ;;
+*) echo "gpu-check.sh: unknown step $what (tests, quick-bench, all, bench)" >&2; exit 2 ;;
 esac
+cp "$work"/results/*.json "$logs/" 2>/dev/null
 
 tar -C "$work" -czf "$out/gpu-$what.tar.gz" logs summary.txt
 # The end of the output is what comes back first: failures, then the table.

@@ -299,8 +299,11 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
     float *x = p.x->data(), *y = p.y->data(), *z = p.z->data();
     switch (w.k) {
     case kind::map:
-        for (int block : {128, 256, 512, 1024})
-            out.push_back({std::to_string(block), [=, op = w.op] { cb::map(op, x, y, z, scalars(), count, block); }});
+        for (bool float4s : {false, true}) // the scalar and the vector-load shape, each over block sizes
+            for (int block : {128, 256, 512, 1024})
+                out.push_back({(float4s ? "float4:" : "") + std::to_string(block), [=, op = w.op] {
+                                   cb::map(op, x, y, z, scalars(), count, block, float4s);
+                               }});
         break;
     case kind::reduce: {
         const int sms = cb::multiprocessors();

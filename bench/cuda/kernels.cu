@@ -20,25 +20,52 @@ void check(cudaError_t status, const char* what) {
 
 unsigned blocks_for(unsigned n, int block) { return (n + unsigned(block) - 1) / unsigned(block); }
 
-template <map_op Op>
-__global__ void map_kernel(const float* __restrict__ x, float* y, float* z, map_scalars s, unsigned n) {
-    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const float xi = x[i];
-    if constexpr (Op == map_op::copy) z[i] = xi;
-    if constexpr (Op == map_op::scale) z[i] = s.a * xi;
-    if constexpr (Op == map_op::saxpy) y[i] = s.a * xi + y[i];
-    if constexpr (Op == map_op::triad) z[i] = xi + s.a * y[i];
+// What element i of the workload's output is, from x[i] and (where the workload reads it) y[i].
+template <map_op Op> __device__ float element(float xi, float yi, const map_scalars& s) {
+    if constexpr (Op == map_op::copy) return xi;
+    if constexpr (Op == map_op::scale) return s.a * xi;
+    if constexpr (Op == map_op::saxpy) return s.a * xi + yi;
+    if constexpr (Op == map_op::triad) return xi + s.a * yi;
     if constexpr (Op == map_op::chain8) {
         float t = xi;
 #pragma unroll
         for (int k = 0; k < 8; ++k) t = t * s.c[k] + xi;
-        z[i] = t;
+        return t;
     }
     if constexpr (Op == map_op::issue4_chain4) {
-        const float t = s.a * xi + y[i];
-        z[i] = t * t - xi;
+        const float t = s.a * xi + yi;
+        return t * t - xi;
     }
+    return 0.0f;
+}
+
+template <map_op Op> constexpr bool reads_y = Op == map_op::saxpy || Op == map_op::triad || Op == map_op::issue4_chain4;
+
+// One element a thread.
+template <map_op Op>
+__global__ void map_kernel(const float* __restrict__ x, float* y, float* z, map_scalars s, unsigned n) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float* out = Op == map_op::saxpy ? y : z;
+    out[i] = element<Op>(x[i], reads_y<Op> ? y[i] : 0.0f, s);
+}
+
+// Four adjacent elements a thread, read and written as float4 (cudaMalloc'd: 256-byte aligned);
+// the threads past n / 4 take the last n % 4 elements one each.
+template <map_op Op>
+__global__ void map4_kernel(const float* __restrict__ x, float* y, float* z, map_scalars s, unsigned n) {
+    const unsigned q = blockIdx.x * blockDim.x + threadIdx.x, quads = n / 4;
+    float* out = Op == map_op::saxpy ? y : z;
+    if (q < quads) {
+        const float4 u = reinterpret_cast<const float4*>(x)[q];
+        float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if constexpr (reads_y<Op>) v = reinterpret_cast<const float4*>(y)[q];
+        reinterpret_cast<float4*>(out)[q] = make_float4(element<Op>(u.x, v.x, s), element<Op>(u.y, v.y, s),
+                                                        element<Op>(u.z, v.z, s), element<Op>(u.w, v.w, s));
+        return;
+    }
+    const unsigned i = quads * 4 + (q - quads);
+    if (i < n) out[i] = element<Op>(x[i], reads_y<Op> ? y[i] : 0.0f, s);
 }
 
 __device__ float warp_sum(float a) {
@@ -147,16 +174,21 @@ std::vector<float> buffer::download() const {
 
 void buffer::fill_nan() { check(cudaMemset(data_, 0xff, size_ * sizeof(float)), "cudaMemset"); }
 
-void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block) {
-    const unsigned grid = blocks_for(n, block);
+void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block, bool float4s) {
+    // Threads: one an element, or one a float4 and one each for the last n % 4 elements.
+    const unsigned threads = float4s ? n / 4 + n % 4 : n;
+    const unsigned grid = blocks_for(threads, block);
     if (grid == 0) return;
+    auto run = [&](auto kernel) { kernel<<<grid, block>>>(x, y, z, s, n); };
     switch (op) {
-    case map_op::copy: map_kernel<map_op::copy><<<grid, block>>>(x, y, z, s, n); break;
-    case map_op::scale: map_kernel<map_op::scale><<<grid, block>>>(x, y, z, s, n); break;
-    case map_op::saxpy: map_kernel<map_op::saxpy><<<grid, block>>>(x, y, z, s, n); break;
-    case map_op::triad: map_kernel<map_op::triad><<<grid, block>>>(x, y, z, s, n); break;
-    case map_op::chain8: map_kernel<map_op::chain8><<<grid, block>>>(x, y, z, s, n); break;
-    case map_op::issue4_chain4: map_kernel<map_op::issue4_chain4><<<grid, block>>>(x, y, z, s, n); break;
+    case map_op::copy: float4s ? run(map4_kernel<map_op::copy>) : run(map_kernel<map_op::copy>); break;
+    case map_op::scale: float4s ? run(map4_kernel<map_op::scale>) : run(map_kernel<map_op::scale>); break;
+    case map_op::saxpy: float4s ? run(map4_kernel<map_op::saxpy>) : run(map_kernel<map_op::saxpy>); break;
+    case map_op::triad: float4s ? run(map4_kernel<map_op::triad>) : run(map_kernel<map_op::triad>); break;
+    case map_op::chain8: float4s ? run(map4_kernel<map_op::chain8>) : run(map_kernel<map_op::chain8>); break;
+    case map_op::issue4_chain4:
+        float4s ? run(map4_kernel<map_op::issue4_chain4>) : run(map_kernel<map_op::issue4_chain4>);
+        break;
     }
     check(cudaGetLastError(), "launching the map kernel");
 }

@@ -40,7 +40,8 @@ private:
     std::size_t size_ = 0;
 };
 
-// The element-wise workloads, one element a thread:
+// The element-wise workloads, one element a thread, or with `float4s` four adjacent elements a
+// thread read and written as float4 (the last n % 4 one a thread):
 //   copy z = x; scale z = a x; saxpy y = a x + y; triad z = x + a y;
 //   chain8 t = x, then t = t c[k] + x for k = 0..7, z = t; issue4_chain4 z = (a x + y)^2 - x.
 enum class map_op { copy, scale, saxpy, triad, chain8, issue4_chain4 };
@@ -48,7 +49,8 @@ struct map_scalars {
     float a = 0;
     float c[8] = {};
 };
-void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block);
+void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, unsigned n, int block,
+         bool float4s = false);
 
 // sum(x), or dot(x, y) = sum(x * y): `blocks` blocks of `block` threads fold float4 loads over
 // a grid-stride loop, reduce with warp shuffles and write one partial each (into `partials`,

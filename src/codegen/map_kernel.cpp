@@ -12,6 +12,7 @@
 #include "codegen/kernel_header.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/rows_from_launch.hpp"
+#include "codegen/vector_map.hpp"
 #include "loom/error.hpp"
 
 namespace loom::codegen {
@@ -389,6 +390,8 @@ kernel_source emit(const ir::kernel& k, const dialect& d) {
         grid_map(b, m);
     } else if (k.form == ir::map_form::chunked) {
         chunked_map(b, m);
+    } else if (const unsigned lanes = vector_map_lanes(launched)) {
+        write_vector_map(b, launched, lanes);
     } else {
         b.open_for(std::string(d.index_type) + " i = " + d.global_id, "i < n", "i += " + std::string(d.global_size));
         m.body(b);

@@ -28,6 +28,9 @@ struct group_launch {
     cache::cached_kernel* narrow_grid_kernel = nullptr; // the grid form in int coordinates, or none
     std::vector<std::uint32_t> grid_widths;
     std::vector<std::uint32_t> grid_heights; // empty: no 3-D read
+    // The elements a work-item of `kernel` takes at once: more than 1 in the vector form
+    // (codegen/vector_map.hpp), which then needs that many times fewer work-items.
+    unsigned lanes = 1;
     // The device buffer of its packed scalars (ir::kernel_param::packed), made at the first launch.
     std::unique_ptr<backend::memory> packed_scalars;
 };

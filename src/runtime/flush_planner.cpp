@@ -3,9 +3,11 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <string>
 
 #include "codegen/emit.hpp"
+#include "codegen/vector_map.hpp"
 #include "fusion/disjoint_writes.hpp"
 #include "launch/policy.hpp"
 #include "runtime/kernel_observer.hpp"
@@ -38,7 +40,8 @@ plan::pass flush_pass(const fusion::kernel_group& g, bool launched) {
         if (bind.kind == ir::param_kind::buffer)
             pass.arguments.push_back({plan::source::flush_buffer, bind.buffer, 0, dtype::boolean});
         else if (!g.kernel.params[a].packed)
-            pass.arguments.push_back({plan::source::statement_value, bind.statement, bind.slot, g.kernel.params[a].type});
+            pass.arguments.push_back(
+                {plan::source::statement_value, bind.statement, bind.slot, g.kernel.params[a].type});
     }
     if (!launched) return pass;
     if (ir::packs_scalars(g.kernel)) pass.arguments.push_back({plan::source::packed_values, 0, 0, dtype::boolean});
@@ -170,6 +173,7 @@ std::unique_ptr<compiled_plan> flush_planner::make_plan(const fusion::statement_
         pass.summary = summary;
         sources.push_back({pass.kernel, summary});
         destinations.push_back(&out.kernel);
+        out.lanes = std::max(1u, codegen::vector_map_lanes(g.kernel));
         if (launch::wants_grid_form(info)) {
             out.grid_widths = ir::grid_width_params(g.kernel);
             out.grid_heights = ir::grid_height_params(g.kernel);

@@ -53,7 +53,8 @@ void map_launcher::launch(compiled_plan& p, const flush_planner& planner, const 
         loop.launch_batch(executor_); // loop iterations gathered before it run first
         const fusion::kernel_group& g = p.groups[pass].group;
         const std::uint64_t length = queue.statements[g.first].length;
-        values_.packed = ir::packs_scalars(g.kernel) ? &upload_packed_scalars(g, queue, planned.packed_scalars) : nullptr;
+        values_.packed =
+            ir::packs_scalars(g.kernel) ? &upload_packed_scalars(g, queue, planned.packed_scalars) : nullptr;
         args_.clear();
         executor_.bind(p.plan, pass, values_, args_);
         cache::cached_kernel* kernel = planned.kernel;
@@ -64,7 +65,7 @@ void map_launcher::launch(compiled_plan& p, const flush_planner& planner, const 
             kernel = planned.narrow_grid_kernel && length < ir::narrow_grid_limit ? planned.narrow_grid_kernel
                                                                                   : planned.grid_kernel;
         const bool on_rows = kernel != planned.kernel;
-        geo = geometry_of(*kernel, g, planner, length, on_rows ? width : 0);
+        geo = geometry_of(*kernel, g, planner, length, on_rows ? width : 0, planned.lanes);
         launch_label label;
         label.elements = length;
         label.first = g.first;

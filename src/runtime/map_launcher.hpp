@@ -35,12 +35,13 @@ private:
     std::uint64_t common_extent(const std::vector<std::uint32_t>& params) const;
     const backend::memory& upload_packed_scalars(const fusion::kernel_group& g, const fusion::statement_queue& queue,
                                                  std::unique_ptr<backend::memory>& into);
-    // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's
-    // row), measured first when tuning is on and the kernel has no tuning yet.
+    // The geometry of a map kernel's launch over `length` elements (`width`: a grid kernel's row;
+    // `lanes`: the elements a work-item of the 1-D launch takes at once), measured first when
+    // tuning is on and the kernel has no tuning yet.
     backend::geometry geometry_of(cache::cached_kernel& k, const fusion::kernel_group& g, const flush_planner& planner,
-                                  std::uint64_t length, std::uint64_t width);
+                                  std::uint64_t length, std::uint64_t width, unsigned lanes);
     void tune(cache::cached_kernel& k, const fusion::kernel_group& g, const flush_planner& planner,
-              std::uint64_t length, std::uint64_t width);
+              std::uint64_t length, std::uint64_t width, unsigned lanes);
 
     backend::device& device_;
     executor& executor_;

@@ -19,24 +19,31 @@ constexpr int tune_repetitions = 5; // timed rounds over the candidates, after a
 
 const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chunked" : "grid_stride"; }
 
+// The launch for `choice`: on whole rows of `width` where the grid form takes them, else the 1-D
+// launch, whose work-items take `lanes` elements each (the vector form, codegen/vector_map.hpp).
+backend::geometry launch_shape(const backend::device_info& device, ir::map_form form, std::uint64_t length,
+                               std::uint64_t width, unsigned lanes, launch::geometry_choice choice) {
+    backend::geometry geo;
+    if (width && launch::grid_geometry(device, form, width, length, geo, choice)) return geo;
+    return launch::map_geometry(device, form, (length + lanes - 1) / lanes, choice);
+}
+
 } // namespace
 
 backend::geometry map_launcher::geometry_of(cache::cached_kernel& k, const fusion::kernel_group& g,
-                                            const flush_planner& planner, std::uint64_t length, std::uint64_t width) {
+                                            const flush_planner& planner, std::uint64_t length, std::uint64_t width,
+                                            unsigned lanes) {
     if (settings_.tune && !k.tuning && length >= tune_min_elements && !g.kernel.guarded)
-        tune(k, g, planner, length, width);
+        tune(k, g, planner, length, width, lanes);
     launch::geometry_choice choice;
     if (k.tuning) choice.value = k.tuning->choice;
-    backend::geometry geo;
-    if (!width || !launch::grid_geometry(device_.info(), g.kernel.form, width, length, geo, choice))
-        geo = launch::map_geometry(device_.info(), g.kernel.form, length, choice);
-    return geo;
+    return launch_shape(device_.info(), g.kernel.form, length, width, lanes, choice);
 }
 
 // Runs every candidate on copies of the buffers the kernel writes, so that the vectors keep
 // their values: a kernel may read what it writes (y = y + x), and must run on them once.
 void map_launcher::tune(cache::cached_kernel& k, const fusion::kernel_group& g, const flush_planner& planner,
-                        std::uint64_t length, std::uint64_t width) {
+                        std::uint64_t length, std::uint64_t width, unsigned lanes) {
     const std::vector<launch::geometry_choice> candidates = launch::tuning_candidates(device_.info(), g.kernel.form);
     cache::tuning_record record;
     record.form = form_name(g.kernel.form);
@@ -63,9 +70,7 @@ void map_launcher::tune(cache::cached_kernel& k, const fusion::kernel_group& g, 
         std::vector<launch::geometry_choice> usable;
         std::vector<backend::geometry> geometries;
         for (const launch::geometry_choice& c : candidates) {
-            backend::geometry geo;
-            if (!width || !launch::grid_geometry(device_.info(), g.kernel.form, width, length, geo, c))
-                geo = launch::map_geometry(device_.info(), g.kernel.form, length, c);
+            const backend::geometry geo = launch_shape(device_.info(), g.kernel.form, length, width, lanes, c);
             try {
                 device_.launch(*k.kernel, trial.data(), trial.size(), geo);
                 device_.finish();

@@ -160,28 +160,29 @@ TEST_CASE("a lowered 1-D neighbour read gives its policy's element for offsets i
     const std::uint64_t n = 10;
     const std::vector<float> x = numbered(n);
     for (bool literal : {false, true}) // a zero offset as a parameter, or compiled in
-    for (boundary_policy policy : policies)
-        for (std::int64_t d : {-23, -10, -3, -1, 0, 1, 4, 9, 10, 31}) {
-            if (literal && d != 0) continue;
-            CAPTURE(literal);
-            CAPTURE(int(policy));
-            CAPTURE(d);
-            kernel_builder b; // y = x[i + d]
-            const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32), offset = b.scalar_param(dtype::i64),
-                       fallback = b.scalar_param(dtype::f32);
-            const auto value_node = policy == boundary_policy::constant ? b.scalar(fallback) : no_node;
-            b.store(out, b.neighbour(in, policy, literal ? b.zero() : b.scalar(offset), no_node, no_node, value_node));
-            const loom::ir::kernel k = b.kernel();
-            const loom::codegen::lowered_kernel l =
-                lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
-            CHECK_FALSE(reads_neighbours(l.kernel));
-            evaluator e(l.kernel, {{}, {}, {d, 0}, {0, outside}}, {x, {}});
-            for (std::uint64_t i = 0; i < n; ++i) {
-                CAPTURE(i);
-                CHECK(e.at(l.kernel.stores[0].value, {i, n}).f ==
-                      expected(x, policy, std::int64_t(i) + d, 0, std::int64_t(n), 1));
+        for (boundary_policy policy : policies)
+            for (std::int64_t d : {-23, -10, -3, -1, 0, 1, 4, 9, 10, 31}) {
+                if (literal && d != 0) continue;
+                CAPTURE(literal);
+                CAPTURE(int(policy));
+                CAPTURE(d);
+                kernel_builder b; // y = x[i + d]
+                const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32), offset = b.scalar_param(dtype::i64),
+                           fallback = b.scalar_param(dtype::f32);
+                const auto value_node = policy == boundary_policy::constant ? b.scalar(fallback) : no_node;
+                b.store(out,
+                        b.neighbour(in, policy, literal ? b.zero() : b.scalar(offset), no_node, no_node, value_node));
+                const loom::ir::kernel k = b.kernel();
+                const loom::codegen::lowered_kernel l =
+                    lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
+                CHECK_FALSE(reads_neighbours(l.kernel));
+                evaluator e(l.kernel, {{}, {}, {d, 0}, {0, outside}}, {x, {}});
+                for (std::uint64_t i = 0; i < n; ++i) {
+                    CAPTURE(i);
+                    CHECK(e.at(l.kernel.stores[0].value, {i, n}).f ==
+                          expected(x, policy, std::int64_t(i) + d, 0, std::int64_t(n), 1));
+                }
             }
-        }
 }
 
 TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the index or from the launch") {
@@ -190,39 +191,39 @@ TEST_CASE("a lowered 2-D neighbour read gives its policy's element, from the ind
     const std::vector<float> u = numbered(n);
     enum class coordinates { integer_division, double_division, launch };
     for (bool literal : {false, true}) // zero offsets as parameters, or compiled in
-    for (coordinates from : {coordinates::integer_division, coordinates::double_division, coordinates::launch})
-        for (boundary_policy policy : policies)
-            for (std::int64_t di : {-9, -1, 0, 2, 5})
-                for (std::int64_t dj : {-4, -1, 0, 1, 7}) {
-                    if (literal && di != 0 && dj != 0) continue;
-                    CAPTURE(literal);
-                    CAPTURE(int(from));
-                    CAPTURE(int(policy));
-                    CAPTURE(di);
-                    CAPTURE(dj);
-                    kernel_builder b; // v = u(x + di, y + dj)
-                    const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
-                    const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
-                               pw = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
-                    const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
-                    auto offset = [&](std::uint32_t param, std::int64_t at) {
-                        return literal && at == 0 ? b.zero() : b.scalar(param);
-                    };
-                    b.store(out, b.neighbour(in, policy, offset(pi, di), offset(pj, dj), b.scalar(pw), value_node));
-                    if (from == coordinates::launch) b.grid_launch(pw);
-                    loom::ir::kernel k = b.kernel();
-                    k.double_grid_division = from == coordinates::double_division;
-                    const loom::codegen::lowered_kernel l =
-                        lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
-                    CHECK_FALSE(reads_neighbours(l.kernel));
-                    evaluator e(l.kernel, {{}, {}, {di, 0}, {dj, 0}, {w, 0}, {0, outside}}, {u, {}});
-                    for (std::uint64_t i = 0; i < n; ++i) {
-                        CAPTURE(i);
-                        const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
-                        CHECK(e.at(l.kernel.stores[0].value, {i, n, col, row, h, w}).f ==
-                              expected(u, policy, col + di, row + dj, w, h));
+        for (coordinates from : {coordinates::integer_division, coordinates::double_division, coordinates::launch})
+            for (boundary_policy policy : policies)
+                for (std::int64_t di : {-9, -1, 0, 2, 5})
+                    for (std::int64_t dj : {-4, -1, 0, 1, 7}) {
+                        if (literal && di != 0 && dj != 0) continue;
+                        CAPTURE(literal);
+                        CAPTURE(int(from));
+                        CAPTURE(int(policy));
+                        CAPTURE(di);
+                        CAPTURE(dj);
+                        kernel_builder b; // v = u(x + di, y + dj)
+                        const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
+                        const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
+                                   pw = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
+                        const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
+                        auto offset = [&](std::uint32_t param, std::int64_t at) {
+                            return literal && at == 0 ? b.zero() : b.scalar(param);
+                        };
+                        b.store(out, b.neighbour(in, policy, offset(pi, di), offset(pj, dj), b.scalar(pw), value_node));
+                        if (from == coordinates::launch) b.grid_launch(pw);
+                        loom::ir::kernel k = b.kernel();
+                        k.double_grid_division = from == coordinates::double_division;
+                        const loom::codegen::lowered_kernel l =
+                            lower_neighbour_reads(k, {k.stores[0].value}, neighbour_form::checked);
+                        CHECK_FALSE(reads_neighbours(l.kernel));
+                        evaluator e(l.kernel, {{}, {}, {di, 0}, {dj, 0}, {w, 0}, {0, outside}}, {u, {}});
+                        for (std::uint64_t i = 0; i < n; ++i) {
+                            CAPTURE(i);
+                            const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
+                            CHECK(e.at(l.kernel.stores[0].value, {i, n, col, row, h, w}).f ==
+                                  expected(u, policy, col + di, row + dj, w, h));
+                        }
                     }
-                }
 }
 
 TEST_CASE("a lowered 3-D neighbour read gives its policy's element, dividing per read or from the form's planes") {
@@ -242,56 +243,56 @@ TEST_CASE("a lowered 3-D neighbour read gives its policy's element, dividing per
     // or wrapped read takes its neighbour row (row_resolved) and the column stays inside the row.
     enum class coordinates { per_read, planes_checked, planes_interior };
     for (bool literal : {false, true}) // zero offsets as parameters, or compiled in
-    for (coordinates from : {coordinates::per_read, coordinates::planes_checked, coordinates::planes_interior})
-        for (boundary_policy policy : policies)
-            for (std::int64_t di : {-5, -1, 0, 1, 4})
-                for (std::int64_t dj : {-4, -1, 0, 2})
-                    for (std::int64_t dk : {-3, -1, 0, 1, 2}) {
-                        if (literal && di != 0 && dj != 0 && dk != 0) continue;
-                        const bool interior = from == coordinates::planes_interior;
-                        CAPTURE(literal);
-                        CAPTURE(int(from));
-                        CAPTURE(int(policy));
-                        CAPTURE(di);
-                        CAPTURE(dj);
-                        CAPTURE(dk);
-                        kernel_builder b; // v = u(x + di, y + dj, z + dk)
-                        const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
-                        const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
-                                   pk = b.scalar_param(dtype::i64), pw = b.scalar_param(dtype::i64),
-                                   ph = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
-                        const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
-                        auto offset = [&](std::uint32_t param, std::int64_t at) {
-                            return literal && at == 0 ? b.zero() : b.scalar(param);
-                        };
-                        const auto read = b.neighbour3(in, policy, offset(pi, di), offset(pj, dj), offset(pk, dk),
-                                                       b.scalar(pw), b.scalar(ph), value_node);
-                        b.store(out, read);
-                        b.grid_launch(pw);
-                        if (from != coordinates::per_read) b.plane_launch(ph);
-                        b.form(loom::ir::map_form::chunked);
-                        const loom::ir::kernel k = b.kernel();
-                        const bool resolved = loom::codegen::row_resolved(k.body[read], k);
-                        CHECK(resolved == (from != coordinates::per_read && policy != boundary_policy::constant));
-                        if (interior && !resolved) continue; // the form tests such a read's row
-                        const loom::codegen::lowered_kernel l = lower_neighbour_reads(
-                            k, {k.stores[0].value}, interior ? neighbour_form::interior : neighbour_form::checked);
-                        CHECK_FALSE(reads_neighbours(l.kernel));
-                        evaluator e(l.kernel, {{}, {}, {di, 0}, {dj, 0}, {dk, 0}, {w, 0}, {h, 0}, {0, outside}},
-                                    {u, {}});
-                        for (std::uint64_t i = 0; i < n; ++i) {
-                            const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
-                            if (interior && (col + di < 0 || col + di >= w)) continue; // the form's edge columns
-                            CAPTURE(i);
-                            position p{i, n, col, row, h * d, w};
-                            p.plane = row / h;
-                            p.plane_row = row % h;
-                            p.plane_rows = h;
-                            p.planes = d;
-                            CHECK(e.at(l.kernel.stores[0].value, p).f ==
-                                  expected3(policy, col + di, row % h + dj, row / h + dk));
+        for (coordinates from : {coordinates::per_read, coordinates::planes_checked, coordinates::planes_interior})
+            for (boundary_policy policy : policies)
+                for (std::int64_t di : {-5, -1, 0, 1, 4})
+                    for (std::int64_t dj : {-4, -1, 0, 2})
+                        for (std::int64_t dk : {-3, -1, 0, 1, 2}) {
+                            if (literal && di != 0 && dj != 0 && dk != 0) continue;
+                            const bool interior = from == coordinates::planes_interior;
+                            CAPTURE(literal);
+                            CAPTURE(int(from));
+                            CAPTURE(int(policy));
+                            CAPTURE(di);
+                            CAPTURE(dj);
+                            CAPTURE(dk);
+                            kernel_builder b; // v = u(x + di, y + dj, z + dk)
+                            const auto in = b.buffer(dtype::f32), out = b.buffer(dtype::f32);
+                            const auto pi = b.scalar_param(dtype::i64), pj = b.scalar_param(dtype::i64),
+                                       pk = b.scalar_param(dtype::i64), pw = b.scalar_param(dtype::i64),
+                                       ph = b.scalar_param(dtype::i64), pc = b.scalar_param(dtype::f32);
+                            const auto value_node = policy == boundary_policy::constant ? b.scalar(pc) : no_node;
+                            auto offset = [&](std::uint32_t param, std::int64_t at) {
+                                return literal && at == 0 ? b.zero() : b.scalar(param);
+                            };
+                            const auto read = b.neighbour3(in, policy, offset(pi, di), offset(pj, dj), offset(pk, dk),
+                                                           b.scalar(pw), b.scalar(ph), value_node);
+                            b.store(out, read);
+                            b.grid_launch(pw);
+                            if (from != coordinates::per_read) b.plane_launch(ph);
+                            b.form(loom::ir::map_form::chunked);
+                            const loom::ir::kernel k = b.kernel();
+                            const bool resolved = loom::codegen::row_resolved(k.body[read], k);
+                            CHECK(resolved == (from != coordinates::per_read && policy != boundary_policy::constant));
+                            if (interior && !resolved) continue; // the form tests such a read's row
+                            const loom::codegen::lowered_kernel l = lower_neighbour_reads(
+                                k, {k.stores[0].value}, interior ? neighbour_form::interior : neighbour_form::checked);
+                            CHECK_FALSE(reads_neighbours(l.kernel));
+                            evaluator e(l.kernel, {{}, {}, {di, 0}, {dj, 0}, {dk, 0}, {w, 0}, {h, 0}, {0, outside}},
+                                        {u, {}});
+                            for (std::uint64_t i = 0; i < n; ++i) {
+                                const std::int64_t col = std::int64_t(i) % w, row = std::int64_t(i) / w;
+                                if (interior && (col + di < 0 || col + di >= w)) continue; // the form's edge columns
+                                CAPTURE(i);
+                                position p{i, n, col, row, h * d, w};
+                                p.plane = row / h;
+                                p.plane_row = row % h;
+                                p.plane_rows = h;
+                                p.planes = d;
+                                CHECK(e.at(l.kernel.stores[0].value, p).f ==
+                                      expected3(policy, col + di, row % h + dj, row / h + dk));
+                            }
                         }
-                    }
 }
 
 TEST_CASE("an interior read is element i + offset with no policy; a read the form cannot test stays checked") {

@@ -25,14 +25,13 @@ struct position_kernel {
 position_kernel positions() {
     kernel_builder b;
     b.buffer(dtype::f32); // x: parameter 0, which the load_at below reads
-    const auto out = b.buffer(dtype::f32), cols = b.scalar_param(dtype::u64),
-               mask = b.scalar_param(dtype::u64);
+    const auto out = b.buffer(dtype::f32), cols = b.scalar_param(dtype::u64), mask = b.scalar_param(dtype::u64);
     const auto i = b.index(), w = b.scalar(cols);
     const auto row = b.op(opcode::div, dtype::u64, i, w);
     const auto column = b.op(opcode::sub, dtype::u64, i, b.op(opcode::mul, dtype::u64, row, w));
-    const auto gathered = b.op(opcode::add, dtype::u64,
-                               b.op(opcode::mul, dtype::u64, b.op(opcode::bit_and, dtype::u64, row, b.scalar(mask)), w),
-                               column);
+    const auto gathered =
+        b.op(opcode::add, dtype::u64,
+             b.op(opcode::mul, dtype::u64, b.op(opcode::bit_and, dtype::u64, row, b.scalar(mask)), w), column);
     const auto read = b.op(opcode::load_at, dtype::f32, gathered); // slot 0: x at the computed index
     const auto value = b.op(opcode::add, dtype::f32,
                             b.op(opcode::add, dtype::f32,

@@ -493,6 +493,28 @@ TEST_CASE("cuda_interop_runs_on_a_cuda_device_and_says_so_when_there_is_none") {
         ctx.finish();
         REQUIRE(api.cuMemFree(mem) == CUDA_SUCCESS);
     }
+    SUBCASE("memory wrapped 4 bytes past its allocation's start: maps take the scalar loop, not float4s") {
+        CUdeviceptr mem = 0;
+        REQUIRE(api.cuMemAlloc(&mem, (n + 1) * sizeof(float)) == CUDA_SUCCESS);
+        const CUdeviceptr inside = mem + sizeof(float); // 4 bytes past a 256-byte boundary
+        REQUIRE(api.cuMemcpyHtoDAsync(inside, host.data(), n * sizeof(float), stream) == CUDA_SUCCESS);
+        REQUIRE(api.cuStreamSynchronize(stream) == CUDA_SUCCESS);
+        {
+            loom::vector<float> w = loom::vector<float>::wrap(ctx, std::uint64_t(inside), n);
+            loom::vector<float> x(ctx, host), y(ctx, n);
+            y = 3.0f * w + x; // a misaligned read beside aligned ones
+            w = w + 1.0f;     // a misaligned write
+            std::vector<float> want_y(n), want_w(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                want_y[i] = 3.0f * host[i] + host[i];
+                want_w[i] = host[i] + 1.0f;
+            }
+            CHECK(y.to_host() == want_y);
+            CHECK(w.to_host() == want_w);
+        }
+        ctx.finish();
+        REQUIRE(api.cuMemFree(mem) == CUDA_SUCCESS);
+    }
     SUBCASE("a context over the test's own CUcontext and stream") {
         CUstream own_stream = nullptr;
         REQUIRE(api.cuStreamCreate(&own_stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
