@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers
           libboost-dev doctest-dev libxxhash-dev nlohmann-json3-dev libcli11-dev libbenchmark-dev
-          python3-matplotlib clinfo clang-tidy doxygen libclblast1 libclfft-dev librandom123-dev libtbb-dev)
+          python3-matplotlib clinfo clang-tidy doxygen libclblast1 libclfft-dev librandom123-dev libtbb-dev
+          libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

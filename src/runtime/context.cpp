@@ -120,16 +120,34 @@ context::context(const context_options& options) {
         detail::open_context(options, [&](bool profiling) { return backend::open_device(backend, device, profiling); });
 }
 
+namespace {
+
+detail::context_ptr registered(detail::context_ptr impl) {
+    context_registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.contexts.push_back(impl);
+    return impl;
+}
+
+} // namespace
+
 context::context(const std::vector<context>& parts, loom::balance how) {
     std::vector<detail::context_ptr> impls;
     for (const context& c : parts) impls.push_back(c.impl());
+    if (impls.empty()) throw error("loom: a context over several devices was given no contexts");
     detail::context_settings settings;
-    if (!impls.empty() && impls[0]) settings = impls[0]->settings();
-    impl_ = std::make_shared<detail::context_impl>(std::move(impls), settings);
+    if (impls[0]) settings = impls[0]->settings();
+    impl_ = registered(std::make_shared<detail::context_impl>(std::move(impls), settings));
     impl_->set_dynamic_balance(how == loom::balance::dynamic);
-    context_registry& r = registry();
-    std::lock_guard<std::mutex> guard(r.lock);
-    r.contexts.push_back(impl_);
+}
+
+context detail::open_ranked_context(const context& local, std::shared_ptr<const rank_group> ranks) {
+    const context_ptr& own = local.impl();
+    if (own->ranks())
+        throw error("loom::mpi: the local context given is itself over MPI ranks; give this rank's "
+                    "own context (one device, or several)");
+    const std::vector<context_ptr> parts = own->several() ? own->parts() : std::vector<context_ptr>{own};
+    return context(registered(std::make_shared<context_impl>(parts, own->settings(), std::move(ranks))));
 }
 
 std::size_t context::device_count() const { return impl_->several() ? impl_->parts().size() : 1; }
@@ -143,6 +161,9 @@ void context::set_split(const std::vector<double>& shares) {
     if (!impl_->several())
         throw error("loom::context::set_split: this context has one device; a split shares vectors between the "
                     "devices of a context over several (docs/multi-device.md)");
+    if (impl_->ranks())
+        throw error("loom::context::set_split: this context splits its vectors over MPI ranks, and moving a split "
+                    "between ranks is not supported; the ranks' shares follow their devices (docs/multi-device.md)");
     detail::resplit(*impl_, shares);
 }
 
@@ -254,8 +275,8 @@ namespace {
 
 // What a context over `parts` reports of its device: their names joined by " | ", fp64 where
 // every part has it, the smallest of the limits.
-backend::device_info describe_parts(const std::vector<context_ptr>& parts) {
-    if (parts.size() < 2)
+backend::device_info describe_parts(const std::vector<context_ptr>& parts, bool ranked) {
+    if (parts.size() < (ranked ? 1u : 2u))
         throw error("loom: a context over several devices needs at least two parts, and was given " +
                     std::to_string(parts.size()));
     for (const context_ptr& p : parts)
@@ -284,8 +305,10 @@ double starting_weight(const backend::device_info& info) {
 
 } // namespace
 
-context_impl::context_impl(std::vector<context_ptr> parts, const context_settings& settings)
-    : context_impl(make_parts_device(describe_parts(parts), parts[0]->device(), parts.size()), settings) {
+context_impl::context_impl(std::vector<context_ptr> parts, const context_settings& settings,
+                           std::shared_ptr<const rank_group> ranks)
+    : context_impl(make_parts_device(describe_parts(parts, ranks != nullptr), parts.at(0)->device(), parts.size()),
+                   settings) {
     for (std::size_t k = 0; k < parts.size(); ++k) {
         if (parts[k]->several())
             throw error("loom: a context over several devices takes contexts of one device each; this part is "
@@ -301,7 +324,27 @@ context_impl::context_impl(std::vector<context_ptr> parts, const context_setting
     for (double w : weights_) total += w;
     for (double& w : weights_) w /= total;
     timed_ns_.assign(parts.size(), 0);
+    if (ranks) { // every rank's weight (its parts' together) and part count, from every rank
+        const std::size_t n = ranks->size();
+        const double mine[2] = {total, double(parts.size())};
+        std::vector<double> all(2 * n);
+        ranks->allgather(mine, all.data(), sizeof mine, std::vector<std::uint64_t>(n, 1));
+        for (std::size_t r = 0; r < n; ++r) {
+            rank_weights_.push_back(all[2 * r]);
+            rank_parts_.push_back(std::uint64_t(all[2 * r + 1]));
+            if (r < ranks->rank()) parts_before_ += std::size_t(all[2 * r + 1]);
+        }
+        ranks_ = std::move(ranks);
+    }
     parts_ = std::move(parts);
+}
+
+std::vector<part_range> context_impl::split(std::uint64_t length) const {
+    if (!ranks_) return detail::split(length, weights_);
+    const part_range mine = rank_split(length)[ranks_->rank()];
+    std::vector<part_range> parts = detail::split(mine.count, weights_);
+    for (part_range& p : parts) p.first += mine.first;
+    return parts;
 }
 
 void context_impl::require_one_device(const char* what) const {

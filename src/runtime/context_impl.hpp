@@ -29,6 +29,7 @@
 #include "runtime/loop/loop_runtime.hpp"
 #include "runtime/map_launcher.hpp"
 #include "runtime/parts/partition.hpp"
+#include "runtime/parts/ranks.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/run_statistics.hpp"
 #include "runtime/settings.hpp"
@@ -75,14 +76,24 @@ public:
     context_impl(std::unique_ptr<backend::device> dev, const context_settings& settings);
     // A context over several devices (docs/multi-device.md): `parts`, one context of one device
     // each, run its work; its own device (runtime/parts/parts_device.hpp) runs nothing.
-    context_impl(std::vector<std::shared_ptr<context_impl>> parts, const context_settings& settings);
+    // With `ranks` (loom::mpi), the vectors are split over the ranks first and this rank's share
+    // over `parts` (one or more), and the constructor is collective: every rank makes its own.
+    context_impl(std::vector<std::shared_ptr<context_impl>> parts, const context_settings& settings,
+                 std::shared_ptr<const rank_group> ranks = nullptr);
     ~context_impl();
 
     // Several devices: the parts, and how a vector of `length` elements is split over them
     // (runtime/parts/partition.hpp). A context of one device has no parts.
     bool several() const { return !parts_.empty(); }
     const std::vector<std::shared_ptr<context_impl>>& parts() const { return parts_; }
-    std::vector<part_range> split(std::uint64_t length) const { return detail::split(length, weights_); }
+    // Over ranks, each part's range is of the whole vector, and the parts are this rank's only.
+    std::vector<part_range> split(std::uint64_t length) const;
+    // Over ranks (else null): the ranks, every rank's range of a vector of `length` elements, and
+    // the parts of the ranks before this one (this rank's first part's place among all ranks' parts).
+    const rank_group* ranks() const { return ranks_.get(); }
+    std::vector<part_range> rank_split(std::uint64_t length) const { return detail::split(length, rank_weights_); }
+    const std::vector<std::uint64_t>& rank_parts() const { return rank_parts_; } // each rank's part count
+    std::size_t parts_before() const { return parts_before_; }
     // Throws loom::error naming `what` (an algorithm that runs on one device) on a context of several.
     void require_one_device(const char* what) const;
     // Each part's share of every vector (summing to 1), and setting it: parts/rebalance.hpp moves
@@ -175,6 +186,10 @@ private:
     // that may name their buffers, and each part's share of a vector (partition.hpp's weights).
     std::vector<std::shared_ptr<context_impl>> parts_;
     std::vector<double> weights_;
+    std::shared_ptr<const rank_group> ranks_;
+    std::vector<double> rank_weights_; // each rank's share of every vector
+    std::vector<std::uint64_t> rank_parts_;
+    std::size_t parts_before_ = 0;
     std::vector<std::weak_ptr<buffer>> parted_;
     std::vector<std::uint64_t> timed_ns_;
     bool dynamic_balance_ = false;

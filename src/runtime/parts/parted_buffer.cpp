@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/ranks.hpp"
 
 namespace loom::detail {
 
@@ -60,8 +61,61 @@ void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const voi
     });
 }
 
+namespace {
+
+// Each rank's share of elements first .. first + count, in rank order, and where this rank's starts.
+std::vector<std::uint64_t> rank_counts(const buffer& b, std::uint64_t first, std::uint64_t count,
+                                       std::uint64_t& mine_first) {
+    std::vector<std::uint64_t> counts;
+    const std::vector<part_range> ranges = b.ctx->rank_split(b.length);
+    for (std::size_t r = 0; r < ranges.size(); ++r) {
+        const std::uint64_t begin = std::max(first, ranges[r].first);
+        const std::uint64_t end = std::min(first + count, ranges[r].first + ranges[r].count);
+        counts.push_back(begin < end ? end - begin : 0);
+        if (r == b.ctx->ranks()->rank()) mine_first = begin < end ? begin : first;
+    }
+    return counts;
+}
+
+void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
+
+} // namespace
+
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     if (b.replicated) return download(*b.parts[0], first, count, host); // the copies are equal
+    const rank_group* ranks = b.ctx->ranks();
+    if (!ranks) return download_local(b, first, count, host);
+    // This rank's elements of the range, then every rank's into `host` (collective).
+    std::uint64_t mine_first = 0;
+    const std::vector<std::uint64_t> counts = rank_counts(b, first, count, mine_first);
+    const std::size_t size = size_of(b.type);
+    std::vector<unsigned char> mine(counts[ranks->rank()] * size);
+    download_local(b, mine_first, counts[ranks->rank()], mine.data());
+    ranks->allgather(mine.data(), host, size, counts);
+}
+
+void gather_parts_to_root(buffer& b, void* host, std::size_t root) {
+    const rank_group& ranks = *b.ctx->ranks();
+    std::uint64_t mine_first = 0;
+    const std::vector<std::uint64_t> counts = rank_counts(b, 0, b.length, mine_first);
+    std::vector<unsigned char> mine(counts[ranks.rank()] * size_of(b.type));
+    download_local(b, mine_first, counts[ranks.rank()], mine.data());
+    ranks.gather(mine.data(), host, size_of(b.type), counts, root);
+}
+
+void scatter_parts_from_root(buffer& b, const void* host, std::size_t root) {
+    const rank_group& ranks = *b.ctx->ranks();
+    std::uint64_t mine_first = 0;
+    const std::vector<std::uint64_t> counts = rank_counts(b, 0, b.length, mine_first);
+    std::vector<unsigned char> mine(counts[ranks.rank()] * size_of(b.type));
+    ranks.scatter(host, mine.data(), size_of(b.type), counts, root);
+    upload_parts(b, mine_first, counts[ranks.rank()], mine.data());
+}
+
+namespace {
+
+// This process's parts' elements of first .. first + count (all of them without ranks).
+void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     auto* bytes = static_cast<unsigned char*>(host);
     const std::size_t size = size_of(b.type);
     // Every part's pending work enqueued first: the reads below then wait for devices that all
@@ -75,5 +129,7 @@ void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* h
         download(*b.parts[k], at, n, bytes + from * size);
     });
 }
+
+} // namespace
 
 } // namespace loom::detail

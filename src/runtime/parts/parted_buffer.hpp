@@ -16,7 +16,15 @@ buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type);
 
 // Elements first .. first + count of a parted buffer to or from the host, part by part. The parts'
 // pending statements are all enqueued before the first transfer waits, so the devices work at once.
+// Over MPI ranks (context_impl::ranks): an upload writes this rank's elements of the range from
+// this rank's `host` (every rank gives the same data), and a download is collective, every rank
+// receiving every rank's elements of the range.
 void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
+
+// Over MPI ranks, collective: the whole vector into `host` on rank `root` (elsewhere untouched),
+// and each rank's elements from `host` on rank `root` (elsewhere not read).
+void gather_parts_to_root(buffer& b, void* host, std::size_t root);
+void scatter_parts_from_root(buffer& b, const void* host, std::size_t root);
 
 } // namespace loom::detail

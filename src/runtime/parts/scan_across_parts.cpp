@@ -122,39 +122,60 @@ void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_pt
         run_scan(*ctx.parts()[k], local, output->parts[k]);
     };
 
+    // Part k's place among every rank's parts (its own without ranks), and the totals of the
+    // parts before it: each part's total where a later part needs it (the last part's never is),
+    // the operation's identity elsewhere; over ranks, every rank's, in rank order.
+    const std::size_t before = ctx.parts_before(), bytes = size_of(t);
+    std::uint64_t all = 0;
+    for (std::uint64_t n : ctx.ranks() ? ctx.rank_parts() : std::vector<std::uint64_t>{count}) all += n;
+    const auto needed = [&](std::size_t k) { return before + k + 1 < all && ranges[k].count != 0; };
+    const auto every_total = [&](const std::vector<scalar_bits>& mine) {
+        std::vector<unsigned char> packed(count * bytes);
+        for (std::size_t k = 0; k < count; ++k) std::memcpy(&packed[k * bytes], mine[k].word, bytes);
+        packed = all_ranks(ctx, packed, bytes);
+        std::vector<scalar_bits> totals(packed.size() / bytes, call.op->identity);
+        for (std::size_t g = 0; g < totals.size(); ++g) std::memcpy(totals[g].word, &packed[g * bytes], bytes);
+        return totals;
+    };
+
     if (!call.exclusive) {
         for (std::size_t k = 0; k < count; ++k) scan_part(k, call.init);
-        // Each part's total is its last result (the identity for an empty part).
-        std::vector<scalar_bits> totals(count - 1, call.op->identity);
-        for (std::size_t k = 0; k + 1 < count; ++k)
-            if (ranges[k].count != 0) download(*output->parts[k], ranges[k].count - 1, 1, totals[k].word);
+        // Each part's total is its last result.
+        std::vector<scalar_bits> mine(count, call.op->identity);
+        for (std::size_t k = 0; k < count; ++k)
+            if (needed(k)) download(*output->parts[k], ranges[k].count - 1, 1, mine[k].word);
+        std::vector<scalar_bits> totals = every_total(mine);
+        totals.resize(before + count - 1 > 0 ? before + count - 1 : 0); // none past this rank's last part's
+        if (totals.empty()) return;
         const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
         const shape* carry = carry_statement(*call.op);
-        for (std::size_t k = 1; k < count; ++k) {
-            if (ranges[k].count == 0) continue;
+        for (std::size_t k = 0; k < count; ++k) {
+            if (before + k == 0 || ranges[k].count == 0) continue;
             statement_recorder r(*ctx.parts()[k]);
-            record_carry(r, *call.op, carries[k - 1], output->parts[k]);
+            record_carry(r, *call.op, carries[before + k - 1], output->parts[k]);
             r.commit_assignment(carry, output->parts[k]);
         }
         return;
     }
 
     // Exclusive: the parts' totals first, every part at once.
-    std::vector<buffer_ptr> totals_on_device;
-    for (std::size_t k = 0; k + 1 < count; ++k) {
+    std::vector<buffer_ptr> totals_on_device(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (!needed(k)) continue;
         context_impl& part = *ctx.parts()[k];
-        totals_on_device.push_back(new_buffer(part.shared_from_this(), 1, t));
+        totals_on_device[k] = new_buffer(part.shared_from_this(), 1, t);
         statement_recorder r(part);
         record_input(r, k);
         reduce_call total{s, false, call.op, 1, 0};
-        run_reduce(part, total, {nullptr, &totals_on_device.back()});
+        run_reduce(part, total, {nullptr, &totals_on_device[k]});
     }
-    // Part k's carry: call.init folded with the totals of parts 0 .. k-1, from one exclusive scan
-    // of the totals (the last entry, never folded into a carry, is the identity).
-    std::vector<scalar_bits> totals(count, call.op->identity);
-    for (std::size_t k = 0; k + 1 < count; ++k) download(*totals_on_device[k], 0, 1, totals[k].word);
-    const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
-    for (std::size_t k = 0; k < count; ++k) scan_part(k, carries[k]);
+    // Part k's carry: call.init folded with the totals of the parts before it, from one exclusive
+    // scan of every part's total (the last, never folded into a carry, is the identity).
+    std::vector<scalar_bits> mine(count, call.op->identity);
+    for (std::size_t k = 0; k < count; ++k)
+        if (totals_on_device[k]) download(*totals_on_device[k], 0, 1, mine[k].word);
+    const std::vector<scalar_bits> carries = scan_on_first(ctx, call, every_total(mine));
+    for (std::size_t k = 0; k < count; ++k) scan_part(k, carries[before + k]);
 }
 
 } // namespace loom::detail

@@ -39,6 +39,17 @@ void record_part_slots(statement_recorder& r, const shape& s, const fusion::boun
     if (counted) r.scalar_slot(&first, sizeof first);
 }
 
+std::vector<unsigned char> all_ranks(const context_impl& ctx, const std::vector<unsigned char>& values,
+                                     std::size_t bytes) {
+    const rank_group* ranks = ctx.ranks();
+    if (!ranks) return values;
+    std::uint64_t total = 0;
+    for (std::uint64_t n : ctx.rank_parts()) total += n;
+    std::vector<unsigned char> all(total * bytes);
+    ranks->allgather(values.data(), all.data(), bytes, ctx.rank_parts());
+    return all;
+}
+
 const shape* whole_vector_shape(dtype t) {
     static const shape* shapes[dtype_count] = {};
     static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
@@ -113,10 +124,13 @@ void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduc
         const std::size_t bytes = size_of(t);
         std::vector<unsigned char> values(count * bytes);
         for (std::size_t k = 0; k < count; ++k) download(*partials[k * call.op_count + j], 0, 1, &values[k * bytes]);
+        // Over MPI ranks, every rank's partials, in rank order: every rank folds them all alike.
+        const std::vector<unsigned char> folded_values = all_ranks(ctx, values, bytes);
+        const std::size_t folded_count = folded_values.size() / bytes;
         for (std::size_t k = 0; k < (results.device ? count : 1); ++k) {
             const context_ptr part = ctx.parts()[k];
-            buffer_ptr folded = new_buffer(part, count, t);
-            upload(*folded, 0, count, values.data());
+            buffer_ptr folded = new_buffer(part, folded_count, t);
+            upload(*folded, 0, folded_count, folded_values.data());
             statement_recorder r(*part);
             r.vector_slot(folded);
             reduce_call fold;

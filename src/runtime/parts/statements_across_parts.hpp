@@ -3,6 +3,9 @@
 // of one device would; nothing waits between devices until a result is read.
 #pragma once
 
+#include <cstddef>
+#include <vector>
+
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
 #include "loom/reduce.hpp"
@@ -16,6 +19,12 @@ namespace loom::detail {
 // counted_from_part's), the part's first element.
 void record_part_slots(statement_recorder& r, const shape& s, const fusion::bound_slot* slots, std::size_t k,
                        bool counted, std::uint64_t first);
+
+// Over MPI ranks, every rank's `values` (one value of `bytes` bytes per part of the rank), in rank
+// order: a value's place is then its part's among every rank's parts. `values` itself without
+// ranks. Collective.
+std::vector<unsigned char> all_ranks(const context_impl& ctx, const std::vector<unsigned char>& values,
+                                     std::size_t bytes);
 
 // The expression that is one whole vector of type t (a slot read at the element), made once.
 const shape* whole_vector_shape(dtype t);
