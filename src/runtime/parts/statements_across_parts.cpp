@@ -103,6 +103,19 @@ void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduc
     const bool counted = s != call.input;
     const std::vector<part_range> ranges = ctx.split(in.length);
 
+    // One part of one rank (loom::mpi over one process of one device): its reduction is the result,
+    // with no partial to read and fold (the path's cost over a plain context, docs/multi-device.md).
+    if (count == 1 && (!ctx.ranks() || ctx.ranks()->size() == 1)) {
+        statement_recorder r(*ctx.parts()[0]);
+        record_part_slots(r, *call.input, slots, 0, counted, ranges[0].first);
+        reduce_call local = call;
+        local.input = s;
+        std::vector<buffer_ptr> into;
+        if (results.device)
+            for (std::size_t j = 0; j < call.op_count; ++j) into.push_back(results.device[j]->parts[0]);
+        run_reduce(*ctx.parts()[0], local, {results.host, results.device ? into.data() : nullptr});
+        return;
+    }
     // Every part's reduction into partial results on its own device, enqueued: nothing waits yet.
     std::vector<buffer_ptr> partials; // part k's result of operation j at k * op_count + j
     for (std::size_t k = 0; k < count; ++k) {
