@@ -10,6 +10,7 @@
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/rebalance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -143,7 +144,7 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
         CHECK(x.to_host() == h);
         CHECK(y.to_host() == std::vector<float>(n, 5.0f));
     };
-    refused([&] { y = loom::shift(x, 1); }, "a stencil");
+    refused([&] { y = loom::at(loom::grid(x, 10, 5, 6), 1, 0, 0); }, "a 3-D stencil");
     // The refusal names what runs on one device.
     CHECK_THROWS_WITH_AS(loom::sort(x, y), doctest::Contains("loom::sort runs on one device"), loom::error);
     refused([&] { loom::sort(x, y); }, "a sort");
@@ -337,4 +338,81 @@ TEST_CASE("set_split moves every vector's data to the new parts; balance::dynami
     CHECK(balanced.split()[0] < 0.85);
     // The data moved with every step: b = 2 + 0.5 for every statement (exact in float below 2^23).
     CHECK(b.to_host() == std::vector<float>(big, 2.0f + 2.0f * float(rounds)));
+}
+
+TEST_CASE("stencils across parts read their neighbours from halos: equal to one device, every policy") {
+    loom::context one(opencl());
+    for (int fusion : {1, 0}) {
+        CAPTURE(fusion);
+        loom::context group = two_parts(fusion);
+        // Lengths whose parts are shorter than the halos (1, 2, 3, 5) and longer.
+        for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(5), std::size_t(1001)}) {
+            CAPTURE(n);
+            const std::vector<float> h = ramp(n, 1.0f);
+            const auto run = [&](loom::context& c) {
+                loom::vector<float> x(c, h), y(c, n), z(c, n), w(c, n);
+                y = x + 0.5f * (loom::shift(x, -1) + loom::shift(x, 3)); // clamped
+                z = loom::shift(x, -2, loom::boundary::wrap) - loom::shift(x, 2, loom::boundary::constant(7.0f));
+                w = x * 2.0f;
+                w = w + loom::shift(w, 1); // reads what the statement before wrote
+                x = x - loom::shift(x, 1); // reads and writes x: every part reads the values from before
+                std::vector<float> all = y.to_host();
+                for (const loom::vector<float>* v : {&z, &w, &x}) {
+                    const std::vector<float> got = v->to_host();
+                    all.insert(all.end(), got.begin(), got.end());
+                }
+                return all;
+            };
+            const std::vector<float> got = run(group), want = run(one);
+            CHECK(got == want);
+            // The host's clamped reads, for the first statement.
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto at = [&](std::int64_t j) {
+                    return h[std::size_t(std::clamp<std::int64_t>(j, 0, std::int64_t(n) - 1))];
+                };
+                CHECK(got[i] == h[i] + 0.5f * (at(std::int64_t(i) - 1) + at(std::int64_t(i) + 3)));
+            }
+        }
+        // 2-D: a grid of rows split anywhere (parts need not hold whole rows), each policy.
+        for (auto [nx, ny] : {std::pair<std::size_t, std::size_t>{7, 5}, {1, 9}, {16, 1}, {33, 40}}) {
+            CAPTURE(nx);
+            CAPTURE(ny);
+            const std::size_t n = nx * ny;
+            const std::vector<float> h = ramp(n, 1.0f);
+            const auto run = [&](loom::context& c) {
+                loom::vector<float> u(c, h), v(c, n), p(c, n), q(c, n);
+                const auto g = loom::grid(u, nx, ny);
+                v = u + 0.25f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) -
+                                 4.0f * u);
+                p = loom::at(g, 1, -2, loom::boundary::wrap) + loom::at(g, -2, 1, loom::boundary::wrap);
+                q = loom::at(g, 1, 1, loom::boundary::constant(-3.0f)) *
+                    loom::at(g, -1, -1, loom::boundary::constant(2.0f));
+                std::vector<float> all = v.to_host();
+                for (const loom::vector<float>* w : {&p, &q}) {
+                    const std::vector<float> got = w->to_host();
+                    all.insert(all.end(), got.begin(), got.end());
+                }
+                return all;
+            };
+            CHECK(run(group) == run(one));
+        }
+    }
+}
+
+TEST_CASE("a stencil loop across parts: the 2-D heat equation equals one device's, step by step") {
+    const std::size_t nx = 64, ny = 48, n = nx * ny;
+    std::vector<float> h(n, 0.0f);
+    for (std::size_t i = 0; i < n; ++i) h[i] = (i / nx > ny / 3 && i / nx < ny / 2 && i % nx > nx / 4) ? 1.0f : 0.0f;
+    const auto run = [&](loom::context& c) {
+        loom::vector<float> u(c, h), next(c, n);
+        for (int step = 0; step < 20; ++step) {
+            const auto g = loom::grid(u, nx, ny);
+            next =
+                u + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u);
+            loom::swap(u, next);
+        }
+        return u.to_host();
+    };
+    loom::context group = two_parts(), one(opencl());
+    CHECK(run(group) == run(one));
 }

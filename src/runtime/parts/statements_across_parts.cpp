@@ -9,6 +9,7 @@
 
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/halo_reads.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/rebalance.hpp"
 #include "runtime/skeleton_input.hpp"
@@ -64,6 +65,7 @@ const shape* whole_vector_shape(dtype t) {
 
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target) {
+    if (partwise_refusal(*written) && halo_servable(*written)) return commit_with_halos(ctx, written, slots, target);
     refuse_unless_partwise(ctx, *written);
     const shape* s = counted_from_part(written);
     const bool counted = s != written;

@@ -1,0 +1,321 @@
+// Stencil statements across parts, their neighbour reads served from halos; see halo_reads.hpp.
+#include "runtime/parts/halo_reads.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "loom/error.hpp"
+#include "runtime/context_impl.hpp"
+#include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
+
+namespace loom::detail {
+namespace {
+
+using ir::no_node;
+
+// The rewritten statement, and the original's neighbour reads (node indices) in the order their
+// halo slots follow: after the shape's own slots come the part's first element and element count
+// (u64), the constants 0 and 1 (i64), then per read its left and right halos and their length H.
+struct halo_statement {
+    const shape* rewritten = nullptr;
+    std::vector<std::uint32_t> reads;
+};
+constexpr std::uint32_t slots_before_reads = 4, slots_per_read = 3;
+
+class rewriter {
+public:
+    explicit rewriter(const shape& s) : s_(s) {
+        out_.slots = s.slots;
+        base_ = std::uint32_t(s.slots.size());
+        for (dtype t : {dtype::u64, dtype::u64, dtype::i64, dtype::i64}) operand_slot(t);
+    }
+
+    halo_statement run() {
+        halo_statement h;
+        std::vector<std::uint32_t> moved(s_.nodes.size(), no_node);
+        for (std::size_t j = 0; j < s_.nodes.size(); ++j) {
+            ir::node n = s_.nodes[j];
+            for (std::uint32_t& a : n.arg)
+                if (a != no_node) a = moved[a];
+            if (n.op == opcode::index && ir::index_value(n.slot) == ir::index_value::element) {
+                moved[j] = add(opcode::add, dtype::u64, raw(),
+                               scalar(base_ + 0, dtype::u64)); // counted from the vector's start
+            } else if (n.op == opcode::load_neighbour) {
+                moved[j] = halo_read(n, std::uint32_t(h.reads.size()));
+                h.reads.push_back(std::uint32_t(j));
+            } else {
+                out_.nodes.push_back(n);
+                moved[j] = last();
+            }
+        }
+        const auto remap = [&](std::uint32_t j) { return j == no_node ? j : moved[j]; };
+        out_.root = remap(s_.root);
+        for (std::uint32_t r : s_.more_roots) out_.more_roots.push_back(remap(r));
+        out_.has_target = s_.has_target;
+        out_.target_type = s_.target_type;
+        out_.store_index = remap(s_.store_index);
+        out_.store_limit = remap(s_.store_limit);
+        out_.target_slot = s_.target_slot;
+        h.rewritten = register_shape(std::move(out_));
+        return h;
+    }
+
+private:
+    std::uint32_t last() const { return std::uint32_t(out_.nodes.size() - 1); }
+    std::uint32_t add(opcode op, dtype t, std::uint32_t a, std::uint32_t b = no_node, std::uint32_t c = no_node) {
+        ir::node n{op, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        n.arg[2] = c;
+        out_.nodes.push_back(n);
+        return last();
+    }
+    std::uint32_t cast(dtype t, std::uint32_t a) { return add(opcode::cast, t, a); }
+    std::uint32_t scalar(std::uint32_t slot, dtype t) {
+        ir::node n{opcode::scalar, t};
+        n.slot = slot;
+        out_.nodes.push_back(n);
+        return last();
+    }
+    std::uint32_t load_at(std::uint32_t slot, dtype t, std::uint32_t index, std::uint32_t limit) {
+        ir::node n{opcode::load_at, t};
+        n.slot = slot;
+        n.arg[0] = index;
+        n.arg[1] = limit;
+        out_.nodes.push_back(n);
+        return last();
+    }
+    void operand_slot(dtype t) {
+        slot_info info{slot_kind::scalar, t};
+        info.neighbour_operand = true;
+        out_.slots.push_back(info);
+    }
+    std::uint32_t raw() {
+        ir::node n{opcode::index, dtype::u64};
+        n.slot = std::uint32_t(ir::index_value::element);
+        out_.nodes.push_back(n);
+        return last();
+    }
+
+    // Read r (node n, its operands already renumbered): its element t relative to the part's
+    // first, then the part's element, or a halo's.
+    std::uint32_t halo_read(const ir::node& n, std::uint32_t r) {
+        const dtype type = n.type;
+        const std::uint32_t zero = scalar(base_ + 2, dtype::i64), one = scalar(base_ + 3, dtype::i64);
+        const std::uint32_t first = cast(dtype::i64, scalar(base_ + 0, dtype::u64));
+        const std::uint32_t count = cast(dtype::i64, scalar(base_ + 1, dtype::u64));
+        const std::uint32_t local = cast(dtype::i64, raw());
+        std::uint32_t t = no_node, outside = no_node;
+        if (n.arg[ir::grid_width] == no_node) {
+            t = add(opcode::add, dtype::i64, local, n.arg[ir::offset_i]);
+        } else {
+            const std::uint32_t w = n.arg[ir::grid_width];
+            const std::uint32_t g = add(opcode::add, dtype::i64, local, first);
+            const std::uint32_t row = add(opcode::div, dtype::i64, g, w);
+            const std::uint32_t col = add(opcode::sub, dtype::i64, g, add(opcode::mul, dtype::i64, row, w));
+            const std::uint32_t cx = add(opcode::add, dtype::i64, col, n.arg[ir::offset_i]);
+            const std::uint32_t last_column = add(opcode::sub, dtype::i64, w, one);
+            std::uint32_t column = add(opcode::clamp, dtype::i64, cx, zero, last_column);
+            if (boundary_policy(n.boundary) == boundary_policy::wrap)
+                column = add(opcode::mod, dtype::i64,
+                             add(opcode::add, dtype::i64, add(opcode::mod, dtype::i64, cx, w), w), w);
+            if (boundary_policy(n.boundary) == boundary_policy::constant)
+                outside = add(opcode::logical_or, dtype::boolean, add(opcode::less, dtype::boolean, cx, zero),
+                              add(opcode::greater, dtype::boolean, cx, last_column));
+            const std::uint32_t dy = n.arg[ir::offset_j];
+            const std::uint32_t v = add(opcode::add, dtype::i64,
+                                        add(opcode::mul, dtype::i64, add(opcode::add, dtype::i64, row, dy), w), column);
+            t = add(opcode::sub, dtype::i64, v, first);
+        }
+        const std::uint32_t slot = base_ + slots_before_reads + slots_per_read * r;
+        out_.slots[n.slot].any_length = true; // the part's own, read at t
+        for (int side = 0; side < 2; ++side) {
+            slot_info halo{slot_kind::vector, type};
+            halo.neighbour = true;
+            halo.any_length = true;
+            out_.slots.push_back(halo);
+        }
+        operand_slot(dtype::i64); // H
+        const std::uint32_t h = scalar(slot + 2, dtype::i64);
+        const std::uint32_t h_u = cast(dtype::u64, h);
+        const std::uint32_t mid = load_at(n.slot, type, cast(dtype::u64, t), cast(dtype::u64, count));
+        const std::uint32_t left = load_at(slot, type, cast(dtype::u64, add(opcode::add, dtype::i64, t, h)), h_u);
+        const std::uint32_t right =
+            load_at(slot + 1, type, cast(dtype::u64, add(opcode::sub, dtype::i64, t, count)), h_u);
+        std::uint32_t value = add(opcode::select, type, add(opcode::less, dtype::boolean, t, zero), left,
+                                  add(opcode::select, type, add(opcode::less, dtype::boolean, t, count), mid, right));
+        if (outside != no_node) value = add(opcode::select, type, outside, n.arg[ir::boundary_value], value);
+        return value;
+    }
+
+    const shape& s_;
+    shape out_;
+    std::uint32_t base_ = 0;
+};
+
+const halo_statement& halo_statement_of(const shape* s) {
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may record at exit
+    static std::map<const shape*, halo_statement>& made = *new std::map<const shape*, halo_statement>;
+    std::lock_guard<std::mutex> guard(lock);
+    auto it = made.find(s);
+    if (it == made.end()) it = made.emplace(s, rewriter(*s).run()).first;
+    return it->second;
+}
+
+std::int64_t int_of(const fusion::bound_slot& slot) {
+    std::int64_t v = 0;
+    std::memcpy(&v, slot.bits.word, sizeof v);
+    return v;
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// One neighbour read's halos: what they are cut from and how (two reads with equal ones share them).
+struct halo_source {
+    const buffer* vector = nullptr;
+    boundary_policy policy = boundary_policy::clamp;
+    std::int64_t width = 0; // 0 for a 1-D read
+    std::int64_t cells = 0; // H
+    scalar_bits value;      // the constant policy's
+
+    bool operator==(const halo_source& o) const {
+        return vector == o.vector && policy == o.policy && width == o.width && cells == o.cells &&
+               std::memcmp(value.word, o.value.word, sizeof value.word) == 0;
+    }
+};
+
+// Cells v0 .. v0 + count of the vector's numbering, some before its start or past its end, into
+// `host`: those inside read from the parts, the others what the boundary policy makes of them.
+void fill_cells(buffer& x, const halo_source& src, std::int64_t v0, std::int64_t count, unsigned char* host) {
+    const std::int64_t n = std::int64_t(x.length);
+    const std::size_t size = size_of(x.type);
+    // Inside the vector: one read.
+    const std::int64_t in_lo = std::max<std::int64_t>(v0, 0), in_hi = std::min(v0 + count, n);
+    if (in_lo < in_hi)
+        download_parts(x, std::uint64_t(in_lo), std::uint64_t(in_hi - in_lo), host + (in_lo - v0) * size);
+    // Outside, on each side: each cell's source by the policy, read as one range per side.
+    for (const auto& [lo, hi] :
+         {std::pair{v0, std::min(v0 + count, std::int64_t(0))}, std::pair{std::max(v0, n), v0 + count}}) {
+        if (lo >= hi) continue;
+        if (src.policy == boundary_policy::constant) {
+            for (std::int64_t v = lo; v < hi; ++v) std::memcpy(host + (v - v0) * size, src.value.word, size);
+            continue;
+        }
+        std::vector<std::int64_t> from;
+        for (std::int64_t v = lo; v < hi; ++v) {
+            if (src.width == 0) {
+                from.push_back(src.policy == boundary_policy::clamp ? std::clamp<std::int64_t>(v, 0, n - 1)
+                                                                    : ((v % n) + n) % n);
+            } else {
+                const std::int64_t w = src.width, rows = n / w;
+                const std::int64_t row = floor_div(v, w), col = v - row * w;
+                const std::int64_t moved = src.policy == boundary_policy::clamp
+                                               ? std::clamp<std::int64_t>(row, 0, rows - 1)
+                                               : ((row % rows) + rows) % rows;
+                from.push_back(moved * w + col);
+            }
+        }
+        const auto [least, most] = std::minmax_element(from.begin(), from.end());
+        std::vector<unsigned char> range(std::size_t(*most - *least + 1) * size);
+        download_parts(x, std::uint64_t(*least), std::uint64_t(*most - *least + 1), range.data());
+        for (std::int64_t v = lo; v < hi; ++v)
+            std::memcpy(host + (v - v0) * size, &range[std::size_t(from[std::size_t(v - lo)] - *least) * size], size);
+    }
+}
+
+} // namespace
+
+bool halo_servable(const shape& s) {
+    if (s.store_index != no_node) return false;
+    bool reads = false;
+    for (const ir::node& n : s.nodes) {
+        if (n.op == opcode::load_at || n.op == opcode::row_sum) return false;
+        if (n.op == opcode::load_neighbour) {
+            if (n.arg[ir::grid_height] != no_node) return false; // 3-D: not yet
+            reads = true;
+        }
+    }
+    return reads;
+}
+
+void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
+                       const buffer_ptr& target) {
+    const std::size_t count = ctx.parts().size();
+    if (target->replicated) throw error(needs_one_device("a loom::scalar assigned from a stencil", count));
+    const halo_statement& h = halo_statement_of(written);
+    // Each read's source: its vector, policy, row width and halo length.
+    std::vector<halo_source> sources;
+    for (std::uint32_t j : h.reads) {
+        const ir::node& n = written->nodes[j];
+        const fusion::bound_slot& vector = slots[n.slot];
+        const auto operand = [&](unsigned a) { return int_of(slots[written->nodes[n.arg[a]].slot]); };
+        halo_source src;
+        src.vector = vector.buffer.get();
+        src.policy = boundary_policy(n.boundary);
+        if (n.arg[ir::grid_width] == no_node) {
+            src.cells = std::abs(operand(ir::offset_i));
+        } else {
+            src.width = operand(ir::grid_width);
+            if (src.width <= 0 || vector.buffer->length % std::uint64_t(src.width) != 0)
+                throw error(needs_one_device("a 2-D stencil whose rows do not tile its vector", count));
+            src.cells = (std::abs(operand(ir::offset_j)) + 1) * src.width;
+        }
+        if (src.policy == boundary_policy::constant)
+            src.value = slots[written->nodes[n.arg[ir::boundary_value]].slot].bits;
+        sources.push_back(src);
+    }
+    if (target->length == 0) return;
+    // Every part's halos cut before any part records the statement: a statement that writes the
+    // vector it reads (x = x + shift(x, 1)) must read the values from before it, on every part.
+    const std::vector<part_range> ranges = ctx.split(target->length);
+    std::vector<std::vector<buffer_ptr>> halos(count); // part k: per read, left then right
+    for (std::size_t k = 0; k < count; ++k) {
+        if (ranges[k].count == 0) continue;
+        const context_ptr part = ctx.parts()[k];
+        for (std::size_t r = 0; r < sources.size(); ++r) {
+            const auto shared = std::find(sources.begin(), sources.begin() + std::ptrdiff_t(r), sources[r]);
+            if (shared != sources.begin() + std::ptrdiff_t(r)) { // the halos of an equal read
+                const std::size_t e = std::size_t(shared - sources.begin());
+                halos[k].push_back(halos[k][2 * e]);
+                halos[k].push_back(halos[k][2 * e + 1]);
+                continue;
+            }
+            buffer& x = *const_cast<buffer*>(sources[r].vector);
+            const std::int64_t cells = std::max<std::int64_t>(sources[r].cells, 1),
+                               first = std::int64_t(ranges[k].first);
+            std::vector<unsigned char> host(std::size_t(cells) * size_of(x.type));
+            for (const std::int64_t from : {first - cells, first + std::int64_t(ranges[k].count)}) {
+                fill_cells(x, sources[r], from, cells, host.data());
+                halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type));
+                upload(*halos[k].back(), 0, std::uint64_t(cells), host.data());
+            }
+        }
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+        if (ranges[k].count == 0) continue;
+        statement_recorder r(*ctx.parts()[k]);
+        record_part_slots(r, *written, slots, k, false, 0);
+        const std::uint64_t first = ranges[k].first, elements = ranges[k].count;
+        const std::int64_t zero = 0, one = 1;
+        r.scalar_slot(&first, sizeof first);
+        r.scalar_slot(&elements, sizeof elements);
+        r.scalar_slot(&zero, sizeof zero);
+        r.scalar_slot(&one, sizeof one);
+        for (std::size_t j = 0; j < sources.size(); ++j) {
+            const std::int64_t cells = std::int64_t(halos[k][2 * j]->length);
+            r.vector_slot(halos[k][2 * j]);
+            r.vector_slot(halos[k][2 * j + 1]);
+            r.scalar_slot(&cells, sizeof cells);
+        }
+        r.commit_assignment(h.rewritten, target->parts[k]);
+    }
+}
+
+} // namespace loom::detail
