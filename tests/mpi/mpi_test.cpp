@@ -216,6 +216,12 @@ TEST_CASE("each rank's share split again over its own parts: two parts a rank") 
         double total = 0;
         for (float v : want) total += double(v);
         CHECK(loom::sum(loom::cast<double>(y)) == doctest::Approx(total).epsilon(1e-12));
+        // A stencil: halos from this rank's other part and from the other ranks.
+        loom::vector<float> st(two, n), st1(alone(), n);
+        loom::vector<float> x1(alone(), h);
+        st = x + loom::shift(x, -2) - loom::shift(x, 1, loom::boundary::wrap);
+        st1 = x1 + loom::shift(x1, -2) - loom::shift(x1, 1, loom::boundary::wrap);
+        CHECK(st.to_host() == st1.to_host());
         // Small integers: the scan is exact in any order of additions.
         std::vector<float> small(n), ws(n);
         float run = 0;
@@ -223,5 +229,40 @@ TEST_CASE("each rank's share split again over its own parts: two parts a rank") 
         loom::vector<float> v(two, small), s(two, n);
         loom::inclusive_scan(v, s);
         CHECK(s.to_host() == ws);
+    }
+}
+
+TEST_CASE("stencils over the ranks read their neighbours from halos: equal to one device, every policy") {
+    for (std::size_t n : lengths) {
+        CAPTURE(n);
+        const std::vector<float> h = ramp(n, 1.0f);
+        const auto run = [&](loom::context& c) {
+            loom::vector<float> x(c, h), y(c, n), z(c, n);
+            y = x + 0.5f * (loom::shift(x, -1) + loom::shift(x, 3));
+            z = loom::shift(x, -2, loom::boundary::wrap) - loom::shift(x, 2, loom::boundary::constant(7.0f));
+            x = x - loom::shift(x, 1); // every rank reads the values from before
+            std::vector<float> all = y.to_host(), more = z.to_host(), last = x.to_host();
+            all.insert(all.end(), more.begin(), more.end());
+            all.insert(all.end(), last.begin(), last.end());
+            return all;
+        };
+        CHECK(run(ranked()) == run(alone()));
+    }
+    for (auto [nx, ny] : {std::pair<std::size_t, std::size_t>{7, 5}, {1, 9}, {16, 1}, {33, 40}}) {
+        CAPTURE(nx);
+        CAPTURE(ny);
+        const std::size_t n = nx * ny;
+        const std::vector<float> h = ramp(n, 1.0f);
+        const auto run = [&](loom::context& c) {
+            loom::vector<float> u(c, h), next(c, n);
+            for (int step = 0; step < 5; ++step) {
+                const auto g = loom::grid(u, nx, ny);
+                next = u + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0, loom::boundary::wrap) + loom::at(g, 0, -1) +
+                                   loom::at(g, 0, 1, loom::boundary::constant(1.0f)) - 4.0f * u);
+                loom::swap(u, next);
+            }
+            return u.to_host();
+        };
+        CHECK(run(ranked()) == run(alone()));
     }
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/parted_buffer.hpp"
 #include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/ranks.hpp"
 #include "runtime/parts/statements_across_parts.hpp"
 
 namespace loom::detail {
@@ -191,15 +193,76 @@ struct halo_source {
     }
 };
 
+// Reads a vector's elements for its halos: from every part, without ranks. Over MPI ranks, from
+// this rank's parts, and for the others' elements from every rank's first and last `edge`
+// elements, gathered from every rank when the reader is made (collective; every rank makes the
+// same readers in the same order). A halo of H <= edge cells, and the cells a boundary policy
+// takes from the vector's ends, lie in those (every rank's range starts or ends within H of any
+// of its cells that a halo of another rank reaches).
+class cell_reader {
+public:
+    cell_reader(buffer& x, std::uint64_t edge) : x_(x) {
+        const rank_group* ranks = x.ctx->ranks();
+        if (!ranks) return;
+        const std::size_t size = size_of(x.type);
+        const std::vector<part_range> ranges = x.ctx->rank_split(x.length);
+        std::vector<std::uint64_t> counts;
+        std::vector<unsigned char> mine;
+        for (std::size_t r = 0; r < ranges.size(); ++r) {
+            const std::uint64_t f = ranges[r].first, c = ranges[r].count, head = std::min(edge, c);
+            const std::uint64_t tail_first = std::max(f + c - std::min(edge, c), f + head);
+            const part_range pieces[2] = {{f, head}, {tail_first, f + c - tail_first}};
+            counts.push_back(head + pieces[1].count);
+            for (const part_range& p : pieces) {
+                segments_.push_back({p.first, p.count, at_});
+                at_ += p.count;
+                if (r != ranks->rank() || p.count == 0) continue;
+                mine.resize(mine.size() + p.count * size);
+                download_local(x, p.first, p.count, mine.data() + mine.size() - p.count * size);
+            }
+            if (r == ranks->rank()) mine_ = ranges[r];
+        }
+        edges_.resize(at_ * size);
+        ranks->allgather(mine.data(), edges_.data(), size, counts);
+        ranked_ = true;
+    }
+
+    void read(std::uint64_t first, std::uint64_t count, unsigned char* host) {
+        if (!ranked_) return download_parts(x_, first, count, host);
+        const std::size_t size = size_of(x_.type);
+        const std::uint64_t lo = std::max(first, mine_.first), hi = std::min(first + count, mine_.first + mine_.count);
+        if (lo < hi) download_local(x_, lo, hi - lo, host + (lo - first) * size);
+        for (std::uint64_t i = first; i < first + count; ++i) {
+            if (i >= lo && i < hi) continue;
+            const auto s = std::find_if(segments_.begin(), segments_.end(),
+                                        [&](const segment& g) { return i >= g.first && i < g.first + g.count; });
+            if (s == segments_.end())
+                throw error("loom: internal error: a halo cell lies in no rank's edge; please report it");
+            std::memcpy(host + (i - first) * size, &edges_[(s->at + (i - s->first)) * size], size);
+        }
+    }
+
+private:
+    struct segment {
+        std::uint64_t first, count, at;
+    };
+    buffer& x_;
+    bool ranked_ = false;
+    part_range mine_;
+    std::vector<segment> segments_;
+    std::uint64_t at_ = 0;
+    std::vector<unsigned char> edges_;
+};
+
 // Cells v0 .. v0 + count of the vector's numbering, some before its start or past its end, into
-// `host`: those inside read from the parts, the others what the boundary policy makes of them.
-void fill_cells(buffer& x, const halo_source& src, std::int64_t v0, std::int64_t count, unsigned char* host) {
+// `host`: those inside read from the vector, the others what the boundary policy makes of them.
+void fill_cells(buffer& x, cell_reader& reader, const halo_source& src, std::int64_t v0, std::int64_t count,
+                unsigned char* host) {
     const std::int64_t n = std::int64_t(x.length);
     const std::size_t size = size_of(x.type);
     // Inside the vector: one read.
     const std::int64_t in_lo = std::max<std::int64_t>(v0, 0), in_hi = std::min(v0 + count, n);
-    if (in_lo < in_hi)
-        download_parts(x, std::uint64_t(in_lo), std::uint64_t(in_hi - in_lo), host + (in_lo - v0) * size);
+    if (in_lo < in_hi) reader.read(std::uint64_t(in_lo), std::uint64_t(in_hi - in_lo), host + (in_lo - v0) * size);
     // Outside, on each side: each cell's source by the policy, read as one range per side.
     for (const auto& [lo, hi] :
          {std::pair{v0, std::min(v0 + count, std::int64_t(0))}, std::pair{std::max(v0, n), v0 + count}}) {
@@ -224,7 +287,7 @@ void fill_cells(buffer& x, const halo_source& src, std::int64_t v0, std::int64_t
         }
         const auto [least, most] = std::minmax_element(from.begin(), from.end());
         std::vector<unsigned char> range(std::size_t(*most - *least + 1) * size);
-        download_parts(x, std::uint64_t(*least), std::uint64_t(*most - *least + 1), range.data());
+        reader.read(std::uint64_t(*least), std::uint64_t(*most - *least + 1), range.data());
         for (std::int64_t v = lo; v < hi; ++v)
             std::memcpy(host + (v - v0) * size, &range[std::size_t(from[std::size_t(v - lo)] - *least) * size], size);
     }
@@ -275,24 +338,32 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
     // Every part's halos cut before any part records the statement: a statement that writes the
     // vector it reads (x = x + shift(x, 1)) must read the values from before it, on every part.
     const std::vector<part_range> ranges = ctx.split(target->length);
+    // Each read's source, or the earlier equal read whose halos it shares.
+    std::vector<std::size_t> same(sources.size());
+    std::vector<std::unique_ptr<cell_reader>> readers(sources.size());
+    for (std::size_t r = 0; r < sources.size(); ++r) {
+        same[r] =
+            std::size_t(std::find(sources.begin(), sources.begin() + std::ptrdiff_t(r), sources[r]) - sources.begin());
+        if (same[r] == r) // every rank makes the same readers in the same order (collective)
+            readers[r] = std::make_unique<cell_reader>(*const_cast<buffer*>(sources[r].vector),
+                                                       std::uint64_t(std::max<std::int64_t>(sources[r].cells, 1)));
+    }
     std::vector<std::vector<buffer_ptr>> halos(count); // part k: per read, left then right
     for (std::size_t k = 0; k < count; ++k) {
         if (ranges[k].count == 0) continue;
         const context_ptr part = ctx.parts()[k];
         for (std::size_t r = 0; r < sources.size(); ++r) {
-            const auto shared = std::find(sources.begin(), sources.begin() + std::ptrdiff_t(r), sources[r]);
-            if (shared != sources.begin() + std::ptrdiff_t(r)) { // the halos of an equal read
-                const std::size_t e = std::size_t(shared - sources.begin());
-                halos[k].push_back(halos[k][2 * e]);
-                halos[k].push_back(halos[k][2 * e + 1]);
+            if (same[r] != r) { // the halos of an equal read
+                halos[k].push_back(halos[k][2 * same[r]]);
+                halos[k].push_back(halos[k][2 * same[r] + 1]);
                 continue;
             }
             buffer& x = *const_cast<buffer*>(sources[r].vector);
-            const std::int64_t cells = std::max<std::int64_t>(sources[r].cells, 1),
-                               first = std::int64_t(ranges[k].first);
+            const std::int64_t cells = std::max<std::int64_t>(sources[r].cells, 1);
+            const std::int64_t first = std::int64_t(ranges[k].first);
             std::vector<unsigned char> host(std::size_t(cells) * size_of(x.type));
             for (const std::int64_t from : {first - cells, first + std::int64_t(ranges[k].count)}) {
-                fill_cells(x, sources[r], from, cells, host.data());
+                fill_cells(x, *readers[r], sources[r], from, cells, host.data());
                 halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type));
                 upload(*halos[k].back(), 0, std::uint64_t(cells), host.data());
             }

@@ -77,8 +77,6 @@ std::vector<std::uint64_t> rank_counts(const buffer& b, std::uint64_t first, std
     return counts;
 }
 
-void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
-
 } // namespace
 
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
@@ -112,9 +110,6 @@ void scatter_parts_from_root(buffer& b, const void* host, std::size_t root) {
     upload_parts(b, mine_first, counts[ranks.rank()], mine.data());
 }
 
-namespace {
-
-// This process's parts' elements of first .. first + count (all of them without ranks).
 void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host) {
     auto* bytes = static_cast<unsigned char*>(host);
     const std::size_t size = size_of(b.type);
@@ -129,7 +124,5 @@ void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* h
         download(*b.parts[k], at, n, bytes + from * size);
     });
 }
-
-} // namespace
 
 } // namespace loom::detail

@@ -22,6 +22,10 @@ buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type);
 void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
 
+// This process's parts' elements of first .. first + count, which lie in this rank's range (all of
+// them without ranks). Not collective.
+void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
+
 // Over MPI ranks, collective: the whole vector into `host` on rank `root` (elsewhere untouched),
 // and each rank's elements from `host` on rank `root` (elsewhere not read).
 void gather_parts_to_root(buffer& b, void* host, std::size_t root);
