@@ -6,6 +6,8 @@
 // - dot: loom::sum(x * y), the result read on the host.
 // - compute: y = sin(x) * cos(y) + exp(-x * x) * sqrt(y * y + 1) (four math calls an element:
 //   bound by arithmetic, not memory, so the parts' throughputs add up).
+// - stencil: 100 steps of the 2-D 5-point stencil (x as a square grid, clamped) into y, then
+//   swapped: each step's halos cross the parts (docs/multi-device.md, "Stencils").
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
 // time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
 // runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
@@ -16,6 +18,7 @@
 //   then saxpy at 2^22 four times and a finish per iteration; counters `iterations` (until the
 //   first part's share is within 5% of even, 50 at most) and `share0` where it ended. The manual
 //   time is the whole sequence's.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -53,7 +56,7 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot, compute };
+enum class workload { saxpy, dot, compute, stencil };
 
 // One workload's vectors on one context, and a run of it up to its finish.
 struct instance {
@@ -63,8 +66,18 @@ struct instance {
 
     instance(loom::context c, const std::vector<float>& hx, const std::vector<float>& hy)
         : ctx(std::move(c)), x(ctx, hx), y(ctx, hy) {}
+    // One step of the stencil on x's square grid into y, then swapped.
+    void step() {
+        const std::size_t side = std::size_t(std::lround(std::sqrt(double(x.size()))));
+        const auto g = loom::grid(x, side, side);
+        y = x + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * x);
+        loom::swap(x, y);
+    }
     void run(workload w) {
-        if (w == workload::saxpy) {
+        if (w == workload::stencil) {
+            for (int k = 0; k < 100; ++k) step();
+            ctx.finish();
+        } else if (w == workload::saxpy) {
             y = 2.5f * x + y;
             ctx.finish();
         } else if (w == workload::compute) {
@@ -79,6 +92,25 @@ struct instance {
 // The workload's answer on every instance, checked against the host once (saxpy: one run from
 // the inputs; dot: within the bound of any order of float additions).
 std::string check(workload w, instance& in, const std::vector<float>& hx, const std::vector<float>& hy) {
+    if (w == workload::stencil) { // one step against the host's, then the inputs again
+        in.step();
+        const std::vector<float> got = in.x.to_host();
+        const std::size_t side = std::size_t(std::lround(std::sqrt(double(hx.size()))));
+        const auto at = [&](std::size_t i, std::size_t j) {
+            return hx[std::min(j, side - 1) * side + std::min(i, side - 1)];
+        };
+        for (std::size_t j = 0; j < side; ++j)
+            for (std::size_t i = 0; i < side; ++i) {
+                const float want =
+                    hx[j * side + i] + 0.2f * (at(i == 0 ? 0 : i - 1, j) + at(i + 1, j) + at(i, j == 0 ? 0 : j - 1) +
+                                               at(i, j + 1) - 4.0f * hx[j * side + i]);
+                if (std::fabs(got[j * side + i] - want) > 1e-5f * (std::fabs(want) + 1.0f))
+                    return "stencil differs from the host at element " + std::to_string(j * side + i);
+            }
+        in.x = loom::vector<float>(in.ctx, hx);
+        in.ctx.finish();
+        return "";
+    }
     in.run(w);
     if (w == workload::saxpy) {
         const std::vector<float> got = in.y.to_host();
@@ -191,6 +223,8 @@ void register_all() {
         "multi_device/dot/together", [](benchmark::State& s) { run(s, workload::dot); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/compute/together", [](benchmark::State& s) { run(s, workload::compute); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/stencil/together", [](benchmark::State& s) { run(s, workload::stencil); }, bench::sizes(20, 24));
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
 

@@ -1,6 +1,8 @@
 // bench_mpi: loom::mpi's efficiency (docs/multi-device.md, "Several machines"). Run under mpirun
 // with each rank on its own cores, for example on a 2-core machine
-//   POCL_MAX_PTHREAD_COUNT=1 mpirun --oversubscribe --bind-to none -np 2 build-test/bench/bench_mpi
+//   POCL_MAX_PTHREAD_COUNT=1 mpirun --oversubscribe --bind-to none -x POCL_MAX_PTHREAD_COUNT
+//       -np 2 build-test/bench/bench_mpi [workload]
+// (workloads: saxpy, dot, compute, stencil: 100 steps of the 2-D 5-point stencil; all by default).
 // For each workload and size: the time of the work on every rank at once (a vector over the
 // ranks), then each rank's time for the whole of it alone (a context of its own device, the other
 // ranks idle), and the efficiency: throughput over the ranks / the sum of each rank's throughput
@@ -11,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -46,6 +49,17 @@ std::function<void()> workload(const std::string& name, loom::context& c, std::s
             c.finish();
         };
     if (name == "dot") return [x, y] { (void)loom::sum(*x * *y); };
+    if (name == "stencil") // 100 steps of the 2-D 5-point stencil on a square grid: halos cross the ranks
+        return [x, y, &c, n] {
+            const std::size_t side = std::size_t(std::lround(std::sqrt(double(n))));
+            for (int step = 0; step < 100; ++step) {
+                const auto g = loom::grid(*x, side, side);
+                *y = *x + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) -
+                                  4.0f * *x);
+                loom::swap(*x, *y);
+            }
+            c.finish();
+        };
     return [x, y, &c] { // four math calls an element: bound by arithmetic
         *y = loom::sin(*x) * loom::cos(*y) + loom::exp(*x * 0.5f) - loom::sqrt(*y + 1.0f);
         c.finish();
@@ -64,8 +78,10 @@ int main(int argc, char** argv) {
             std::printf("bench_mpi: %d ranks, rank 0 on %s\n%-8s %-5s %12s %s %12s\n", ranks,
                         local.device_name().c_str(), "workload", "size", "ranks (ms)", "each rank alone (ms)",
                         "efficiency (range)");
-        for (const std::string name : {"saxpy", "dot", "compute"})
+        const std::string only = argc > 1 ? argv[1] : "";
+        for (const std::string name : {"saxpy", "dot", "compute", "stencil"})
             for (int log2 : {20, 22, 24}) {
+                if (!only.empty() && name != only) continue;
                 const std::size_t n = std::size_t(1) << log2;
                 const std::function<void()> together = workload(name, ranked, n), mine = workload(name, local, n);
                 // Run by run in turn: the work over the ranks, then each rank alone while the

@@ -94,11 +94,9 @@ private:
         out_.nodes.push_back(n);
         return last();
     }
-    void operand_slot(dtype t) {
-        slot_info info{slot_kind::scalar, t};
-        info.neighbour_operand = true;
-        out_.slots.push_back(info);
-    }
+    // Plain scalars (not neighbour operands): equal values share one kernel parameter, so the
+    // reads' arithmetic on them merges into one computation an element.
+    void operand_slot(dtype t) { out_.slots.push_back(slot_info{slot_kind::scalar, t}); }
     std::uint32_t raw() {
         ir::node n{opcode::index, dtype::u64};
         n.slot = std::uint32_t(ir::index_value::element);
@@ -119,6 +117,9 @@ private:
             t = add(opcode::add, dtype::i64, local, n.arg[ir::offset_i]);
         } else {
             const std::uint32_t w = n.arg[ir::grid_width];
+            // A plain scalar now, as operand_slot's: reads of one width share their row and column
+            // (one division an element, not one a read).
+            out_.slots[out_.nodes[w].slot].neighbour_operand = false;
             const std::uint32_t g = add(opcode::add, dtype::i64, local, first);
             const std::uint32_t row = add(opcode::div, dtype::i64, g, w);
             const std::uint32_t col = add(opcode::sub, dtype::i64, g, add(opcode::mul, dtype::i64, row, w));
