@@ -26,7 +26,8 @@ enum class balance {
 struct context_options {
     std::string backend; // "opencl", "cuda" or "auto"; empty: LOOM_BACKEND, else auto
     // index or name substring; empty: LOOM_DEVICE, else the first GPU, else any. Several, separated
-    // by commas ("0,1"): a context over those devices (docs/multi-device.md).
+    // by commas ("0,1"), or "all" (every device of the backend): a context over those devices
+    // (docs/multi-device.md).
     std::string device;
     int fusion = -1; // 1 on, 0 off; -1: LOOM_FUSION (default on)
     // 1: `a * b + c` within one statement may become one fused multiply-add (one rounding,

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "loom/devices.hpp"
 #include "loom/error.hpp"
 #include "launch/policy.hpp"
 #include "runtime/context_impl.hpp"
@@ -76,9 +77,32 @@ context_registry& registry() {
 
 context::context() : context(context_options{}) {}
 
+namespace {
+
+// LOOM_DEVICE=all: every device of the backend (LOOM_BACKEND's, else the default device's, which
+// `backend` is then set to), as a list ("0,1,2"), or the one device's index where it has one.
+std::string every_device(std::string& backend) {
+    const std::vector<device_description> all = devices();
+    if (backend.empty() || backend == "auto")
+        for (const device_description& d : all)
+            if (d.is_default) backend = d.backend;
+    const std::string chosen = backend;
+    std::string list;
+    for (const device_description& d : all)
+        if (d.backend == chosen) list += (list.empty() ? "" : ",") + std::to_string(d.index);
+    if (list.empty())
+        throw no_device("loom: LOOM_DEVICE=all found no device" +
+                        (chosen.empty() ? std::string() : " of the " + chosen + " backend") +
+                        " (loom-info lists what this machine has)");
+    return list;
+}
+
+} // namespace
+
 context::context(const context_options& options) {
-    const std::string backend = from_env(options.backend, "LOOM_BACKEND");
-    const std::string device = from_env(options.device, "LOOM_DEVICE");
+    std::string backend = from_env(options.backend, "LOOM_BACKEND");
+    std::string device = from_env(options.device, "LOOM_DEVICE");
+    if (device == "all") device = every_device(backend);
     const loom::balance balancing = balance_setting(options.balance);
     if (device.find_first_of(",/") != std::string::npos) {
         // Several devices: a context of one device (or sub-device) each, and one over them all.

@@ -416,3 +416,22 @@ TEST_CASE("a stencil loop across parts: the 2-D heat equation equals one device'
     loom::context group = two_parts(), one(opencl());
     CHECK(run(group) == run(one));
 }
+
+TEST_CASE("LOOM_DEVICE=all opens every device of the backend as the parts of one context") {
+    std::size_t opencl_devices = 0;
+    bool cuda = false;
+    for (const loom::device_description& d : loom::devices()) {
+        opencl_devices += d.backend == "opencl";
+        cuda = cuda || d.backend == "cuda";
+    }
+    loom::context_options o = opencl();
+    o.device = "all";
+    loom::context every(o);
+    CHECK(every.device_count() == opencl_devices); // one device: a context of that device
+    loom::vector<float> x(every, 1001, 2.0f);
+    CHECK(loom::sum(x * x) == doctest::Approx(4.0 * 1001));
+    if (!cuda) {
+        o.backend = "cuda";
+        CHECK_THROWS_AS(loom::context{o}, loom::no_device);
+    }
+}
