@@ -28,6 +28,29 @@ if(rc)
   message(FATAL_ERROR "the consumer program failed (${rc})")
 endif()
 
+# Where Loom was built with loom::mpi: find_package(loom COMPONENTS mpi) from an outside project,
+# run as one rank under mpirun.
+file(GLOB_RECURSE mpi_targets ${WORK_DIR}/prefix/loomMpiTargets.cmake)
+if(mpi_targets)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/mpi_consumer -B ${WORK_DIR}/mpi_consumer
+                          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "configuring the MPI consumer with find_package(loom COMPONENTS mpi) failed (${rc})")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/mpi_consumer RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the MPI consumer failed (${rc})")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LOOM_CACHE_DIR=${CACHE_DIR} OMPI_ALLOW_RUN_AS_ROOT=1
+                          OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+                          mpirun --oversubscribe --bind-to none -np 1 ${WORK_DIR}/mpi_consumer/mpi_consumer
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  message(STATUS "loom::mpi: ${out}")
+  if(rc)
+    message(FATAL_ERROR "the MPI consumer failed (${rc})")
+  endif()
+endif()
+
 # The same program built with pkg-config alone, without --static (a static library's own
 # dependencies are in Libs).
 file(GLOB pc_file ${WORK_DIR}/prefix/lib*/pkgconfig/loom.pc ${WORK_DIR}/prefix/lib/*/pkgconfig/loom.pc)
