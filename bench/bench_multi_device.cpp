@@ -18,6 +18,9 @@
 //   then saxpy at 2^22 four times and a finish per iteration; counters `iterations` (until the
 //   first part's share is within 5% of even, 50 at most) and `share0` where it ended. The manual
 //   time is the whole sequence's.
+// - rebalance/slowed_part: the same devices from an even split, the last part given extra work of
+//   its own in proportion to its share every iteration (an injected slowdown to half speed);
+//   where the split settles.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -212,6 +215,46 @@ void rebalance(benchmark::State& state) {
     state.counters["share0"] = share0 / double(state.iterations());
 }
 
+// A slowed device: two equal parts, the last given extra work of its own every iteration, as much
+// again as its share of the saxpy (statements on a vector of that part alone, as large as its
+// share: kernel time the rebalancing sees, as a device half as fast would show it), from an even
+// split; saxpy at 2^22 four times and a finish per iteration, 30 iterations; the split should
+// settle near 2/3 on the first part. Counters: `share0` where the split settles (the last iteration's) and `moves`,
+// the iterations whose judgement moved the split.
+void rebalance_slowed(benchmark::State& state) {
+    const std::size_t n = std::size_t(state.range(0));
+    loom::context_options o;
+    o.backend = "opencl";
+    o.device = devices();
+    o.balance = loom::balance::dynamic;
+    loom::context ctx(o);
+    loom::context slow = ctx.parts().back();
+    double share0 = 0, moves = 0;
+    for (auto _ : state) {
+        loom::vector<float> x(ctx, n, 1.0f), y(ctx, n, 2.0f);
+        ctx.set_split(std::vector<double>(ctx.device_count(), 1.0));
+        int moved = 0;
+        const double t = bench::seconds_of([&] {
+            for (int i = 0; i < 30; ++i) {
+                const double before = ctx.split()[0];
+                for (int k = 0; k < 4; ++k) y = 2.5f * x + y;
+                // The slowed part's extra work: the same statements again over as many elements
+                // as it holds, so that it takes twice as long an element as the other part.
+                loom::vector<float> burden(slow, std::max<std::size_t>(1, std::size_t(ctx.split().back() * double(n))),
+                                           1.0f);
+                for (int k = 0; k < 4; ++k) burden = 2.5f * burden + burden;
+                ctx.finish();
+                moved += ctx.split()[0] != before;
+            }
+        });
+        state.SetIterationTime(t);
+        share0 += ctx.split()[0];
+        moves += moved;
+    }
+    state.counters["share0"] = share0 / double(state.iterations());
+    state.counters["moves"] = moves / double(state.iterations());
+}
+
 void register_all() {
     bench::set_device_timing(false);
     std::fprintf(stderr, "bench_multi_device: LOOM_BENCH_DEVICES=%s, inputs bench::random_floats seeds 1 and 2\n",
@@ -225,6 +268,7 @@ void register_all() {
         "multi_device/compute/together", [](benchmark::State& s) { run(s, workload::compute); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/stencil/together", [](benchmark::State& s) { run(s, workload::stencil); }, bench::sizes(20, 24));
+    bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
 
