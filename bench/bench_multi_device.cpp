@@ -185,13 +185,18 @@ void run(benchmark::State& state, workload w) {
     state.counters["whole_us"] = whole_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
 }
 
-void rebalance(benchmark::State& state) {
-    const std::size_t n = std::size_t(state.range(0));
+// A context over the same devices as all_parts(), its split moved by measured times.
+loom::context balanced_parts() {
     loom::context_options o;
     o.backend = "opencl";
     o.device = devices();
     o.balance = loom::balance::dynamic;
-    loom::context ctx(o);
+    return loom::context(o);
+}
+
+void rebalance(benchmark::State& state) {
+    const std::size_t n = std::size_t(state.range(0));
+    loom::context ctx = balanced_parts();
     const double even = 1.0 / double(ctx.device_count());
     std::vector<double> start(ctx.device_count(), 0.1 / double(ctx.device_count() - 1));
     start[0] = 0.9;
@@ -223,11 +228,7 @@ void rebalance(benchmark::State& state) {
 // the iterations whose judgement moved the split.
 void rebalance_slowed(benchmark::State& state) {
     const std::size_t n = std::size_t(state.range(0));
-    loom::context_options o;
-    o.backend = "opencl";
-    o.device = devices();
-    o.balance = loom::balance::dynamic;
-    loom::context ctx(o);
+    loom::context ctx = balanced_parts();
     loom::context slow = ctx.parts().back();
     double share0 = 0, moves = 0;
     for (auto _ : state) {

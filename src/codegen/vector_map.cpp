@@ -12,9 +12,9 @@
 namespace loom::codegen {
 namespace {
 
-// The vector form writes the element's body once per lane and once more for the tail: past
-// this many live nodes a kernel is computing more than it moves, and the scalar form's
-// smaller code is the better trade.
+// The vector form writes the element's body once per lane and twice more (the tail, the
+// misaligned loop). Past this many live nodes a kernel computes more than it moves, and the
+// scalar form's smaller code is kept: a rule, not yet measured on a GPU.
 constexpr std::size_t most_live_nodes = 64;
 
 bool plain_element_type(dtype t) {

@@ -4,6 +4,9 @@
 // A GPU moves a 16-byte access per thread at close to its copy bandwidth, and a 4-byte one short
 // of it (issue 38: Loom's scalar copy ran at 81% of cudaMemcpyAsync on an H100).
 //
+// Not codegen/lane_vectors.hpp's form (the CPU passes' float16 arithmetic): CUDA's float4 has no
+// operators, so here only the loads and stores are vectors and each lane's body stays scalar.
+//
 // Only a plain element-wise kernel takes it: every load and store at the element itself (no
 // gathers, neighbour reads or stores elsewhere), every buffer of a real type (no bool, complex or
 // short vector), and a short body (below). The vector accesses need each buffer aligned to the

@@ -5,16 +5,20 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_
 if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/consumer
-                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
-                RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "configuring the consumer project with find_package(loom) failed (${rc})")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "building the consumer project failed (${rc})")
-endif()
+# Configures and builds the outside project tests/install/<name> against the install.
+function(build_consumer name)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/${name} -B ${WORK_DIR}/${name}
+                          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "configuring the ${name} project with find_package(loom) failed (${rc})")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/${name} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building the ${name} project failed (${rc})")
+  endif()
+endfunction()
+build_consumer(consumer)
 # Nothing of CUDA may be a hard dependency of a consumer, even linked with --no-as-needed:
 # NVRTC and the driver are opened at run time, so the program starts where neither exists.
 execute_process(COMMAND readelf -d ${WORK_DIR}/consumer/consumer OUTPUT_VARIABLE dynamic RESULT_VARIABLE rc)
@@ -32,15 +36,7 @@ endif()
 # run as one rank under mpirun.
 file(GLOB_RECURSE mpi_targets ${WORK_DIR}/prefix/loomMpiTargets.cmake)
 if(mpi_targets)
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/mpi_consumer -B ${WORK_DIR}/mpi_consumer
-                          -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "configuring the MPI consumer with find_package(loom COMPONENTS mpi) failed (${rc})")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/mpi_consumer RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "building the MPI consumer failed (${rc})")
-  endif()
+  build_consumer(mpi_consumer)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env LOOM_CACHE_DIR=${CACHE_DIR} OMPI_ALLOW_RUN_AS_ROOT=1
                           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
                           mpirun --oversubscribe --bind-to none -np 1 ${WORK_DIR}/mpi_consumer/mpi_consumer

@@ -57,14 +57,7 @@ public:
                 moved[j] = last();
             }
         }
-        const auto remap = [&](std::uint32_t j) { return j == no_node ? j : moved[j]; };
-        out_.root = remap(s_.root);
-        for (std::uint32_t r : s_.more_roots) out_.more_roots.push_back(remap(r));
-        out_.has_target = s_.has_target;
-        out_.target_type = s_.target_type;
-        out_.store_index = remap(s_.store_index);
-        out_.store_limit = remap(s_.store_limit);
-        out_.target_slot = s_.target_slot;
+        rewritten_ends(s_, moved, out_);
         h.rewritten = register_shape(std::move(out_));
         return h;
     }

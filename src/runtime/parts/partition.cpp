@@ -41,6 +41,18 @@ const char* partwise_refusal(const shape& s) {
     return nullptr;
 }
 
+void rewritten_ends(const shape& s, const std::vector<std::uint32_t>& moved, shape& out) {
+    const auto remap = [&](std::uint32_t j) { return j == ir::no_node ? j : moved[j]; };
+    out.root = remap(s.root);
+    for (std::uint32_t r : s.more_roots) out.more_roots.push_back(remap(r));
+    out.has_target = s.has_target;
+    out.target_type = s.target_type;
+    out.uses_f64 = s.uses_f64;
+    out.store_index = remap(s.store_index);
+    out.store_limit = remap(s.store_limit);
+    out.target_slot = s.target_slot;
+}
+
 namespace {
 
 shape with_index_base(const shape& s) {
@@ -71,15 +83,7 @@ shape with_index_base(const shape& s) {
         }
         moved[j] = std::uint32_t(out.nodes.size() - 1);
     }
-    const auto remap = [&](std::uint32_t j) { return j == ir::no_node ? j : moved[j]; };
-    out.root = remap(s.root);
-    for (std::uint32_t r : s.more_roots) out.more_roots.push_back(remap(r));
-    out.has_target = s.has_target;
-    out.target_type = s.target_type;
-    out.uses_f64 = s.uses_f64;
-    out.store_index = remap(s.store_index);
-    out.store_limit = remap(s.store_limit);
-    out.target_slot = s.target_slot;
+    rewritten_ends(s, moved, out);
     return out;
 }
 

@@ -29,6 +29,10 @@ std::vector<part_range> split(std::uint64_t length, const std::vector<double>& w
 // A loom::scalar's read is not one: every part holds the scalar (buffer::replicated).
 const char* partwise_refusal(const shape& s);
 
+// A shape rewritten node by node from `s` (`moved[j]`: where s's node j went): its roots, target
+// and store fields from s's, renumbered.
+void rewritten_ends(const shape& s, const std::vector<std::uint32_t>& moved, shape& out);
+
 // The shape `s` run on a part: its element index counted from the part's first element, as on one
 // device. Each `index` node becomes `index + first`, `first` a u64 scalar slot added after the
 // shape's own (bind it last). `s` itself when it reads no index. Made once per shape.

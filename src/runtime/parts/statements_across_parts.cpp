@@ -65,8 +65,10 @@ const shape* whole_vector_shape(dtype t) {
 
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target) {
-    if (partwise_refusal(*written) && halo_servable(*written)) return commit_with_halos(ctx, written, slots, target);
-    refuse_unless_partwise(ctx, *written);
+    if (const char* reason = partwise_refusal(*written)) { // one scan of the shape on the common path
+        if (halo_servable(*written)) return commit_with_halos(ctx, written, slots, target);
+        throw error(needs_one_device(reason, ctx.parts().size()));
+    }
     const shape* s = counted_from_part(written);
     const bool counted = s != written;
     if (target->replicated) {
