@@ -49,4 +49,15 @@ std::unique_ptr<memory> device::allocate(std::size_t bytes) {
     return m;
 }
 
+// A caller that asked copies_from first never reaches these.
+void device::copy_between(const memory&, std::size_t, memory&, std::size_t, std::size_t) {
+    throw error("loom: internal error: a copy between devices on a device that cannot make one; please report it");
+}
+std::unique_ptr<queue_mark> device::mark() {
+    throw error("loom: internal error: a queue mark on a device that cannot make one; please report it");
+}
+void device::wait_for(const queue_mark&) {
+    throw error("loom: internal error: a wait for another queue on a device that cannot make one; please report it");
+}
+
 } // namespace loom::backend

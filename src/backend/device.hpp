@@ -73,6 +73,13 @@ struct native_handles {
     std::uint64_t device = 0;
 };
 
+// A point in a device's queue (device::mark): another device's queue may wait for the work
+// enqueued before it (device::wait_for), with no wait on the host.
+class queue_mark {
+public:
+    virtual ~queue_mark() = default;
+};
+
 // A compiled kernel ready to launch.
 class kernel {
 public:
@@ -137,6 +144,23 @@ public:
     virtual void write(memory& dst, std::size_t offset, const void* src, std::size_t bytes) = 0;
     virtual void read(const memory& src, std::size_t offset, void* dst, std::size_t bytes) = 0;
     virtual void copy(const memory& src, memory& dst, std::size_t bytes) = 0;
+
+    // Between devices (the parts of a context over several devices, docs/multi-device.md): whether
+    // this device's queue can copy memory of `other`'s into its own (OpenCL: the two share a
+    // cl_context, as the sub-devices of one device do). Where not, data between them goes through
+    // the host.
+    virtual bool copies_from(const device& other) const {
+        (void)other;
+        return false;
+    }
+    // Enqueues a copy of `bytes` from `src` (this device's memory, or that of a device it
+    // copies_from) at src_offset into dst at dst_offset; does not wait. Only where copies_from.
+    virtual void copy_between(const memory& src, std::size_t src_offset, memory& dst, std::size_t dst_offset,
+                              std::size_t bytes);
+    // The work enqueued so far, as a mark another device of the same backend context may wait for
+    // (wait_for: the work it enqueues next starts after the marked work). Only where copies_from.
+    virtual std::unique_ptr<queue_mark> mark();
+    virtual void wait_for(const queue_mark& m);
 
     // Compiles source whose entry point (the kernel) is named `entry`. Throws build_failure.
     virtual build_result build(const std::string& source, const std::string& entry) = 0;

@@ -52,8 +52,9 @@ enum class flush_cause : std::uint8_t {
     loop,
     pipeline,
     context_end,
-    interop,      // a native handle or queue handed to the caller (interop.cpp)
-    custom_kernel // a loom::kernel launched (custom_kernel.cpp)
+    interop,       // a native handle or queue handed to the caller (interop.cpp)
+    custom_kernel, // a loom::kernel launched (custom_kernel.cpp)
+    halo_exchange  // cells copied from this part to another's halo (runtime/parts/halo_reads.cpp)
 };
 const char* name_of(flush_cause c);
 

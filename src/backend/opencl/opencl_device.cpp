@@ -24,6 +24,10 @@ struct opencl_memory final : memory {
     cl::Buffer buffer;
 };
 
+struct opencl_mark final : queue_mark {
+    cl::Event event;
+};
+
 struct opencl_kernel final : kernel {
     cl::Program program;
     cl::Kernel entry;
@@ -120,6 +124,25 @@ public:
     void copy(const memory& src, memory& dst, std::size_t bytes) override {
         if (bytes == 0) return;
         check(queue_.enqueueCopyBuffer(as(src), as(dst), 0, 0, bytes), "copying on the device");
+    }
+
+    bool copies_from(const device& other) const override {
+        const auto* cl = dynamic_cast<const opencl_device*>(&other);
+        return cl && cl->context_() == context_();
+    }
+    void copy_between(const memory& src, std::size_t src_offset, memory& dst, std::size_t dst_offset,
+                      std::size_t bytes) override {
+        if (bytes == 0) return;
+        check(queue_.enqueueCopyBuffer(as(src), as(dst), src_offset, dst_offset, bytes), "copying between devices");
+    }
+    std::unique_ptr<queue_mark> mark() override {
+        auto m = std::make_unique<opencl_mark>();
+        check(queue_.enqueueMarkerWithWaitList(nullptr, &m->event), "marking a queue's work");
+        return m;
+    }
+    void wait_for(const queue_mark& m) override {
+        const std::vector<cl::Event> events{static_cast<const opencl_mark&>(m).event};
+        check(queue_.enqueueBarrierWithWaitList(&events), "ordering a queue after another's work");
     }
 
     // OpenCL allows building distinct programs of one context from several threads.

@@ -8,11 +8,13 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loom/error.hpp"
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/partition.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/ranks.hpp"
 #include "runtime/parts/statements_across_parts.hpp"
@@ -25,18 +27,27 @@ using ir::no_node;
 // The rewritten statement, and the original's neighbour reads (node indices) in the order their
 // halo slots follow: after the shape's own slots come the part's first element and element count
 // (u64), the constants 0 and 1 (i64), then per read its left and right halos and their length H.
+// A border statement (halo_form::border) then has the first element of the span it writes (u64)
+// and, last, its target (a view write's).
 struct halo_statement {
     const shape* rewritten = nullptr;
     std::vector<std::uint32_t> reads;
 };
 constexpr std::uint32_t slots_before_reads = 4, slots_per_read = 3;
 
+// What the rewritten statement computes: every element of the part, or the elements of a span of
+// it (start + 0 .. start + length, a view write), each as an element of the whole part.
+enum class halo_form { whole, border };
+
 class rewriter {
 public:
-    explicit rewriter(const shape& s) : s_(s) {
+    rewriter(const shape& s, halo_form form) : s_(s), form_(form) {
         out_.slots = s.slots;
         base_ = std::uint32_t(s.slots.size());
         for (dtype t : {dtype::u64, dtype::u64, dtype::i64, dtype::i64}) operand_slot(t);
+        std::uint32_t reads = 0;
+        for (const ir::node& n : s.nodes) reads += n.op == opcode::load_neighbour ? 1 : 0;
+        span_start_ = base_ + slots_before_reads + slots_per_read * reads;
     }
 
     halo_statement run() {
@@ -47,17 +58,26 @@ public:
             for (std::uint32_t& a : n.arg)
                 if (a != no_node) a = moved[a];
             if (n.op == opcode::index && ir::index_value(n.slot) == ir::index_value::element) {
-                moved[j] = add(opcode::add, dtype::u64, raw(),
+                moved[j] = add(opcode::add, dtype::u64, element(),
                                scalar(base_ + 0, dtype::u64)); // counted from the vector's start
             } else if (n.op == opcode::load_neighbour) {
                 moved[j] = halo_read(n, std::uint32_t(h.reads.size()));
                 h.reads.push_back(std::uint32_t(j));
+            } else if (n.op == opcode::load && form_ == halo_form::border) {
+                out_.slots[n.slot].any_length = true; // the part's, read at the span's elements
+                moved[j] = load_at(n.slot, n.type, element(), no_node);
             } else {
                 out_.nodes.push_back(n);
                 moved[j] = last();
             }
         }
         rewritten_ends(s_, moved, out_);
+        if (form_ == halo_form::border) { // a view write of the span's elements
+            operand_slot(dtype::u64);
+            out_.store_index = element();
+            out_.target_slot = std::uint32_t(out_.slots.size());
+            out_.slots.push_back({slot_kind::vector, s_.target_type, true, false, false, true});
+        }
         h.rewritten = register_shape(std::move(out_));
         return h;
     }
@@ -90,11 +110,16 @@ private:
     // Plain scalars (not neighbour operands): equal values share one kernel parameter, so the
     // reads' arithmetic on them merges into one computation an element.
     void operand_slot(dtype t) { out_.slots.push_back(slot_info{slot_kind::scalar, t}); }
-    std::uint32_t raw() {
+    // The element the statement computes, in the part's numbering (u64): the launch's, or its
+    // place in the span.
+    std::uint32_t element() {
         ir::node n{opcode::index, dtype::u64};
         n.slot = std::uint32_t(ir::index_value::element);
         out_.nodes.push_back(n);
-        return last();
+        const std::uint32_t launch = last();
+        if (form_ == halo_form::whole) return launch;
+        const std::uint32_t start = scalar(span_start_, dtype::u64);
+        return add(opcode::add, dtype::u64, launch, start);
     }
 
     // Read r (node n, its operands already renumbered): its element t relative to the part's
@@ -104,7 +129,7 @@ private:
         const std::uint32_t zero = scalar(base_ + 2, dtype::i64), one = scalar(base_ + 3, dtype::i64);
         const std::uint32_t first = cast(dtype::i64, scalar(base_ + 0, dtype::u64));
         const std::uint32_t count = cast(dtype::i64, scalar(base_ + 1, dtype::u64));
-        const std::uint32_t local = cast(dtype::i64, raw());
+        const std::uint32_t local = cast(dtype::i64, element());
         std::uint32_t t = no_node, outside = no_node;
         if (n.arg[ir::grid_width] == no_node) {
             t = add(opcode::add, dtype::i64, local, n.arg[ir::offset_i]);
@@ -152,16 +177,18 @@ private:
     }
 
     const shape& s_;
+    const halo_form form_;
     shape out_;
-    std::uint32_t base_ = 0;
+    std::uint32_t base_ = 0, span_start_ = 0;
 };
 
-const halo_statement& halo_statement_of(const shape* s) {
+const halo_statement& halo_statement_of(const shape* s, halo_form form) {
+    using key = std::pair<const shape*, halo_form>;
     static std::mutex& lock = *new std::mutex; // never destroyed: contexts may record at exit
-    static std::map<const shape*, halo_statement>& made = *new std::map<const shape*, halo_statement>;
+    static std::map<key, halo_statement>& made = *new std::map<key, halo_statement>;
     std::lock_guard<std::mutex> guard(lock);
-    auto it = made.find(s);
-    if (it == made.end()) it = made.emplace(s, rewriter(*s).run()).first;
+    auto it = made.find({s, form});
+    if (it == made.end()) it = made.emplace(key{s, form}, rewriter(*s, form).run()).first;
     return it->second;
 }
 
@@ -173,7 +200,8 @@ std::int64_t int_of(const fusion::bound_slot& slot) {
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
 
-// One neighbour read's halos: what they are cut from and how (two reads with equal ones share them).
+// What neighbour reads' halos are cut from and how: reads of one vector with one policy, row width
+// and boundary value share their halos, as long as the longest of them needs (H cells).
 struct halo_source {
     const buffer* vector = nullptr;
     boundary_policy policy = boundary_policy::clamp;
@@ -181,8 +209,8 @@ struct halo_source {
     std::int64_t cells = 0; // H
     scalar_bits value;      // the constant policy's
 
-    bool operator==(const halo_source& o) const {
-        return vector == o.vector && policy == o.policy && width == o.width && cells == o.cells &&
+    bool shares(const halo_source& o) const {
+        return vector == o.vector && policy == o.policy && width == o.width &&
                std::memcmp(value.word, o.value.word, sizeof value.word) == 0;
     }
 };
@@ -287,6 +315,37 @@ void fill_cells(buffer& x, cell_reader& reader, const halo_source& src, std::int
     }
 }
 
+// Cells from .. from + cells of x into `halo` (a buffer of part k) on the devices, where the cells
+// lie in one other part whose device part k's can copy from: the copy waits in part k's queue for
+// the other part's work so far, and the other part's later work waits for the copy (a later
+// statement there may write the cells), with no wait on the host. False, nothing done, otherwise.
+bool copied_between_parts(context_impl& ctx, buffer& x, std::size_t k, std::int64_t from, std::int64_t cells,
+                          buffer& halo) {
+    if (ctx.ranks() || from < 0 || from + cells > std::int64_t(x.length)) return false;
+    const std::vector<part_range> ranges = ctx.split(x.length);
+    std::size_t j = 0;
+    while (j < ranges.size() &&
+           !(std::int64_t(ranges[j].first) <= from && from + cells <= std::int64_t(ranges[j].first + ranges[j].count)))
+        ++j;
+    if (j == ranges.size() || j == k) return false;
+    context_impl &source = *ctx.parts()[j], &into = *ctx.parts()[k];
+    if (!into.device().copies_from(source.device())) return false;
+    std::lock_guard<std::recursive_mutex> source_lock(source.mutex()), into_lock(into.mutex());
+    // The statements that write the cells enqueued; and part k's own before its queue waits, or
+    // they would wait for the other part's too.
+    source.flush(flush_cause::halo_exchange);
+    into.flush(flush_cause::halo_exchange);
+    buffer& cut = *x.parts[j];
+    source.execution().allocate(cut);
+    into.execution().allocate(halo);
+    into.device().wait_for(*source.device().mark());
+    const std::size_t size = size_of(x.type);
+    into.device().copy_between(*cut.memory, std::size_t(from - std::int64_t(ranges[j].first)) * size, *halo.memory, 0,
+                               std::size_t(cells) * size);
+    source.device().wait_for(*into.device().mark());
+    return true;
+}
+
 } // namespace
 
 bool halo_servable(const shape& s) {
@@ -306,80 +365,131 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
                        const buffer_ptr& target) {
     const std::size_t count = ctx.parts().size();
     if (target->replicated) throw error(needs_one_device("a loom::scalar assigned from a stencil", count));
-    const halo_statement& h = halo_statement_of(written);
-    // Each read's source: its vector, policy, row width and halo length.
+    const halo_statement& whole = halo_statement_of(written, halo_form::whole);
+    // The halos' sources, each read's (source_of), and the border: how far from a part's ends an
+    // element may read past them (along the vector, or whole rows).
     std::vector<halo_source> sources;
-    for (std::uint32_t j : h.reads) {
+    std::vector<std::size_t> source_of;
+    std::int64_t border = 0;
+    bool wraps = false;
+    for (std::uint32_t j : whole.reads) {
         const ir::node& n = written->nodes[j];
         const fusion::bound_slot& vector = slots[n.slot];
         const auto operand = [&](unsigned a) { return int_of(slots[written->nodes[n.arg[a]].slot]); };
         halo_source src;
         src.vector = vector.buffer.get();
         src.policy = boundary_policy(n.boundary);
+        wraps |= src.policy == boundary_policy::wrap;
         if (n.arg[ir::grid_width] == no_node) {
-            src.cells = std::abs(operand(ir::offset_i));
+            src.cells = std::max<std::int64_t>(std::abs(operand(ir::offset_i)), 1);
+            border = std::max(border, std::abs(operand(ir::offset_i)));
         } else {
             src.width = operand(ir::grid_width);
             if (src.width <= 0 || vector.buffer->length % std::uint64_t(src.width) != 0)
                 throw error(needs_one_device("a 2-D stencil whose rows do not tile its vector", count));
             src.cells = (std::abs(operand(ir::offset_j)) + 1) * src.width;
+            border = std::max(border, std::abs(operand(ir::offset_j)) * src.width);
         }
         if (src.policy == boundary_policy::constant)
             src.value = slots[written->nodes[n.arg[ir::boundary_value]].slot].bits;
-        sources.push_back(src);
+        const auto shared =
+            std::find_if(sources.begin(), sources.end(), [&](const halo_source& o) { return o.shares(src); });
+        source_of.push_back(std::size_t(shared - sources.begin()));
+        if (shared == sources.end())
+            sources.push_back(src);
+        else
+            shared->cells = std::max(shared->cells, src.cells);
     }
     if (target->length == 0) return;
+    const std::vector<part_range> ranges = ctx.split(target->length);
+    // A part in whole rows of every grid read, whose target no operand reads, runs the statement as
+    // it is, a stencil on its own elements (at a one-device stencil's speed): right but for the
+    // elements within `border` of its ends, where a read meets the part's end and not the
+    // vector's, and which a border statement (the statement rewritten to read the halos) then
+    // writes again. At the vector's own ends the part's end is the vector's, but for a wrapped
+    // read. Any other part runs the rewritten statement over every element.
+    bool target_read = false;
+    for (std::size_t j = 0; j < written->slots.size(); ++j) target_read |= slots[j].buffer == target;
+    struct part_plan {
+        bool in_place = false;
+        bool top = false, bottom = false; // the border statements it runs: the halos it reads
+    };
+    std::vector<part_plan> plans(count);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::int64_t first = std::int64_t(ranges[k].first), elements = std::int64_t(ranges[k].count);
+        part_plan& p = plans[k];
+        p.in_place = !target_read && elements >= 2 * border;
+        for (const halo_source& src : sources)
+            p.in_place = p.in_place && (src.width == 0 || (first % src.width == 0 && elements % src.width == 0));
+        p.top = !p.in_place || (border > 0 && (first != 0 || wraps));
+        p.bottom = !p.in_place || (border > 0 && (ranges[k].first + ranges[k].count != target->length || wraps));
+        if (elements == 0) p.top = p.bottom = false;
+    }
+    // Every rank makes the same readers in the same order (collective).
+    std::vector<std::unique_ptr<cell_reader>> readers;
+    for (const halo_source& src : sources)
+        readers.push_back(std::make_unique<cell_reader>(*const_cast<buffer*>(src.vector), std::uint64_t(src.cells)));
     // Every part's halos cut before any part records the statement: a statement that writes the
     // vector it reads (x = x + shift(x, 1)) must read the values from before it, on every part.
-    const std::vector<part_range> ranges = ctx.split(target->length);
-    // Each read's source, or the earlier equal read whose halos it shares.
-    std::vector<std::size_t> same(sources.size());
-    std::vector<std::unique_ptr<cell_reader>> readers(sources.size());
-    for (std::size_t r = 0; r < sources.size(); ++r) {
-        same[r] =
-            std::size_t(std::find(sources.begin(), sources.begin() + std::ptrdiff_t(r), sources[r]) - sources.begin());
-        if (same[r] == r) // every rank makes the same readers in the same order (collective)
-            readers[r] = std::make_unique<cell_reader>(*const_cast<buffer*>(sources[r].vector),
-                                                       std::uint64_t(std::max<std::int64_t>(sources[r].cells, 1)));
-    }
-    std::vector<std::vector<buffer_ptr>> halos(count); // part k: per read, left then right
+    // A halo no statement of the part reads is left unwritten.
+    std::vector<std::vector<buffer_ptr>> halos(count); // part k: per source, left then right
     for (std::size_t k = 0; k < count; ++k) {
-        if (ranges[k].count == 0) continue;
+        if (!plans[k].top && !plans[k].bottom) continue;
         const context_ptr part = ctx.parts()[k];
         for (std::size_t r = 0; r < sources.size(); ++r) {
-            if (same[r] != r) { // the halos of an equal read
-                halos[k].push_back(halos[k][2 * same[r]]);
-                halos[k].push_back(halos[k][2 * same[r] + 1]);
-                continue;
-            }
             buffer& x = *const_cast<buffer*>(sources[r].vector);
-            const std::int64_t cells = std::max<std::int64_t>(sources[r].cells, 1);
-            const std::int64_t first = std::int64_t(ranges[k].first);
+            const std::int64_t cells = sources[r].cells, first = std::int64_t(ranges[k].first);
             std::vector<unsigned char> host(std::size_t(cells) * size_of(x.type));
-            for (const std::int64_t from : {first - cells, first + std::int64_t(ranges[k].count)}) {
-                fill_cells(x, *readers[r], sources[r], from, cells, host.data());
+            for (const bool left : {true, false}) {
                 halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type));
+                if (!(left ? plans[k].top : plans[k].bottom)) continue;
+                const std::int64_t from = left ? first - cells : first + std::int64_t(ranges[k].count);
+                if (copied_between_parts(ctx, x, k, from, cells, *halos[k].back())) continue;
+                fill_cells(x, *readers[r], sources[r], from, cells, host.data());
                 upload(*halos[k].back(), 0, std::uint64_t(cells), host.data());
             }
         }
     }
+    const shape* counted = counted_from_part(written);
+    const halo_statement* edges = border > 0 ? &halo_statement_of(written, halo_form::border) : nullptr;
     for (std::size_t k = 0; k < count; ++k) {
         if (ranges[k].count == 0) continue;
-        statement_recorder r(*ctx.parts()[k]);
-        record_part_slots(r, *written, slots, k, false, 0);
         const std::uint64_t first = ranges[k].first, elements = ranges[k].count;
-        const std::int64_t zero = 0, one = 1;
-        r.scalar_slot(&first, sizeof first);
-        r.scalar_slot(&elements, sizeof elements);
-        r.scalar_slot(&zero, sizeof zero);
-        r.scalar_slot(&one, sizeof one);
-        for (std::size_t j = 0; j < sources.size(); ++j) {
-            const std::int64_t cells = std::int64_t(halos[k][2 * j]->length);
-            r.vector_slot(halos[k][2 * j]);
-            r.vector_slot(halos[k][2 * j + 1]);
-            r.scalar_slot(&cells, sizeof cells);
+        // The slots of a rewritten statement, after the shape's own.
+        const auto record_halo_slots = [&](statement_recorder& r) {
+            record_part_slots(r, *written, slots, k, false, 0);
+            const std::int64_t zero = 0, one = 1;
+            r.scalar_slot(&first, sizeof first);
+            r.scalar_slot(&elements, sizeof elements);
+            r.scalar_slot(&zero, sizeof zero);
+            r.scalar_slot(&one, sizeof one);
+            for (const std::size_t src : source_of) {
+                r.vector_slot(halos[k][2 * src]);
+                r.vector_slot(halos[k][2 * src + 1]);
+                r.scalar_slot(&sources[src].cells, sizeof sources[src].cells);
+            }
+        };
+        if (!plans[k].in_place) {
+            statement_recorder r(*ctx.parts()[k]);
+            record_halo_slots(r);
+            r.commit_assignment(whole.rewritten, target->parts[k]);
+            continue;
         }
-        r.commit_assignment(h.rewritten, target->parts[k]);
+        {
+            statement_recorder r(*ctx.parts()[k]);
+            record_part_slots(r, *written, slots, k, counted != written, first);
+            r.commit_assignment(counted, target->parts[k]);
+        }
+        const std::uint64_t span = std::uint64_t(border);
+        for (const std::uint64_t start : {std::uint64_t(0), elements - span}) {
+            if (!edges || !(start == 0 ? plans[k].top : plans[k].bottom)) continue;
+            statement_recorder r(*ctx.parts()[k]);
+            record_halo_slots(r);
+            r.scalar_slot(&start, sizeof start);
+            r.vector_slot(target->parts[k]);
+            const written_span at{std::int64_t(start), 1, span, 0};
+            r.commit_view_assignment(edges->rewritten, target->parts[k], span, &at);
+        }
     }
 }
 
