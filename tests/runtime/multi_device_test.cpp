@@ -13,9 +13,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -144,7 +146,6 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
         CHECK(x.to_host() == h);
         CHECK(y.to_host() == std::vector<float>(n, 5.0f));
     };
-    refused([&] { y = loom::at(loom::grid(x, 10, 5, 6), 1, 0, 0); }, "a 3-D stencil");
     // The refusal names what runs on one device.
     CHECK_THROWS_WITH_AS(loom::sort(x, y), doctest::Contains("loom::sort runs on one device"), loom::error);
     refused([&] { loom::sort(x, y); }, "a sort");
@@ -373,20 +374,57 @@ TEST_CASE("stencils across parts read their neighbours from halos: equal to one 
                 CHECK(got[i] == h[i] + 0.5f * (at(std::int64_t(i) - 1) + at(std::int64_t(i) + 3)));
             }
         }
-        // 2-D: a grid of rows split anywhere (parts need not hold whole rows), each policy.
-        for (auto [nx, ny] : {std::pair<std::size_t, std::size_t>{7, 5}, {1, 9}, {16, 1}, {33, 40}}) {
+        // 2-D: a grid of rows split anywhere (parts need not hold whole rows: 7 x 5 splits inside a
+        // row; 33 x 40 and 64 x 6 into whole rows, which run the stencil as it is and rewrite
+        // their borders), each policy.
+        for (auto [nx, ny] : {std::pair<std::size_t, std::size_t>{7, 5}, {1, 9}, {16, 1}, {33, 40}, {64, 6}}) {
             CAPTURE(nx);
             CAPTURE(ny);
             const std::size_t n = nx * ny;
             const std::vector<float> h = ramp(n, 1.0f);
             const auto run = [&](loom::context& c) {
-                loom::vector<float> u(c, h), v(c, n), p(c, n), q(c, n);
+                loom::vector<float> u(c, h), v(c, n), p(c, n), q(c, n), r(c, n);
                 const auto g = loom::grid(u, nx, ny);
+                // The element's index in the vector's numbering, on parts that run the stencil as
+                // it is (whole rows) and on the others.
+                r = loom::at(g, 0, 1) - 0.5f * loom::cast<float>(loom::index());
                 v = u + 0.25f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) -
                                  4.0f * u);
                 p = loom::at(g, 1, -2, loom::boundary::wrap) + loom::at(g, -2, 1, loom::boundary::wrap);
                 q = loom::at(g, 1, 1, loom::boundary::constant(-3.0f)) *
                     loom::at(g, -1, -1, loom::boundary::constant(2.0f));
+                std::vector<float> all = v.to_host();
+                for (const loom::vector<float>* w : {&p, &q, &r}) {
+                    const std::vector<float> got = w->to_host();
+                    all.insert(all.end(), got.begin(), got.end());
+                }
+                return all;
+            };
+            CHECK(run(group) == run(one));
+        }
+    }
+}
+
+TEST_CASE("3-D stencils across parts read neighbouring planes from halos: equal to one device, every policy") {
+    loom::context one(opencl());
+    for (int fusion : {1, 0}) {
+        CAPTURE(fusion);
+        loom::context group = two_parts(fusion);
+        // 3 x 4 x 5 splits inside a plane; 8 x 4 x 6 into whole planes (three a part), which run the
+        // stencil as it is and rewrite the plane at each end, but for the read two planes away.
+        for (auto [nx, ny, nz] : {std::tuple<std::size_t, std::size_t, std::size_t>{3, 4, 5}, {8, 4, 6}, {2, 2, 1}}) {
+            CAPTURE(nx);
+            CAPTURE(ny);
+            CAPTURE(nz);
+            const std::size_t n = nx * ny * nz;
+            const std::vector<float> h = ramp(n, 1.0f);
+            const auto run = [&](loom::context& c) {
+                loom::vector<float> u(c, h), v(c, n), p(c, n), q(c, n);
+                const auto g = loom::grid(u, nx, ny, nz);
+                v = loom::at(g, -1, 0, 0) + loom::at(g, 1, 0, 0) + loom::at(g, 0, -1, 0) + loom::at(g, 0, 1, 0) +
+                    loom::at(g, 0, 0, -1) + loom::at(g, 0, 0, 1) - 6.0f * u;
+                p = loom::at(g, 1, -1, 2, loom::boundary::wrap) - loom::cast<float>(loom::index());
+                q = loom::at(g, -1, 2, -1, loom::boundary::constant(5.0f)) * loom::at(g, 0, 0, 1, loom::boundary::wrap);
                 std::vector<float> all = v.to_host();
                 for (const loom::vector<float>* w : {&p, &q}) {
                     const std::vector<float> got = w->to_host();
@@ -394,7 +432,64 @@ TEST_CASE("stencils across parts read their neighbours from halos: equal to one 
                 }
                 return all;
             };
-            CHECK(run(group) == run(one));
+            const std::vector<float> got = run(group);
+            CHECK(got == run(one));
+            // The host's clamped 7-point stencil, for the first statement.
+            const auto at = [&](std::size_t i, std::size_t j, std::size_t k, int di, int dj, int dk) {
+                const auto moved = [](std::size_t c, int d, std::size_t size) {
+                    return std::size_t(std::clamp<std::int64_t>(std::int64_t(c) + d, 0, std::int64_t(size) - 1));
+                };
+                return h[(moved(k, dk, nz) * ny + moved(j, dj, ny)) * nx + moved(i, di, nx)];
+            };
+            for (std::size_t k = 0; k < nz; ++k)
+                for (std::size_t j = 0; j < ny; ++j)
+                    for (std::size_t i = 0; i < nx; ++i)
+                        CHECK(got[(k * ny + j) * nx + i] == at(i, j, k, -1, 0, 0) + at(i, j, k, 1, 0, 0) +
+                                                                at(i, j, k, 0, -1, 0) + at(i, j, k, 0, 1, 0) +
+                                                                at(i, j, k, 0, 0, -1) + at(i, j, k, 0, 0, 1) -
+                                                                6.0f * h[(k * ny + j) * nx + i]);
+        }
+    }
+}
+
+TEST_CASE("reductions and scans of stencils across parts: the neighbour reads computed with halos, then reduced") {
+    loom::context group = two_parts(), one(opencl());
+    // 1-D reads on parts shorter and longer than their halos; a 64 x 6 grid in whole rows a part.
+    for (std::size_t n : {std::size_t(3), std::size_t(1001), std::size_t(384)}) {
+        CAPTURE(n);
+        std::vector<std::int64_t> h(n);
+        for (std::size_t i = 0; i < n; ++i) h[i] = std::int64_t((i * 37) % 101) - 50;
+        const auto at = [&](std::int64_t i) {
+            return h[std::size_t(std::clamp<std::int64_t>(i, 0, std::int64_t(n) - 1))];
+        };
+        loom::vector<std::int64_t> x(group, h), y(group, n);
+        // Host references: clamped reads.
+        std::int64_t sum = 0, largest = std::numeric_limits<std::int64_t>::min(), above = 0, run = 0;
+        std::vector<std::int64_t> scanned(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int64_t d = at(std::int64_t(i) + 2) - at(std::int64_t(i) - 1);
+            sum += d;
+            largest = std::max(largest, at(std::int64_t(i) - 3) * h[i]);
+            above += at(std::int64_t(i) + 1) > 20 ? 1 : 0;
+            run += d;
+            scanned[i] = run;
+        }
+        CHECK(loom::sum(loom::shift(x, 2) - loom::shift(x, -1)) == sum);
+        CHECK(loom::max(loom::shift(x, -3) * x) == largest);
+        CHECK(loom::count(loom::shift(x, 1) > std::int64_t(20)) == above);
+        loom::inclusive_scan(loom::shift(x, 2) - loom::shift(x, -1), y);
+        CHECK(y.to_host() == scanned);
+        if (n == 384) { // 2-D, against one device
+            const auto on = [&](loom::context& c) {
+                loom::vector<std::int64_t> u(c, h), out(c, n);
+                const auto g = loom::grid(u, 64, 6);
+                loom::exclusive_scan(loom::at(g, 1, -1) + loom::at(g, 0, 2, loom::boundary::wrap), out,
+                                     std::int64_t(7));
+                std::vector<std::int64_t> got = out.to_host();
+                got.push_back(loom::sum(loom::at(g, -1, 1) * loom::at(g, 0, -1)));
+                return got;
+            };
+            CHECK(on(group) == on(one));
         }
     }
 }

@@ -122,11 +122,37 @@ private:
         return add(opcode::add, dtype::u64, launch, start);
     }
 
+    // Coordinate c + d of an axis `size` long, moved into it by n's policy (clamped, wrapped); for
+    // the constant policy, not moved, and `outside` (a boolean node, or no_node) or'd with whether
+    // it lies outside.
+    std::uint32_t moved(std::uint32_t c, std::uint32_t d, std::uint32_t size, const ir::node& n,
+                        std::uint32_t& outside) {
+        const std::uint32_t zero = scalar(base_ + 2, dtype::i64), one = scalar(base_ + 3, dtype::i64);
+        const std::uint32_t at = add(opcode::add, dtype::i64, c, d);
+        const std::uint32_t last_one = add(opcode::sub, dtype::i64, size, one);
+        switch (boundary_policy(n.boundary)) {
+        case boundary_policy::clamp: return add(opcode::clamp, dtype::i64, at, zero, last_one);
+        case boundary_policy::wrap: {
+            const std::uint32_t rest = add(opcode::mod, dtype::i64, at, size);
+            return add(opcode::mod, dtype::i64, add(opcode::add, dtype::i64, rest, size), size);
+        }
+        case boundary_policy::constant: {
+            const std::uint32_t out =
+                add(opcode::logical_or, dtype::boolean, add(opcode::less, dtype::boolean, at, zero),
+                    add(opcode::greater, dtype::boolean, at, last_one));
+            outside = outside == no_node ? out : add(opcode::logical_or, dtype::boolean, outside, out);
+            // In range where it counts: the read is replaced by the constant where it is not.
+            return add(opcode::clamp, dtype::i64, at, zero, last_one);
+        }
+        }
+        return at;
+    }
+
     // Read r (node n, its operands already renumbered): its element t relative to the part's
     // first, then the part's element, or a halo's.
     std::uint32_t halo_read(const ir::node& n, std::uint32_t r) {
         const dtype type = n.type;
-        const std::uint32_t zero = scalar(base_ + 2, dtype::i64), one = scalar(base_ + 3, dtype::i64);
+        const std::uint32_t zero = scalar(base_ + 2, dtype::i64);
         const std::uint32_t first = cast(dtype::i64, scalar(base_ + 0, dtype::u64));
         const std::uint32_t count = cast(dtype::i64, scalar(base_ + 1, dtype::u64));
         const std::uint32_t local = cast(dtype::i64, element());
@@ -134,25 +160,34 @@ private:
         if (n.arg[ir::grid_width] == no_node) {
             t = add(opcode::add, dtype::i64, local, n.arg[ir::offset_i]);
         } else {
-            const std::uint32_t w = n.arg[ir::grid_width];
-            // A plain scalar now, as operand_slot's: reads of one width share their row and column
-            // (one division an element, not one a read).
+            // The element's column (and on a 3-D grid its row in its plane, and its plane), each
+            // moved by its offset and the policy in the kernel; the row (plane) moved by its offset
+            // alone: past the vector's ends, the halos hold what the policy makes of them.
+            const std::uint32_t w = n.arg[ir::grid_width], h = n.arg[ir::grid_height];
+            // Plain scalars now, as operand_slot's: reads of one width (and height) share their
+            // coordinates (one division an element, not one a read).
             out_.slots[out_.nodes[w].slot].neighbour_operand = false;
+            if (h != no_node) out_.slots[out_.nodes[h].slot].neighbour_operand = false;
             const std::uint32_t g = add(opcode::add, dtype::i64, local, first);
-            const std::uint32_t row = add(opcode::div, dtype::i64, g, w);
-            const std::uint32_t col = add(opcode::sub, dtype::i64, g, add(opcode::mul, dtype::i64, row, w));
-            const std::uint32_t cx = add(opcode::add, dtype::i64, col, n.arg[ir::offset_i]);
-            const std::uint32_t last_column = add(opcode::sub, dtype::i64, w, one);
-            std::uint32_t column = add(opcode::clamp, dtype::i64, cx, zero, last_column);
-            if (boundary_policy(n.boundary) == boundary_policy::wrap)
-                column = add(opcode::mod, dtype::i64,
-                             add(opcode::add, dtype::i64, add(opcode::mod, dtype::i64, cx, w), w), w);
-            if (boundary_policy(n.boundary) == boundary_policy::constant)
-                outside = add(opcode::logical_or, dtype::boolean, add(opcode::less, dtype::boolean, cx, zero),
-                              add(opcode::greater, dtype::boolean, cx, last_column));
-            const std::uint32_t dy = n.arg[ir::offset_j];
-            const std::uint32_t v = add(opcode::add, dtype::i64,
-                                        add(opcode::mul, dtype::i64, add(opcode::add, dtype::i64, row, dy), w), column);
+            const std::uint32_t rows = add(opcode::div, dtype::i64, g, w);
+            const std::uint32_t col = add(opcode::sub, dtype::i64, g, add(opcode::mul, dtype::i64, rows, w));
+            std::uint32_t v = no_node;
+            if (h == no_node) {
+                const std::uint32_t column = moved(col, n.arg[ir::offset_i], w, n, outside);
+                v = add(opcode::add, dtype::i64,
+                        add(opcode::mul, dtype::i64, add(opcode::add, dtype::i64, rows, n.arg[ir::offset_j]), w),
+                        column);
+            } else {
+                const std::uint32_t plane = add(opcode::div, dtype::i64, rows, h);
+                const std::uint32_t row = add(opcode::sub, dtype::i64, rows, add(opcode::mul, dtype::i64, plane, h));
+                const std::uint32_t column = moved(col, n.arg[ir::offset_i], w, n, outside);
+                const std::uint32_t in_plane = moved(row, n.arg[ir::offset_j], h, n, outside);
+                const std::uint32_t to_plane = add(opcode::add, dtype::i64, plane, n.arg[ir::offset_k]);
+                v = add(opcode::add, dtype::i64,
+                        add(opcode::mul, dtype::i64,
+                            add(opcode::add, dtype::i64, add(opcode::mul, dtype::i64, to_plane, h), in_plane), w),
+                        column);
+            }
             t = add(opcode::sub, dtype::i64, v, first);
         }
         const std::uint32_t slot = base_ + slots_before_reads + slots_per_read * r;
@@ -205,7 +240,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - ((a % b 
 struct halo_source {
     const buffer* vector = nullptr;
     boundary_policy policy = boundary_policy::clamp;
-    std::int64_t width = 0; // 0 for a 1-D read
+    std::int64_t width = 0; // a row (2-D) or a plane (3-D) in cells; 0 for a 1-D read
     std::int64_t cells = 0; // H
     scalar_bits value;      // the constant policy's
 
@@ -354,7 +389,6 @@ bool halo_servable(const shape& s) {
     for (const ir::node& n : s.nodes) {
         if (n.op == opcode::load_at || n.op == opcode::row_sum) return false;
         if (n.op == opcode::load_neighbour) {
-            if (n.arg[ir::grid_height] != no_node) return false; // 3-D: not yet
             reads = true;
         }
     }
@@ -384,11 +418,17 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
             src.cells = std::max<std::int64_t>(std::abs(operand(ir::offset_i)), 1);
             border = std::max(border, std::abs(operand(ir::offset_i)));
         } else {
-            src.width = operand(ir::grid_width);
+            // A 2-D read moves across rows through the halos, a 3-D read across planes: the halos
+            // see the grid as rows of `width` cells (a 3-D grid's planes as rows).
+            const bool planes = n.arg[ir::grid_height] != no_node;
+            const unsigned across = planes ? ir::offset_k : ir::offset_j;
+            src.width = operand(ir::grid_width) * (planes ? operand(ir::grid_height) : 1);
             if (src.width <= 0 || vector.buffer->length % std::uint64_t(src.width) != 0)
-                throw error(needs_one_device("a 2-D stencil whose rows do not tile its vector", count));
-            src.cells = (std::abs(operand(ir::offset_j)) + 1) * src.width;
-            border = std::max(border, std::abs(operand(ir::offset_j)) * src.width);
+                throw error(needs_one_device(planes ? "a 3-D stencil whose planes do not tile its vector"
+                                                    : "a 2-D stencil whose rows do not tile its vector",
+                                             count));
+            src.cells = (std::abs(operand(across)) + 1) * src.width;
+            border = std::max(border, std::abs(operand(across)) * src.width);
         }
         if (src.policy == boundary_policy::constant)
             src.value = slots[written->nodes[n.arg[ir::boundary_value]].slot].bits;
@@ -492,5 +532,33 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
         }
     }
 }
+
+stencil_values::stencil_values(context_impl& ctx, const shape* input, const fusion::bound_slot* slots,
+                               std::uint64_t length) {
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
+    static std::map<const shape*, const shape*>& made = *new std::map<const shape*, const shape*>;
+    const shape* assignment = nullptr;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        const shape*& a = made[input];
+        if (!a) { // the expression, stored: its value's type is the vector's
+            shape s = *input;
+            s.has_target = true;
+            s.target_type = input->nodes[input->root].type;
+            a = register_shape(std::move(s));
+        }
+        assignment = a;
+    }
+    values_ = new_parted_buffer(ctx.shared_from_this(), length, assignment->target_type);
+    attach_vector(*values_);
+    try {
+        commit_with_halos(ctx, assignment, slots, values_);
+    } catch (...) {
+        detach_vector(*values_);
+        throw;
+    }
+}
+
+stencil_values::~stencil_values() { detach_vector(*values_); }
 
 } // namespace loom::detail
