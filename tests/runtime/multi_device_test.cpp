@@ -171,24 +171,32 @@ TEST_CASE("contexts over several devices: LOOM_DEVICE's list, and the mistakes r
     CHECK_THROWS_AS(x = x + a, loom::error);
 }
 
-TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a part with half its compute units") {
+// OpenCL device 0 split into two sub-devices (LOOM_DEVICE=0/2), or nothing (and why, as a
+// message) where it has an odd number of compute units or its driver offers no sub-devices.
+std::optional<loom::context> sub_devices() {
     loom::context whole(opencl());
     const unsigned units = whole.impl()->info().compute_units;
     if (units < 2 || units % 2 != 0) {
         MESSAGE("skipped: the OpenCL device has " << units << " compute units, which do not split in two");
-        return;
+        return std::nullopt;
     }
     loom::context_options o = opencl();
     o.device = "0/2";
-    std::optional<loom::context> opened;
     try {
-        opened.emplace(o);
+        return loom::context(o);
     } catch (const loom::error& e) {
         // GPUs' OpenCL drivers (NVIDIA's) offer no sub-devices; the message says so and what to do.
         REQUIRE(std::string(e.what()).find("cannot be split into equal sub-devices") != std::string::npos);
         MESSAGE("skipped: " << e.what());
-        return;
+        return std::nullopt;
     }
+}
+
+TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a part with half its compute units") {
+    std::optional<loom::context> opened = sub_devices();
+    if (!opened) return;
+    const unsigned units = loom::context(opencl()).impl()->info().compute_units;
+    loom::context_options o = opencl();
     loom::context& halves = *opened;
     REQUIRE(halves.device_count() == 2);
     for (const auto& part : halves.impl()->parts()) CHECK(part->info().compute_units * 2 == units);
@@ -339,6 +347,37 @@ TEST_CASE("set_split moves every vector's data to the new parts; balance::dynami
     CHECK(balanced.split()[0] < 0.85);
     // The data moved with every step: b = 2 + 0.5 for every statement (exact in float below 2^23).
     CHECK(b.to_host() == std::vector<float>(big, 2.0f + 2.0f * float(rounds)));
+}
+
+TEST_CASE("sub-devices of one device copy halos and moved parts between them on the devices") {
+    // The parts share a cl_context: halos and set_split's moves are copies between the devices
+    // (the parts of two contexts, two_parts(), go through the host).
+    std::optional<loom::context> opened = sub_devices();
+    if (!opened) return;
+    loom::context& halves = *opened;
+    loom::context one(opencl());
+    const std::size_t nx = 64, ny = 48, n = nx * ny;
+    std::vector<float> h(n);
+    for (std::size_t i = 0; i < n; ++i) h[i] = float((i * 7919) % 1000) / 250.0f;
+    const auto run = [&](loom::context& c, bool move) {
+        loom::vector<float> u(c, h), next(c, n), w(c, n);
+        for (int step = 0; step < 12; ++step) {
+            const auto g = loom::grid(u, nx, ny);
+            next = u + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) +
+                               loom::at(g, 0, 2, loom::boundary::wrap) - 4.0f * u);
+            loom::swap(u, next);
+            if (move && step == 5) c.set_split({0.3, 0.7}); // the data moves on the devices
+        }
+        w = loom::shift(u, -1) - loom::shift(u, 3, loom::boundary::constant(2.0f));
+        std::vector<float> all = u.to_host();
+        const std::vector<float> more = w.to_host();
+        all.insert(all.end(), more.begin(), more.end());
+        return all;
+    };
+    const std::vector<float> want = run(one, false);
+    CHECK(run(halves, false) == want);
+    CHECK(run(halves, true) == want);
+    CHECK(halves.split()[0] == doctest::Approx(0.3));
 }
 
 TEST_CASE("stencils across parts read their neighbours from halos: equal to one device, every policy") {
