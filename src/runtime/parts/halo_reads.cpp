@@ -467,6 +467,7 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
     }
     // Every rank makes the same readers in the same order (collective).
     std::vector<std::unique_ptr<cell_reader>> readers;
+    readers.reserve(sources.size());
     for (const halo_source& src : sources)
         readers.push_back(std::make_unique<cell_reader>(*const_cast<buffer*>(src.vector), std::uint64_t(src.cells)));
     // Every part's halos cut before any part records the statement: a statement that writes the
