@@ -16,7 +16,6 @@
 #include "loom/detail/shape_builder.hpp"
 #include "loom/scan.hpp"
 #include "runtime/context_impl.hpp"
-#include "runtime/parts/halo_reads.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/skeleton_input.hpp"
@@ -85,18 +84,9 @@ std::vector<scalar_bits> scan_on_first(context_impl& ctx, const scan_call& call,
 
 void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_ptr& output) {
     const std::size_t count = ctx.parts().size();
-    if (call.view_length == 0 && halo_servable(*call.input)) { // neighbour reads: the input's values first
-        const bound_input in = bind_input(ctx, *call.input, 0, "scan");
-        if (in.length != output->length)
-            throw length_error("loom: scan: length mismatch: the input has " + std::to_string(in.length) +
-                               " elements and the output " + std::to_string(output->length));
-        const stencil_values values(ctx, call.input, in.slots, in.length);
-        statement_recorder r(ctx);
-        r.vector_slot(values.values());
-        scan_call of_values = call;
-        of_values.input = whole_vector_shape(values.values()->type);
-        return scan_across_parts(ctx, of_values, output);
-    }
+    if (call.view_length == 0 && halo_servable(*call.input)) // neighbour reads: the input's values first
+        return run_on_stencil_values(ctx, call, "scan",
+                                     [&](const scan_call& of) { scan_across_parts(ctx, of, output); });
     if (const char* reason = partwise_refusal(*call.input)) throw error(needs_one_device(reason, count));
     if (call.view_length != 0) throw error(needs_one_device("a scan of a view", count));
     for (operand_role role : call.op->op->role)

@@ -93,16 +93,9 @@ void commit_across_parts(context_impl& ctx, const shape* written, const fusion::
 
 void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
     const std::size_t count = ctx.parts().size();
-    if (call.view_length == 0 &&
-        halo_servable(*call.input)) { // neighbour reads: the input's values first, then their reduction
-        const bound_input in = bind_input(ctx, *call.input, 0, "reduction");
-        const stencil_values values(ctx, call.input, in.slots, in.length);
-        statement_recorder r(ctx);
-        r.vector_slot(values.values());
-        reduce_call of_values = call;
-        of_values.input = whole_vector_shape(values.values()->type);
-        return reduce_across_parts(ctx, of_values, results);
-    }
+    if (call.view_length == 0 && halo_servable(*call.input)) // neighbour reads: the input's values first
+        return run_on_stencil_values(ctx, call, "reduction",
+                                     [&](const reduce_call& of) { reduce_across_parts(ctx, of, results); });
     refuse_unless_partwise(ctx, *call.input);
     if (results.device)
         for (std::size_t j = 0; j < call.op_count; ++j)

@@ -11,6 +11,8 @@
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/parts/halo_reads.hpp"
+#include "runtime/skeleton_input.hpp"
 
 namespace loom::detail {
 
@@ -35,6 +37,20 @@ const shape* whole_vector_shape(dtype t);
 // writes at other indices (partwise_refusal).
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target);
+
+// A reduction's or a scan's `call` on ctx (several()) whose input reads neighbours (halo_servable),
+// handed to `run` as the same call on the input's values: those computed across the parts first
+// (stencil_values), then read at the element. `what` names the call in a length or context error.
+template <class Call, class Run>
+void run_on_stencil_values(context_impl& ctx, const Call& call, const char* what, Run run) {
+    const bound_input in = bind_input(ctx, *call.input, 0, what);
+    const stencil_values values(ctx, call.input, in.slots, in.length);
+    statement_recorder r(ctx);
+    r.vector_slot(values.values());
+    Call of_values = call;
+    of_values.input = whole_vector_shape(values.values()->type);
+    run(of_values);
+}
 
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
