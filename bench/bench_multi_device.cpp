@@ -8,6 +8,8 @@
 //   bound by arithmetic, not memory, so the parts' throughputs add up).
 // - stencil: 100 steps of the 2-D 5-point stencil (x as a square grid, clamped) into y, then
 //   swapped: each step's halos cross the parts (docs/multi-device.md, "Stencils").
+// - sort: loom::sort(x, y), a radix sort of the floats: each part sorts its own, then the runs
+//   merge (docs/multi-device.md, "Sorting").
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
 // time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
 // runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
@@ -59,7 +61,7 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot, compute, stencil };
+enum class workload { saxpy, dot, compute, stencil, sort };
 
 // One workload's vectors on one context, and a run of it up to its finish.
 struct instance {
@@ -82,6 +84,9 @@ struct instance {
             ctx.finish();
         } else if (w == workload::saxpy) {
             y = 2.5f * x + y;
+            ctx.finish();
+        } else if (w == workload::sort) {
+            loom::sort(x, y);
             ctx.finish();
         } else if (w == workload::compute) {
             y = loom::sin(x) * loom::cos(y) + loom::exp(-x * x) * loom::sqrt(y * y + 1.0f);
@@ -119,6 +124,14 @@ std::string check(workload w, instance& in, const std::vector<float>& hx, const 
         const std::vector<float> got = in.y.to_host();
         for (std::size_t i = 0; i < hx.size(); ++i)
             if (got[i] != 2.5f * hx[i] + hy[i]) return "saxpy differs from the host at element " + std::to_string(i);
+        in.y = loom::vector<float>(in.ctx, hy);
+        in.ctx.finish();
+        return "";
+    }
+    if (w == workload::sort) { // x's values in ascending order
+        std::vector<float> want = hx;
+        std::stable_sort(want.begin(), want.end());
+        if (in.y.to_host() != want) return "sort differs from the host's std::stable_sort";
         in.y = loom::vector<float>(in.ctx, hy);
         in.ctx.finish();
         return "";
@@ -269,6 +282,8 @@ void register_all() {
         "multi_device/compute/together", [](benchmark::State& s) { run(s, workload::compute); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/stencil/together", [](benchmark::State& s) { run(s, workload::stencil); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/sort/together", [](benchmark::State& s) { run(s, workload::sort); }, bench::sizes(20, 24));
     bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }

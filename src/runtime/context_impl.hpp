@@ -54,7 +54,7 @@ enum class flush_cause : std::uint8_t {
     context_end,
     interop,       // a native handle or queue handed to the caller (interop.cpp)
     custom_kernel, // a loom::kernel launched (custom_kernel.cpp)
-    halo_exchange  // cells copied from this part to another's halo (runtime/parts/halo_reads.cpp)
+    part_copy      // elements copied from this part to another (runtime/parts/parted_buffer.hpp)
 };
 const char* name_of(flush_cause c);
 

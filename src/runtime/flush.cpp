@@ -23,7 +23,7 @@ const char* name_of(flush_cause c) {
     case flush_cause::context_end: return "context_end";
     case flush_cause::interop: return "interop";
     case flush_cause::custom_kernel: return "custom_kernel";
-    case flush_cause::halo_exchange: return "halo_exchange";
+    case flush_cause::part_copy: return "part_copy";
     }
     return "?";
 }

@@ -7,6 +7,7 @@
 #include "loom/sort.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/skeleton_input.hpp"
 #include "skeleton/plan_sort.hpp"
@@ -35,7 +36,6 @@ void check_outputs(context_impl& ctx, std::uint64_t length, const buffer_ptr* ou
 } // namespace
 
 void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* outputs, std::size_t count) {
-    ctx.require_one_device("loom::sort");
     sort_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "sort");
@@ -45,6 +45,7 @@ void run_sort(context_impl& ctx, const sort_call& written, const buffer_ptr* out
     if (!call.less && !codegen::radix_key(keys->type))
         throw error("loom: sort: the keys must be integers or floating point (complex numbers, short vectors and "
                     "booleans have no order to sort by; give a comparator)");
+    if (ctx.several()) return sort_across_parts(ctx, call, in.slots, in.length, outputs, count);
     const std::uint64_t n = in.length;
     if (n == 0) return; // one key still runs: the output of sort(expr, out) takes its value
 

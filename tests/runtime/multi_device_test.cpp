@@ -147,8 +147,10 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
         CHECK(y.to_host() == std::vector<float>(n, 5.0f));
     };
     // The refusal names what runs on one device.
-    CHECK_THROWS_WITH_AS(loom::sort(x, y), doctest::Contains("loom::sort runs on one device"), loom::error);
-    refused([&] { loom::sort(x, y); }, "a sort");
+    const auto by_size = [](auto a, auto b) { return loom::abs(a) < loom::abs(b); };
+    CHECK_THROWS_WITH_AS(loom::sort(x, y, by_size),
+                         doctest::Contains("a sort with a comparator (a merge sort) runs on one device"), loom::error);
+    refused([&] { loom::sort(x, y, by_size); }, "a sort with a comparator");
     const loom::vector<std::uint32_t> at(group, n, 3u);
     refused([&] { y = loom::gather(x, at); }, "a gather");
 }
@@ -378,6 +380,66 @@ TEST_CASE("sub-devices of one device copy halos and moved parts between them on 
     CHECK(run(halves, false) == want);
     CHECK(run(halves, true) == want);
     CHECK(halves.split()[0] == doctest::Approx(0.3));
+}
+
+TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; stable, both directions, with values") {
+    std::vector<loom::context> groups;
+    groups.push_back(two_parts());
+    loom::context_options four = opencl();
+    four.device = "0,0,0,0"; // four parts (on one device): two rounds of merges
+    groups.emplace_back(four);
+    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves); // copies between devices
+    for (loom::context& group : groups) {
+        CAPTURE(group.device_count());
+        for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1000), std::size_t(65537)}) {
+            CAPTURE(n);
+            // Keys with many repeats (stability shows), negative and positive; values their places.
+            std::vector<std::int32_t> keys(n);
+            std::vector<std::uint32_t> places(n);
+            std::vector<float> reals(n);
+            for (std::size_t i = 0; i < n; ++i) {
+                keys[i] = std::int32_t((i * 7919) % 41) - 20;
+                places[i] = std::uint32_t(i);
+                reals[i] = float(int((i * 104729) % 2001) - 1000) * 0.25f;
+            }
+            reals[n / 2] = -0.0f; // -0.0 before +0.0 (totalOrder)
+            for (const bool down : {false, true}) {
+                CAPTURE(down);
+                loom::vector<std::int32_t> k(group, keys);
+                loom::vector<std::uint32_t> v(group, places);
+                if (down)
+                    loom::sort_by_key(k, v, loom::descending);
+                else
+                    loom::sort_by_key(k, v);
+                std::vector<std::size_t> order(n);
+                std::iota(order.begin(), order.end(), std::size_t(0));
+                std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                    return down ? keys[a] > keys[b] : keys[a] < keys[b];
+                });
+                std::vector<std::int32_t> want_keys(n);
+                std::vector<std::uint32_t> want_places(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    want_keys[i] = keys[order[i]];
+                    want_places[i] = std::uint32_t(order[i]);
+                }
+                CHECK(k.to_host() == want_keys);
+                CHECK(v.to_host() == want_places);
+            }
+            // Floats from an expression into another vector.
+            loom::vector<float> r(group, reals), out(group, n);
+            loom::sort(r * 2.0f, out);
+            std::vector<float> want(n);
+            for (std::size_t i = 0; i < n; ++i) want[i] = reals[i] * 2.0f;
+            std::stable_sort(want.begin(), want.end(), [](float a, float b) {
+                return std::signbit(a) != std::signbit(b) && a == b ? std::signbit(a) : a < b;
+            });
+            const std::vector<float> got = out.to_host();
+            CHECK(got == want);
+            for (std::size_t i = 0; i + 1 < n; ++i)
+                if (got[i] == 0.0f && got[i + 1] == 0.0f)
+                    CHECK_FALSE((!std::signbit(got[i]) && std::signbit(got[i + 1])));
+        }
+    }
 }
 
 TEST_CASE("stencils across parts read their neighbours from halos: equal to one device, every policy") {

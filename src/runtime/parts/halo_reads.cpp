@@ -350,10 +350,9 @@ void fill_cells(buffer& x, cell_reader& reader, const halo_source& src, std::int
     }
 }
 
-// Cells from .. from + cells of x into `halo` (a buffer of part k) on the devices, where the cells
-// lie in one other part whose device part k's can copy from: the copy waits in part k's queue for
-// the other part's work so far, and the other part's later work waits for the copy (a later
-// statement there may write the cells), with no wait on the host. False, nothing done, otherwise.
+// Cells from .. from + cells of x into `halo` (a buffer of part k), where they lie in one other
+// part, as a copy between the parts (copy_between_parts: on the devices where they can). False,
+// nothing done, otherwise.
 bool copied_between_parts(context_impl& ctx, buffer& x, std::size_t k, std::int64_t from, std::int64_t cells,
                           buffer& halo) {
     if (ctx.ranks() || from < 0 || from + cells > std::int64_t(x.length)) return false;
@@ -363,21 +362,7 @@ bool copied_between_parts(context_impl& ctx, buffer& x, std::size_t k, std::int6
            !(std::int64_t(ranges[j].first) <= from && from + cells <= std::int64_t(ranges[j].first + ranges[j].count)))
         ++j;
     if (j == ranges.size() || j == k) return false;
-    context_impl &source = *ctx.parts()[j], &into = *ctx.parts()[k];
-    if (!into.device().copies_from(source.device())) return false;
-    std::lock_guard<std::recursive_mutex> source_lock(source.mutex()), into_lock(into.mutex());
-    // The statements that write the cells enqueued; and part k's own before its queue waits, or
-    // they would wait for the other part's too.
-    source.flush(flush_cause::halo_exchange);
-    into.flush(flush_cause::halo_exchange);
-    buffer& cut = *x.parts[j];
-    source.execution().allocate(cut);
-    into.execution().allocate(halo);
-    into.device().wait_for(*source.device().mark());
-    const std::size_t size = size_of(x.type);
-    into.device().copy_between(*cut.memory, std::size_t(from - std::int64_t(ranges[j].first)) * size, *halo.memory, 0,
-                               std::size_t(cells) * size);
-    source.device().wait_for(*into.device().mark());
+    copy_between_parts(ctx, j, *x.parts[j], std::uint64_t(from) - ranges[j].first, k, halo, 0, std::uint64_t(cells));
     return true;
 }
 

@@ -2,6 +2,7 @@
 #include "runtime/parts/parted_buffer.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "runtime/context_impl.hpp"
 #include "runtime/parts/ranks.hpp"
@@ -32,6 +33,30 @@ buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type) {
     b->replicated = true;
     for (const context_ptr& part : ctx->parts()) b->parts.push_back(new_buffer(part, 1, type));
     return b;
+}
+
+void copy_between_parts(context_impl& ctx, std::size_t j, buffer& from, std::uint64_t from_first, std::size_t k,
+                        buffer& into, std::uint64_t into_first, std::uint64_t count) {
+    if (count == 0) return;
+    context_impl &source = *ctx.parts()[j], &target = *ctx.parts()[k];
+    const std::size_t size = size_of(from.type);
+    if (!target.device().copies_from(source.device())) {
+        std::vector<unsigned char> host(count * size);
+        download(from, from_first, count, host.data());
+        upload(into, into_first, count, host.data());
+        return;
+    }
+    std::lock_guard<std::recursive_mutex> source_lock(source.mutex()), target_lock(target.mutex());
+    // The statements that write the elements enqueued; and part k's own before its queue waits, or
+    // they would wait for part j's too.
+    source.flush(flush_cause::part_copy);
+    target.flush(flush_cause::part_copy);
+    source.execution().allocate(from);
+    target.execution().allocate(into);
+    if (j != k) target.device().wait_for(*source.device().mark());
+    target.device().copy_between(*from.memory, std::size_t(from_first) * size, *into.memory,
+                                 std::size_t(into_first) * size, std::size_t(count) * size);
+    if (j != k) source.device().wait_for(*target.device().mark());
 }
 
 namespace {

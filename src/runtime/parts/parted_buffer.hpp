@@ -22,6 +22,14 @@ buffer_ptr new_replicated_buffer(const context_ptr& ctx, dtype type);
 void upload_parts(buffer& b, std::uint64_t first, std::uint64_t count, const void* host);
 void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* host);
 
+// `count` elements of `from` (a buffer of ctx's part j) at from_first into `into` (a buffer of part
+// k) at into_first. On the devices where part k's device can copy from part j's (sub-devices of one
+// OpenCL device): the copy waits in part k's queue for part j's work so far, and part j's next work
+// waits for the copy (it may write the elements), with no wait on the host. Through the host
+// otherwise. Both parts' pending statements run first.
+void copy_between_parts(context_impl& ctx, std::size_t j, buffer& from, std::uint64_t from_first, std::size_t k,
+                        buffer& into, std::uint64_t into_first, std::uint64_t count);
+
 // This process's parts' elements of first .. first + count, which lie in this rank's range (all of
 // them without ranks). Not collective.
 void download_local(buffer& b, std::uint64_t first, std::uint64_t count, void* host);

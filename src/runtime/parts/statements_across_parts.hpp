@@ -10,6 +10,7 @@
 #include "ir/shape.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
+#include "loom/sort.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/parts/halo_reads.hpp"
 #include "runtime/skeleton_input.hpp"
@@ -51,6 +52,13 @@ void run_on_stencil_values(context_impl& ctx, const Call& call, const char* what
     of_values.input = whole_vector_shape(values.values()->type);
     run(of_values);
 }
+
+// A radix sort on ctx (several()) of the input `slots` hold, `length` keys, into outputs[0] (the
+// keys) and outputs[1 .. count) (values moved with them), every output checked: each part sorts its
+// elements, then the parts' runs merge pairwise in rounds (sort_across_parts.cpp says how).
+// A comparator's merge sort, a sort over MPI ranks and a sort of a view or a stencil are refused.
+void sort_across_parts(context_impl& ctx, const sort_call& call, const fusion::bound_slot* slots, std::uint64_t length,
+                       const buffer_ptr* outputs, std::size_t count);
 
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
