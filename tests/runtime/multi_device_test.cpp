@@ -425,6 +425,15 @@ TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; st
                 CHECK(k.to_host() == want_keys);
                 CHECK(v.to_host() == want_places);
             }
+            // Runs already in order (no merge), and runs in reverse order (every key moves).
+            for (const bool reversed : {false, true}) {
+                std::vector<std::int32_t> ordered(n);
+                for (std::size_t i = 0; i < n; ++i) ordered[i] = std::int32_t(reversed ? n - i : i / 3);
+                loom::vector<std::int32_t> k(group, ordered);
+                loom::sort(k);
+                std::sort(ordered.begin(), ordered.end());
+                CHECK(k.to_host() == ordered);
+            }
             // Floats from an expression into another vector.
             loom::vector<float> r(group, reals), out(group, n);
             loom::sort(r * 2.0f, out);

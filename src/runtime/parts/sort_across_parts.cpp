@@ -5,7 +5,9 @@
 // begins (merge path: a binary search on the host, two element reads a step), copying each output
 // part's pieces of the two runs into it (between the devices where they can), and sorting that
 // part again. The sort is stable, so the first group's equal keys stay first. With k parts a
-// vector is sorted ceil(log2 k) + 1 times over, each time by every part at once.
+// vector is sorted ceil(log2 k) + 1 times over, each time by every part at once; two groups whose
+// runs are already in order (the second's first key not before the first's last) are left as
+// they are.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -47,6 +49,9 @@ public:
     // How many of the merge's first p elements come from the first run: the least i with
     // (j = p - i) j == 0, or i == n1, or b[j - 1] before a[i] (the first run's keys go first among
     // equals, so a[i] waits only for a b strictly before it).
+    // Whether the runs are already one: the second's first key not before the first's last.
+    bool in_order() { return !before(key(a0_ + n1_), key(a0_ + n1_ - 1)); }
+
     std::uint64_t first_run_share(std::uint64_t p) {
         std::uint64_t lo = p > n2_ ? p - n2_ : 0, hi = std::min(p, n1_);
         while (lo < hi) {
@@ -103,6 +108,7 @@ void merge_groups(context_impl& ctx, const sort_call& call, const buffer_ptr* ou
     const std::uint64_t n1 = b0 - a0, n2 = end - b0;
     if (n1 == 0 || n2 == 0) return;
     two_runs runs(*outputs[0], call.descending, a0, n1, n2);
+    if (runs.in_order()) return; // (already sorted input, or runs that do not overlap)
     std::vector<std::uint64_t> cut; // the first run's share of the merge before each part's start
     for (std::size_t m = a; m < c; ++m) cut.push_back(runs.first_run_share(ranges[m].first - a0));
     cut.push_back(n1); // the whole merge
