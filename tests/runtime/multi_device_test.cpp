@@ -451,6 +451,45 @@ TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; st
     }
 }
 
+TEST_CASE("compactions across parts: each part keeps its own, then the kept values go to their places, in order") {
+    std::vector<loom::context> groups;
+    groups.push_back(two_parts());
+    loom::context_options four = opencl();
+    four.device = "0,0,0,0";
+    groups.emplace_back(four);
+    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves);
+    for (loom::context& group : groups) {
+        CAPTURE(group.device_count());
+        for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1000), std::size_t(65537)}) {
+            CAPTURE(n);
+            std::vector<std::int32_t> h(n);
+            for (std::size_t i = 0; i < n; ++i) h[i] = std::int32_t((i * 7919) % 201) - 100;
+            loom::vector<std::int32_t> x(group, h), out(group, n + 5, std::int32_t(-7)), parted(group, n);
+            // The positive values times 3, from an expression with loom::index() (counted from the
+            // vector's start on every part).
+            const std::uint64_t kept = loom::copy_if(x * 3 + loom::cast<std::int32_t>(loom::index() % 2), x > 0, out);
+            std::vector<std::int32_t> want(n + 5, -7);
+            std::size_t at = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                if (h[i] > 0) want[at++] = h[i] * 3 + std::int32_t(i % 2);
+            CHECK(kept == at);
+            CHECK(out.to_host() == want);
+            // A stable partition: the negatives first, then the rest, each in order.
+            const std::uint64_t first = loom::partition(x, x < 0, parted);
+            std::vector<std::int32_t> split = h;
+            const auto middle = std::stable_partition(split.begin(), split.end(), [](std::int32_t v) { return v < 0; });
+            CHECK(first == std::uint64_t(middle - split.begin()));
+            CHECK(parted.to_host() == split);
+            // Too many for the output: a length_error, and the output as it was.
+            loom::vector<std::int32_t> small(group, 1, std::int32_t(9));
+            if (at > 1) {
+                CHECK_THROWS_AS(loom::copy_if(x, x > 0, small), loom::length_error);
+                CHECK(small.to_host() == std::vector<std::int32_t>{9});
+            }
+        }
+    }
+}
+
 TEST_CASE("stencils across parts read their neighbours from halos: equal to one device, every policy") {
     loom::context one(opencl());
     for (int fusion : {1, 0}) {

@@ -8,6 +8,7 @@
 
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
+#include "loom/compaction.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
 #include "loom/sort.hpp"
@@ -59,6 +60,14 @@ void run_on_stencil_values(context_impl& ctx, const Call& call, const char* what
 // A comparator's merge sort, a sort over MPI ranks and a sort of a view or a stencil are refused.
 void sort_across_parts(context_impl& ctx, const sort_call& call, const fusion::bound_slot* slots, std::uint64_t length,
                        const buffer_ptr* outputs, std::size_t count);
+
+// A compaction (copy_if, remove_if, partition, unique) on ctx (several()) of the n values `slots`
+// hold, into output[call.start ..), the output checked: every part keeps its own values into a
+// buffer of its own, all parts at once, then each part's kept values are copied to their place
+// (compact_across_parts.cpp). Returns how many were kept; a loom::length_error, the output
+// unchanged, where they do not fit.
+std::uint64_t compact_across_parts(context_impl& ctx, const compact_call& call, const fusion::bound_slot* slots,
+                                   std::uint64_t n, const buffer_ptr& output);
 
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
