@@ -490,6 +490,70 @@ TEST_CASE("compactions across parts: each part keeps its own, then the kept valu
     }
 }
 
+TEST_CASE("sparse products across parts: each part its rows, x's elements of other parts in a halo") {
+    std::vector<loom::context> groups;
+    groups.push_back(two_parts());
+    loom::context_options four = opencl();
+    four.device = "0,0,0,0";
+    groups.emplace_back(four);
+    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves);
+    loom::context one(opencl());
+    // A band, a few far columns (every part reaches every other), empty rows; square and not.
+    for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{1000, 1000}, {333, 901}, {3, 2}}) {
+        CAPTURE(rows);
+        CAPTURE(cols);
+        std::vector<std::uint32_t> row_ptr{0}, col;
+        std::vector<float> val;
+        for (std::size_t r = 0; r < rows; ++r) {
+            if (r % 7 != 3)
+                for (std::size_t c : {r * cols / rows, r * cols / rows + 1, (r * 37) % cols, cols - 1 - r % cols})
+                    if (c < cols) {
+                        col.push_back(std::uint32_t(c));
+                        val.push_back(float(int((r * 31 + c * 17) % 23) - 11) * 0.125f);
+                    }
+            row_ptr.push_back(std::uint32_t(col.size()));
+        }
+        std::vector<float> hx(cols), hz(rows);
+        for (std::size_t i = 0; i < cols; ++i) hx[i] = float(int(i % 19) - 9) * 0.5f;
+        for (std::size_t i = 0; i < rows; ++i) hz[i] = float(i % 5);
+        // The host's product, in the entries' order, in float.
+        std::vector<float> want(rows);
+        for (std::size_t r = 0; r < rows; ++r) {
+            float sum = 0.0f;
+            for (std::uint32_t e = row_ptr[r]; e < row_ptr[r + 1]; ++e) sum += val[e] * hx[col[e]];
+            want[r] = sum;
+        }
+        for (const loom::sparse_layout& layout : {loom::sparse_layout::csr(), loom::sparse_layout::sliced_ell(4)}) {
+            const auto run = [&](loom::context& c, bool move) {
+                const loom::sparse_matrix<float> a(c, rows, cols, row_ptr, col, val, layout);
+                loom::vector<float> x(c, hx), z(c, hz), y(c, rows), w(c, rows);
+                y = a * x;
+                // Fused with element-wise work and loom::index() (counted from the vector's start).
+                w = 2.0f * (a * x) + z - loom::cast<float>(loom::index() % 3);
+                if (move) { // a new split: the rows laid out again
+                    c.set_split({0.25, 0.75});
+                    w = w + a * x;
+                }
+                std::vector<float> all = y.to_host();
+                const std::vector<float> more = w.to_host();
+                all.insert(all.end(), more.begin(), more.end());
+                return all;
+            };
+            for (loom::context& group : groups) {
+                CAPTURE(group.device_count());
+                const std::vector<float> got = run(group, false);
+                CHECK(std::vector<float>(got.begin(), got.begin() + std::ptrdiff_t(rows)) == want);
+                CHECK(got == run(one, false));
+            }
+            CHECK(run(groups[0], true) == [&] {
+                std::vector<float> all = want;
+                for (std::size_t r = 0; r < rows; ++r) all.push_back((2.0f * want[r] + hz[r] - float(r % 3)) + want[r]);
+                return all;
+            }());
+        }
+    }
+}
+
 TEST_CASE("stencils across parts read their neighbours from halos: equal to one device, every policy") {
     loom::context one(opencl());
     for (int fusion : {1, 0}) {

@@ -12,6 +12,7 @@
 #include "runtime/parts/halo_reads.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/rebalance.hpp"
+#include "runtime/parts/sparse_across_parts.hpp"
 #include "runtime/skeleton_input.hpp"
 
 namespace loom::detail {
@@ -67,6 +68,7 @@ void commit_across_parts(context_impl& ctx, const shape* written, const fusion::
                          const buffer_ptr& target) {
     if (const char* reason = partwise_refusal(*written)) { // one scan of the shape on the common path
         if (halo_servable(*written)) return commit_with_halos(ctx, written, slots, target);
+        if (sparse_servable(*written)) return commit_sparse_across_parts(ctx, written, slots, target);
         throw error(needs_one_device(reason, ctx.parts().size()));
     }
     const shape* s = counted_from_part(written);

@@ -1,0 +1,386 @@
+// Sparse matrix products across parts; see sparse_across_parts.hpp.
+#include "runtime/parts/sparse_across_parts.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "loom/detail/shape_builder.hpp"
+#include "loom/error.hpp"
+#include "runtime/context_impl.hpp"
+#include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/partition.hpp"
+#include "runtime/parts/parts_device.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
+
+namespace loom::detail {
+namespace {
+
+using ir::no_node;
+
+// One sparse product's slots in a shape: expr::sparse_product::lower makes them in this order
+// (starts, lengths, columns, values, x), then its shift and mask operands.
+struct product_slots {
+    std::uint32_t starts, lengths, columns, values, x, shift;
+    bool holds(std::uint32_t s) const { return s >= starts && s <= x; }
+};
+
+// The products of s: each read of x is a load_at whose index is (but for a cast) a load_at of the
+// columns, two slots before x's.
+std::vector<product_slots> products_of(const shape& s) {
+    std::vector<product_slots> found;
+    for (const ir::node& n : s.nodes) {
+        if (n.op != opcode::load_at || n.arg[0] == no_node) continue;
+        std::uint32_t c = n.arg[0];
+        if (s.nodes[c].op == opcode::cast) c = s.nodes[c].arg[0];
+        if (s.nodes[c].op != opcode::load_at) continue;
+        const std::uint32_t cs = s.nodes[c].slot;
+        if (cs < 2 || n.slot != cs + 2 || cs + 3 >= s.slots.size()) continue;
+        const product_slots p{cs - 2, cs - 1, cs, cs + 1, cs + 2, cs + 3};
+        bool arrays = s.slots[p.shift].kind == slot_kind::scalar;
+        for (std::uint32_t a = p.starts; a <= p.x; ++a) arrays = arrays && s.slots[a].kind == slot_kind::vector;
+        const bool known = std::any_of(found.begin(), found.end(), [&](const product_slots& f) { return f.x == p.x; });
+        if (arrays && !known) found.push_back(p);
+    }
+    return found;
+}
+
+std::uint64_t unsigned_of(const fusion::bound_slot& slot, dtype t) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, slot.bits.word, size_of(t)); // little-endian: the low bytes
+    return v;
+}
+
+// A vector's elements of an unsigned index type as u64, and back.
+std::vector<std::uint64_t> indices_of(buffer& b) {
+    const std::size_t size = size_of(b.type);
+    std::vector<unsigned char> bytes(b.length * size);
+    download(b, 0, b.length, bytes.data());
+    std::vector<std::uint64_t> out(b.length, 0);
+    for (std::uint64_t i = 0; i < b.length; ++i) std::memcpy(&out[i], &bytes[i * size], size);
+    return out;
+}
+buffer_ptr indices_on(const context_ptr& part, const std::vector<std::uint64_t>& values, dtype t) {
+    const std::size_t size = size_of(t), n = std::max<std::size_t>(values.size(), 1);
+    std::vector<unsigned char> bytes(n * size, 0);
+    for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(&bytes[i * size], &values[i], size);
+    buffer_ptr b = new_buffer(part, n, t);
+    upload(*b, 0, n, bytes.data());
+    return b;
+}
+
+// A part's copy of its rows of A, its columns renumbered (see sparse_across_parts.hpp).
+struct part_rows {
+    buffer_ptr starts, lengths, columns, values;
+    std::uint64_t first_slice = 0;
+    std::uint64_t halo = 0; // elements of x from other parts
+    struct source {
+        std::size_t part;   // which part gathers them
+        buffer_ptr indices; // u64, that part's elements of x, on that part
+        std::uint64_t count, at;
+    };
+    std::vector<source> sources;
+};
+
+// A matrix laid out over one split of its rows and of x.
+struct matrix_parts {
+    std::vector<part_range> rows, cols;
+    std::vector<part_rows> parts;
+};
+
+std::shared_ptr<const matrix_parts> lay_out(context_impl& ctx, const fusion::bound_slot* slots, const product_slots& p,
+                                            const std::vector<part_range>& rows, const std::vector<part_range>& cols) {
+    buffer& values_of_a = *slots[p.values].buffer;
+    const dtype ix = slots[p.columns].buffer->type, t = values_of_a.type;
+    const std::size_t value_size = size_of(t);
+    const std::uint64_t shift = unsigned_of(slots[p.shift], ix), slice = std::uint64_t(1) << shift;
+    const std::vector<std::uint64_t> starts = indices_of(*slots[p.starts].buffer);
+    const std::vector<std::uint64_t> lengths = indices_of(*slots[p.lengths].buffer);
+    const std::vector<std::uint64_t> columns = indices_of(*slots[p.columns].buffer);
+    std::vector<unsigned char> values(values_of_a.length * value_size);
+    download(values_of_a, 0, values_of_a.length, values.data());
+    auto m = std::make_shared<matrix_parts>();
+    m->rows = rows;
+    m->cols = cols;
+    m->parts.resize(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+        const part_range r = rows[k], c = cols[k];
+        if (r.count == 0) continue;
+        const auto entry = [&](std::uint64_t row, std::uint64_t e) {
+            return starts[row >> shift] + (row & (slice - 1)) + (e << shift);
+        };
+        const auto own = [&](std::uint64_t col) { return col >= c.first && col < c.first + c.count; };
+        // The columns of other parts its rows reach, in order: the halo.
+        std::vector<std::uint64_t> outside;
+        for (std::uint64_t row = r.first; row < r.first + r.count; ++row)
+            for (std::uint64_t e = 0; e < lengths[row]; ++e)
+                if (!own(columns[entry(row, e)])) outside.push_back(columns[entry(row, e)]);
+        std::sort(outside.begin(), outside.end());
+        outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
+        // Its rows in the layout's slices, aligned on the whole matrix's.
+        const std::uint64_t s0 = r.first >> shift, s1 = (r.first + r.count - 1) >> shift;
+        std::vector<std::uint64_t> local_starts(s1 - s0 + 1), local_lengths(r.count), local_columns;
+        std::vector<unsigned char> local_values;
+        std::uint64_t at = 0;
+        for (std::uint64_t s = s0; s <= s1; ++s) {
+            local_starts[s - s0] = at;
+            std::uint64_t longest = 0;
+            const std::uint64_t lo = std::max(s * slice, r.first), hi = std::min((s + 1) * slice, r.first + r.count);
+            for (std::uint64_t row = lo; row < hi; ++row) longest = std::max(longest, lengths[row]);
+            local_columns.resize(at + longest * slice, 0);
+            local_values.resize((at + longest * slice) * value_size, 0);
+            for (std::uint64_t row = lo; row < hi; ++row) {
+                local_lengths[row - r.first] = lengths[row];
+                for (std::uint64_t e = 0; e < lengths[row]; ++e) {
+                    const std::uint64_t from = entry(row, e), to = at + (row & (slice - 1)) + (e << shift);
+                    const std::uint64_t col = columns[from];
+                    local_columns[to] =
+                        own(col) ? col - c.first
+                                 : c.count + std::uint64_t(std::lower_bound(outside.begin(), outside.end(), col) -
+                                                           outside.begin());
+                    std::memcpy(&local_values[to * value_size], &values[from * value_size], value_size);
+                }
+            }
+            at += longest * slice;
+        }
+        const context_ptr part = ctx.parts()[k];
+        part_rows& pr = m->parts[k];
+        pr.first_slice = s0;
+        pr.halo = outside.size();
+        pr.starts = indices_on(part, local_starts, ix);
+        pr.lengths = indices_on(part, local_lengths, ix);
+        pr.columns = indices_on(part, local_columns, ix);
+        const std::uint64_t stored = std::max<std::uint64_t>(local_columns.size(), 1);
+        local_values.resize(stored * value_size, 0);
+        pr.values = new_buffer(part, stored, t);
+        upload(*pr.values, 0, stored, local_values.data());
+        // Which part holds each halo element of x (the halo is in column order, so each part's
+        // share is one run of it).
+        for (std::size_t j = 0; j < cols.size(); ++j) {
+            if (j == k || cols[j].count == 0) continue;
+            const auto lo = std::lower_bound(outside.begin(), outside.end(), cols[j].first);
+            const auto hi = std::lower_bound(outside.begin(), outside.end(), cols[j].first + cols[j].count);
+            if (lo == hi) continue;
+            std::vector<std::uint64_t> wanted;
+            for (auto it = lo; it != hi; ++it) wanted.push_back(*it - cols[j].first);
+            pr.sources.push_back({j, indices_on(ctx.parts()[j], wanted, dtype::u64), std::uint64_t(hi - lo),
+                                  std::uint64_t(lo - outside.begin())});
+        }
+    }
+    return m;
+}
+
+// The layout of the matrix whose columns array is `columns`, for these splits: made once a split
+// (kept while the matrix lives; a matrix's arrays never change).
+std::shared_ptr<const matrix_parts> layout_of(context_impl& ctx, const fusion::bound_slot* slots,
+                                              const product_slots& p, const std::vector<part_range>& rows,
+                                              const std::vector<part_range>& cols) {
+    using key = std::weak_ptr<buffer>;
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may record at exit
+    static auto& made = *new std::map<key, std::shared_ptr<const matrix_parts>, std::owner_less<key>>;
+    const auto same = [](const std::vector<part_range>& a, const std::vector<part_range>& b) {
+        return a.size() == b.size() &&
+               std::equal(a.begin(), a.end(), b.begin(), [](const part_range& x, const part_range& y) {
+                   return x.first == y.first && x.count == y.count;
+               });
+    };
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        const auto it = made.find(slots[p.columns].buffer);
+        if (it != made.end() && same(it->second->rows, rows) && same(it->second->cols, cols)) return it->second;
+    }
+    std::shared_ptr<const matrix_parts> m = lay_out(ctx, slots, p, rows, cols);
+    std::lock_guard<std::mutex> guard(lock);
+    for (auto it = made.begin(); it != made.end();) // the layouts of matrices gone
+        it = it->first.expired() ? made.erase(it) : std::next(it);
+    made[slots[p.columns].buffer] = m;
+    return m;
+}
+
+// The statement each part runs (see sparse_across_parts.hpp): after the shape's own slots, per
+// product its first slice and first row (u64), x's elements on the part (u64), the halo and its
+// length (u64).
+constexpr std::uint32_t slots_per_product = 5;
+
+const shape* part_statement(const shape* s, const std::vector<product_slots>& products) {
+    static std::mutex& lock = *new std::mutex;
+    static auto& made = *new std::map<const shape*, const shape*>;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& done = made[s];
+    if (done) return done;
+    shape out;
+    out.slots = s->slots;
+    const std::uint32_t base = std::uint32_t(s->slots.size());
+    for (const product_slots& p : products) {
+        for (int k = 0; k < 3; ++k) out.slots.push_back({slot_kind::scalar, dtype::u64});
+        slot_info halo{slot_kind::vector, s->slots[p.x].type};
+        halo.neighbour = true;
+        halo.any_length = true;
+        out.slots.push_back(halo);
+        out.slots.push_back({slot_kind::scalar, dtype::u64});
+    }
+    const auto add = [&](ir::node n) {
+        out.nodes.push_back(n);
+        return std::uint32_t(out.nodes.size() - 1);
+    };
+    const auto scalar = [&](std::uint32_t slot) {
+        ir::node n{opcode::scalar, dtype::u64};
+        n.slot = slot;
+        return add(n);
+    };
+    const auto op = [&](opcode o, dtype t, std::uint32_t a, std::uint32_t b) {
+        ir::node n{o, t};
+        n.arg[0] = a;
+        n.arg[1] = b;
+        return add(n);
+    };
+    std::vector<std::uint32_t> moved(s->nodes.size(), no_node);
+    for (std::size_t j = 0; j < s->nodes.size(); ++j) {
+        ir::node n = s->nodes[j];
+        for (std::uint32_t& a : n.arg)
+            if (a != no_node) a = moved[a];
+        std::size_t g = 0;
+        while (n.op == opcode::load_at && g < products.size() && !products[g].holds(n.slot)) ++g;
+        if (n.op != opcode::load_at || g == products.size()) {
+            moved[j] = add(n);
+            continue;
+        }
+        const product_slots& p = products[g];
+        const std::uint32_t at = base + slots_per_product * std::uint32_t(g);
+        if (n.slot == p.starts || n.slot == p.lengths) { // at the row's slice or row less the part's first
+            const std::uint32_t first = scalar(n.slot == p.starts ? at : at + 1);
+            n.arg[0] = op(opcode::sub, dtype::u64, n.arg[0], first);
+            moved[j] = add(n);
+        } else if (n.slot == p.x) { // the part's own elements below their count, the halo above it
+            const std::uint32_t column = n.arg[0], count = scalar(at + 2), halo_length = scalar(at + 4);
+            ir::node own = n;
+            own.arg[1] = count;
+            const std::uint32_t mine = add(own);
+            ir::node far{opcode::load_at, n.type};
+            far.slot = at + 3;
+            far.arg[0] = op(opcode::sub, dtype::u64, column, count); // below the count: past any length
+            far.arg[1] = halo_length;
+            const std::uint32_t theirs = add(far);
+            ir::node pick{opcode::select, n.type};
+            pick.arg[0] = op(opcode::less, dtype::boolean, column, count);
+            pick.arg[1] = mine;
+            pick.arg[2] = theirs;
+            moved[j] = add(pick);
+        } else {
+            moved[j] = add(n);
+        }
+    }
+    rewritten_ends(*s, moved, out);
+    done = register_shape(std::move(out));
+    return done;
+}
+
+// The statement x_part[indices] into a vector of its length (a halo's share, on the part that
+// holds it).
+const shape* gather_shape(dtype t) {
+    static const shape* shapes[dtype_count] = {};
+    static std::mutex& lock = *new std::mutex;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& s = shapes[std::size_t(t)];
+    if (!s) {
+        shape_builder b;
+        const std::uint32_t x = b.gather_source(t);
+        const node_ref at = b.vector_slot(dtype::u64);
+        s = b.finish_assignment(b.gather(x, at, false), t);
+    }
+    return s;
+}
+
+} // namespace
+
+bool sparse_servable(const shape& s) {
+    if (s.store_index != no_node) return false;
+    const std::vector<product_slots> products = products_of(s);
+    if (products.empty()) return false;
+    for (const ir::node& n : s.nodes) {
+        if (n.op == opcode::load_neighbour) return false;
+        if (n.op == opcode::load_at &&
+            std::none_of(products.begin(), products.end(), [&](const product_slots& p) { return p.holds(n.slot); }))
+            return false;
+    }
+    return true;
+}
+
+void commit_sparse_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
+                                const buffer_ptr& target) {
+    const std::size_t count = ctx.parts().size();
+    if (ctx.ranks()) throw error(needs_one_device("a sparse matrix product over MPI ranks", count));
+    if (target->replicated) throw error(needs_one_device("a loom::scalar assigned from a sparse product", count));
+    const std::vector<product_slots> products = products_of(*written);
+    if (target->length == 0) return;
+    const std::vector<part_range> rows = ctx.split(target->length);
+    std::vector<std::shared_ptr<const matrix_parts>> layouts;
+    for (const product_slots& p : products)
+        layouts.push_back(layout_of(ctx, slots, p, rows, ctx.split(slots[p.x].buffer->length)));
+    // Every part's halos: each share gathered on the part that holds it and copied in, all before
+    // any part records its product (the product may write x).
+    std::vector<std::vector<buffer_ptr>> halos(count);
+    for (std::size_t k = 0; k < count; ++k)
+        for (std::size_t g = 0; g < products.size(); ++g) {
+            if (rows[k].count == 0) continue;
+            buffer& x = *slots[products[g].x].buffer;
+            const part_rows& pr = layouts[g]->parts[k];
+            halos[k].push_back(new_buffer(ctx.parts()[k], std::max<std::uint64_t>(pr.halo, 1), x.type));
+            for (const part_rows::source& src : pr.sources) {
+                const buffer_ptr share = new_buffer(ctx.parts()[src.part], src.count, x.type);
+                // Held as a vector while its statement runs: a copy, which the fusion pass does not
+                // see, reads it.
+                attach_vector(*share);
+                try {
+                    statement_recorder r(*ctx.parts()[src.part]);
+                    r.vector_slot(x.parts[src.part]);
+                    r.vector_slot(src.indices);
+                    r.commit_assignment(gather_shape(x.type), share);
+                    copy_between_parts(ctx, src.part, *share, 0, k, *halos[k].back(), src.at, src.count);
+                } catch (...) {
+                    detach_vector(*share);
+                    throw;
+                }
+                detach_vector(*share);
+            }
+        }
+    const shape* counted = counted_from_part(written);
+    const shape* statement = part_statement(counted, products);
+    for (std::size_t k = 0; k < count; ++k) {
+        if (rows[k].count == 0) continue;
+        statement_recorder r(*ctx.parts()[k]);
+        for (std::uint32_t j = 0; j < written->slots.size(); ++j) {
+            std::size_t g = 0;
+            while (g < products.size() && !(products[g].holds(j) && j != products[g].x)) ++g;
+            if (g < products.size()) { // an array of A: the part's copy of its rows
+                const part_rows& pr = layouts[g]->parts[k];
+                const product_slots& p = products[g];
+                r.vector_slot(j == p.starts    ? pr.starts
+                              : j == p.lengths ? pr.lengths
+                              : j == p.columns ? pr.columns
+                                               : pr.values);
+            } else if (slots[j].buffer) {
+                r.vector_slot(slots[j].buffer->parts[k]);
+            } else {
+                r.scalar_slot(slots[j].bits.word, sizeof slots[j].bits.word);
+            }
+        }
+        if (counted != written) r.scalar_slot(&rows[k].first, sizeof rows[k].first);
+        for (std::size_t g = 0; g < products.size(); ++g) {
+            const part_rows& pr = layouts[g]->parts[k];
+            const std::uint64_t own = layouts[g]->cols[k].count;
+            r.scalar_slot(&pr.first_slice, sizeof pr.first_slice);
+            r.scalar_slot(&rows[k].first, sizeof rows[k].first);
+            r.scalar_slot(&own, sizeof own);
+            r.vector_slot(halos[k][g]);
+            r.scalar_slot(&pr.halo, sizeof pr.halo);
+        }
+        r.commit_assignment(statement, target->parts[k]);
+    }
+}
+
+} // namespace loom::detail
