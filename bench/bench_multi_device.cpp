@@ -8,6 +8,8 @@
 //   bound by arithmetic, not memory, so the parts' throughputs add up).
 // - stencil: 100 steps of the 2-D 5-point stencil (x as a square grid, clamped) into y, then
 //   swapped: each step's halos cross the parts (docs/multi-device.md, "Stencils").
+// - spmv: y = A * x, A the 5-point Laplacian of x as a square grid (CSR, 5 entries a row): each
+//   part its rows, the rows of x beside its own in a halo (docs/multi-device.md, "Sparse matrices").
 // - sort: loom::sort(x, y), a radix sort of the floats: each part sorts its own, then the runs
 //   merge (docs/multi-device.md, "Sorting").
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
@@ -28,6 +30,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,13 +64,38 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot, compute, stencil, sort };
+enum class workload { saxpy, dot, compute, stencil, sort, spmv };
+
+// The 5-point Laplacian of a square grid of n cells (clamped: a missing neighbour is left out), in
+// CSR: 5 entries a row inside.
+loom::sparse_matrix<float> five_point(const loom::context& ctx, std::size_t n) {
+    const std::size_t side = std::size_t(std::lround(std::sqrt(double(n))));
+    std::vector<std::uint32_t> row_ptr{0}, col;
+    std::vector<float> val;
+    for (std::size_t j = 0; j < side; ++j)
+        for (std::size_t i = 0; i < side; ++i) {
+            const std::size_t r = j * side + i;
+            const auto entry = [&](std::size_t c, float v) {
+                col.push_back(std::uint32_t(c));
+                val.push_back(v);
+            };
+            if (j > 0) entry(r - side, 1.0f);
+            if (i > 0) entry(r - 1, 1.0f);
+            entry(r, -4.0f);
+            if (i + 1 < side) entry(r + 1, 1.0f);
+            if (j + 1 < side) entry(r + side, 1.0f);
+            row_ptr.push_back(std::uint32_t(col.size()));
+        }
+    return loom::sparse_matrix<float>(ctx, n, n, row_ptr, col, val, loom::sparse_layout::csr());
+}
 
 // One workload's vectors on one context, and a run of it up to its finish.
 struct instance {
     loom::context ctx;
     loom::vector<float> x, y;
     float last = 0;
+
+    std::optional<loom::sparse_matrix<float>> laplacian; // the spmv workload's, made on its first run
 
     instance(loom::context c, const std::vector<float>& hx, const std::vector<float>& hy)
         : ctx(std::move(c)), x(ctx, hx), y(ctx, hy) {}
@@ -84,6 +112,10 @@ struct instance {
             ctx.finish();
         } else if (w == workload::saxpy) {
             y = 2.5f * x + y;
+            ctx.finish();
+        } else if (w == workload::spmv) {
+            if (!laplacian) laplacian.emplace(five_point(ctx, x.size()));
+            y = *laplacian * x;
             ctx.finish();
         } else if (w == workload::sort) {
             loom::sort(x, y);
@@ -126,6 +158,22 @@ std::string check(workload w, instance& in, const std::vector<float>& hx, const 
             if (got[i] != 2.5f * hx[i] + hy[i]) return "saxpy differs from the host at element " + std::to_string(i);
         in.y = loom::vector<float>(in.ctx, hy);
         in.ctx.finish();
+        return "";
+    }
+    if (w == workload::spmv) { // the host's product, in the entries' order, in float
+        const std::vector<float> got = in.y.to_host();
+        const std::size_t side = std::size_t(std::lround(std::sqrt(double(hx.size()))));
+        for (std::size_t j = 0; j < side; ++j)
+            for (std::size_t i = 0; i < side; ++i) {
+                const std::size_t r = j * side + i;
+                float sum = 0.0f;
+                if (j > 0) sum += 1.0f * hx[r - side];
+                if (i > 0) sum += 1.0f * hx[r - 1];
+                sum += -4.0f * hx[r];
+                if (i + 1 < side) sum += 1.0f * hx[r + 1];
+                if (j + 1 < side) sum += 1.0f * hx[r + side];
+                if (got[r] != sum) return "spmv differs from the host at row " + std::to_string(r);
+            }
         return "";
     }
     if (w == workload::sort) { // x's values in ascending order
@@ -282,6 +330,8 @@ void register_all() {
         "multi_device/compute/together", [](benchmark::State& s) { run(s, workload::compute); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/stencil/together", [](benchmark::State& s) { run(s, workload::stencil); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/spmv/together", [](benchmark::State& s) { run(s, workload::spmv); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/sort/together", [](benchmark::State& s) { run(s, workload::sort); }, bench::sizes(20, 24));
     bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);

@@ -202,9 +202,9 @@ std::shared_ptr<const matrix_parts> layout_of(context_impl& ctx, const fusion::b
 }
 
 // The statement each part runs (see sparse_across_parts.hpp): after the shape's own slots, per
-// product its first slice and first row (u64), x's elements on the part (u64), the halo and its
-// length (u64).
-constexpr std::uint32_t slots_per_product = 5;
+// product the part's first slice and first row (u64), which its reads of the slices' starts and
+// the rows' lengths subtract.
+constexpr std::uint32_t slots_per_product = 2;
 
 const shape* part_statement(const shape* s, const std::vector<product_slots>& products) {
     static std::mutex& lock = *new std::mutex;
@@ -215,64 +215,26 @@ const shape* part_statement(const shape* s, const std::vector<product_slots>& pr
     shape out;
     out.slots = s->slots;
     const std::uint32_t base = std::uint32_t(s->slots.size());
-    for (const product_slots& p : products) {
-        for (int k = 0; k < 3; ++k) out.slots.push_back({slot_kind::scalar, dtype::u64});
-        slot_info halo{slot_kind::vector, s->slots[p.x].type};
-        halo.neighbour = true;
-        halo.any_length = true;
-        out.slots.push_back(halo);
+    for (std::size_t g = 0; g < products.size() * slots_per_product; ++g)
         out.slots.push_back({slot_kind::scalar, dtype::u64});
-    }
-    const auto add = [&](ir::node n) {
-        out.nodes.push_back(n);
-        return std::uint32_t(out.nodes.size() - 1);
-    };
-    const auto scalar = [&](std::uint32_t slot) {
-        ir::node n{opcode::scalar, dtype::u64};
-        n.slot = slot;
-        return add(n);
-    };
-    const auto op = [&](opcode o, dtype t, std::uint32_t a, std::uint32_t b) {
-        ir::node n{o, t};
-        n.arg[0] = a;
-        n.arg[1] = b;
-        return add(n);
-    };
     std::vector<std::uint32_t> moved(s->nodes.size(), no_node);
     for (std::size_t j = 0; j < s->nodes.size(); ++j) {
         ir::node n = s->nodes[j];
         for (std::uint32_t& a : n.arg)
             if (a != no_node) a = moved[a];
-        std::size_t g = 0;
-        while (n.op == opcode::load_at && g < products.size() && !products[g].holds(n.slot)) ++g;
-        if (n.op != opcode::load_at || g == products.size()) {
-            moved[j] = add(n);
-            continue;
+        for (std::size_t g = 0; g < products.size() && n.op == opcode::load_at; ++g) {
+            if (n.slot != products[g].starts && n.slot != products[g].lengths) continue;
+            ir::node first{opcode::scalar, dtype::u64};
+            first.slot = base + slots_per_product * std::uint32_t(g) + (n.slot == products[g].starts ? 0 : 1);
+            out.nodes.push_back(first);
+            ir::node less{opcode::sub, dtype::u64};
+            less.arg[0] = n.arg[0];
+            less.arg[1] = std::uint32_t(out.nodes.size() - 1);
+            out.nodes.push_back(less);
+            n.arg[0] = std::uint32_t(out.nodes.size() - 1);
         }
-        const product_slots& p = products[g];
-        const std::uint32_t at = base + slots_per_product * std::uint32_t(g);
-        if (n.slot == p.starts || n.slot == p.lengths) { // at the row's slice or row less the part's first
-            const std::uint32_t first = scalar(n.slot == p.starts ? at : at + 1);
-            n.arg[0] = op(opcode::sub, dtype::u64, n.arg[0], first);
-            moved[j] = add(n);
-        } else if (n.slot == p.x) { // the part's own elements below their count, the halo above it
-            const std::uint32_t column = n.arg[0], count = scalar(at + 2), halo_length = scalar(at + 4);
-            ir::node own = n;
-            own.arg[1] = count;
-            const std::uint32_t mine = add(own);
-            ir::node far{opcode::load_at, n.type};
-            far.slot = at + 3;
-            far.arg[0] = op(opcode::sub, dtype::u64, column, count); // below the count: past any length
-            far.arg[1] = halo_length;
-            const std::uint32_t theirs = add(far);
-            ir::node pick{opcode::select, n.type};
-            pick.arg[0] = op(opcode::less, dtype::boolean, column, count);
-            pick.arg[1] = mine;
-            pick.arg[2] = theirs;
-            moved[j] = add(pick);
-        } else {
-            moved[j] = add(n);
-        }
+        out.nodes.push_back(n);
+        moved[j] = std::uint32_t(out.nodes.size() - 1);
     }
     rewritten_ends(*s, moved, out);
     done = register_shape(std::move(out));
@@ -321,15 +283,18 @@ void commit_sparse_across_parts(context_impl& ctx, const shape* written, const f
     std::vector<std::shared_ptr<const matrix_parts>> layouts;
     for (const product_slots& p : products)
         layouts.push_back(layout_of(ctx, slots, p, rows, ctx.split(slots[p.x].buffer->length)));
-    // Every part's halos: each share gathered on the part that holds it and copied in, all before
-    // any part records its product (the product may write x).
-    std::vector<std::vector<buffer_ptr>> halos(count);
+    // Every part's x: its own elements, then its halo, each share of the halo gathered on the part
+    // that holds it and copied in; all before any part records its product (the product may write
+    // x).
+    std::vector<std::vector<buffer_ptr>> extended(count);
     for (std::size_t k = 0; k < count; ++k)
         for (std::size_t g = 0; g < products.size(); ++g) {
             if (rows[k].count == 0) continue;
             buffer& x = *slots[products[g].x].buffer;
             const part_rows& pr = layouts[g]->parts[k];
-            halos[k].push_back(new_buffer(ctx.parts()[k], std::max<std::uint64_t>(pr.halo, 1), x.type));
+            const std::uint64_t own = layouts[g]->cols[k].count;
+            extended[k].push_back(new_buffer(ctx.parts()[k], std::max<std::uint64_t>(own + pr.halo, 1), x.type));
+            copy_between_parts(ctx, k, *x.parts[k], 0, k, *extended[k].back(), 0, own);
             for (const part_rows::source& src : pr.sources) {
                 const buffer_ptr share = new_buffer(ctx.parts()[src.part], src.count, x.type);
                 // Held as a vector while its statement runs: a copy, which the fusion pass does not
@@ -340,7 +305,7 @@ void commit_sparse_across_parts(context_impl& ctx, const shape* written, const f
                     r.vector_slot(x.parts[src.part]);
                     r.vector_slot(src.indices);
                     r.commit_assignment(gather_shape(x.type), share);
-                    copy_between_parts(ctx, src.part, *share, 0, k, *halos[k].back(), src.at, src.count);
+                    copy_between_parts(ctx, src.part, *share, 0, k, *extended[k].back(), own + src.at, src.count);
                 } catch (...) {
                     detach_vector(*share);
                     throw;
@@ -356,6 +321,8 @@ void commit_sparse_across_parts(context_impl& ctx, const shape* written, const f
         for (std::uint32_t j = 0; j < written->slots.size(); ++j) {
             std::size_t g = 0;
             while (g < products.size() && !(products[g].holds(j) && j != products[g].x)) ++g;
+            std::size_t reads_x = 0;
+            while (reads_x < products.size() && products[reads_x].x != j) ++reads_x;
             if (g < products.size()) { // an array of A: the part's copy of its rows
                 const part_rows& pr = layouts[g]->parts[k];
                 const product_slots& p = products[g];
@@ -363,6 +330,8 @@ void commit_sparse_across_parts(context_impl& ctx, const shape* written, const f
                               : j == p.lengths ? pr.lengths
                               : j == p.columns ? pr.columns
                                                : pr.values);
+            } else if (reads_x < products.size()) { // x of a product: its own elements and its halo
+                r.vector_slot(extended[k][reads_x]);
             } else if (slots[j].buffer) {
                 r.vector_slot(slots[j].buffer->parts[k]);
             } else {
@@ -371,13 +340,8 @@ void commit_sparse_across_parts(context_impl& ctx, const shape* written, const f
         }
         if (counted != written) r.scalar_slot(&rows[k].first, sizeof rows[k].first);
         for (std::size_t g = 0; g < products.size(); ++g) {
-            const part_rows& pr = layouts[g]->parts[k];
-            const std::uint64_t own = layouts[g]->cols[k].count;
-            r.scalar_slot(&pr.first_slice, sizeof pr.first_slice);
+            r.scalar_slot(&layouts[g]->parts[k].first_slice, sizeof layouts[g]->parts[k].first_slice);
             r.scalar_slot(&rows[k].first, sizeof rows[k].first);
-            r.scalar_slot(&own, sizeof own);
-            r.vector_slot(halos[k][g]);
-            r.scalar_slot(&pr.halo, sizeof pr.halo);
         }
         r.commit_assignment(statement, target->parts[k]);
     }

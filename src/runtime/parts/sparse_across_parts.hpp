@@ -3,8 +3,8 @@
 // computes the rows of y = A * x it holds, from a copy of those rows of A whose columns are
 // renumbered into its own elements of x followed by a halo, the elements of x of other parts that
 // its rows reach. Before every product, each other part gathers the elements a part's halo takes
-// from it into a buffer, and that buffer is copied into the halo (between the devices where they
-// can, through the host otherwise).
+// from it into a buffer, and that buffer is copied after the part's own elements (between the
+// devices where they can, through the host otherwise).
 //
 // A's arrays on the context (split like any vector, by element count) are read back once, when a
 // product first runs on a split, and each part's rows are laid out from them on the host (the
@@ -12,10 +12,11 @@
 // split (after set_split or balance::dynamic) lays them out again. The part's copy of its rows is
 // memory beside the matrix's own arrays.
 //
-// In the part's statement a row's slice and length are read at the row's number in the vector
-// (loom::index() counts from the vector's start on every part) less the part's first slice and
-// row, and an element of x at a renumbered column from the part's own elements below their count,
-// from the halo above it.
+// The part's statement reads x from a buffer of the part's own elements of x followed by its halo
+// (the own elements copied in on the part's device: a pass over x, beside the product's pass over
+// A, which reads several times as many bytes), so its reads of x are the one device's; a row's
+// slice and length are read at the row's number in the vector (loom::index() counts from the
+// vector's start on every part) less the part's first slice and row.
 #pragma once
 
 #include "fusion/statement_queue.hpp"
