@@ -194,6 +194,19 @@ std::optional<loom::context> sub_devices() {
     }
 }
 
+// The contexts the algorithms across parts are tried on: two parts (two contexts: data between
+// them through the host), four parts (sorts merge in two rounds), and two sub-devices where the
+// device splits (data copied between the devices).
+std::vector<loom::context> part_groups() {
+    std::vector<loom::context> groups;
+    groups.push_back(two_parts());
+    loom::context_options four = opencl();
+    four.device = "0,0,0,0";
+    groups.emplace_back(four);
+    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves);
+    return groups;
+}
+
 TEST_CASE("LOOM_DEVICE=0/2 splits one OpenCL device into two sub-devices, each a part with half its compute units") {
     std::optional<loom::context> opened = sub_devices();
     if (!opened) return;
@@ -383,12 +396,7 @@ TEST_CASE("sub-devices of one device copy halos and moved parts between them on 
 }
 
 TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; stable, both directions, with values") {
-    std::vector<loom::context> groups;
-    groups.push_back(two_parts());
-    loom::context_options four = opencl();
-    four.device = "0,0,0,0"; // four parts (on one device): two rounds of merges
-    groups.emplace_back(four);
-    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves); // copies between devices
+    std::vector<loom::context> groups = part_groups();
     for (loom::context& group : groups) {
         CAPTURE(group.device_count());
         for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(1000), std::size_t(65537)}) {
@@ -452,12 +460,7 @@ TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; st
 }
 
 TEST_CASE("compactions across parts: each part keeps its own, then the kept values go to their places, in order") {
-    std::vector<loom::context> groups;
-    groups.push_back(two_parts());
-    loom::context_options four = opencl();
-    four.device = "0,0,0,0";
-    groups.emplace_back(four);
-    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves);
+    std::vector<loom::context> groups = part_groups();
     for (loom::context& group : groups) {
         CAPTURE(group.device_count());
         for (std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1000), std::size_t(65537)}) {
@@ -491,12 +494,7 @@ TEST_CASE("compactions across parts: each part keeps its own, then the kept valu
 }
 
 TEST_CASE("sparse products across parts: each part its rows, x's elements of other parts in a halo") {
-    std::vector<loom::context> groups;
-    groups.push_back(two_parts());
-    loom::context_options four = opencl();
-    four.device = "0,0,0,0";
-    groups.emplace_back(four);
-    if (std::optional<loom::context> halves = sub_devices()) groups.push_back(*halves);
+    std::vector<loom::context> groups = part_groups();
     loom::context one(opencl());
     // A band, a few far columns (every part reaches every other), empty rows; square and not.
     for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{1000, 1000}, {333, 901}, {3, 2}}) {
