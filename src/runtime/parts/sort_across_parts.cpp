@@ -28,7 +28,8 @@ namespace {
 // A key's place in the sort's ascending order as an unsigned number: an integer with its sign
 // flipped, a float's bits in IEEE 754 totalOrder (docs/sorting.md).
 std::uint64_t order_of(dtype t, const unsigned char* bytes) {
-    const std::size_t size = size_of(t);
+    // A radix key is at most 8 bytes (the bound also tells the compiler so).
+    const std::size_t size = std::min<std::size_t>(size_of(t), sizeof(std::uint64_t));
     std::uint64_t bits = 0;
     std::memcpy(&bits, bytes, size); // little-endian: the low bytes
     const unsigned width = unsigned(size * 8);
@@ -108,7 +109,7 @@ void merge_groups(context_impl& ctx, const sort_call& call, const buffer_ptr* ou
     const std::uint64_t n1 = b0 - a0, n2 = end - b0;
     if (n1 == 0 || n2 == 0) return;
     two_runs runs(*outputs[0], call.descending, a0, n1, n2);
-    if (runs.in_order()) return; // (already sorted input, or runs that do not overlap)
+    if (runs.in_order()) return;    // (already sorted input, or runs that do not overlap)
     std::vector<std::uint64_t> cut; // the first run's share of the merge before each part's start
     for (std::size_t m = a; m < c; ++m) cut.push_back(runs.first_run_share(ranges[m].first - a0));
     cut.push_back(n1); // the whole merge

@@ -51,13 +51,14 @@ std::vector<product_slots> products_of(const shape& s) {
 
 std::uint64_t unsigned_of(const fusion::bound_slot& slot, dtype t) {
     std::uint64_t v = 0;
-    std::memcpy(&v, slot.bits.word, size_of(t)); // little-endian: the low bytes
+    std::memcpy(&v, slot.bits.word, std::min<std::size_t>(size_of(t), sizeof v)); // little-endian: the low bytes
     return v;
 }
 
 // A vector's elements of an unsigned index type as u64, and back.
+// (An index type is at most 8 bytes; the bound also tells the compiler so.)
 std::vector<std::uint64_t> indices_of(buffer& b) {
-    const std::size_t size = size_of(b.type);
+    const std::size_t size = std::min<std::size_t>(size_of(b.type), sizeof(std::uint64_t));
     std::vector<unsigned char> bytes(b.length * size);
     download(b, 0, b.length, bytes.data());
     std::vector<std::uint64_t> out(b.length, 0);
@@ -65,7 +66,8 @@ std::vector<std::uint64_t> indices_of(buffer& b) {
     return out;
 }
 buffer_ptr indices_on(const context_ptr& part, const std::vector<std::uint64_t>& values, dtype t) {
-    const std::size_t size = size_of(t), n = std::max<std::size_t>(values.size(), 1);
+    const std::size_t size = std::min<std::size_t>(size_of(t), sizeof(std::uint64_t)),
+                      n = std::max<std::size_t>(values.size(), 1);
     std::vector<unsigned char> bytes(n * size, 0);
     for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(&bytes[i * size], &values[i], size);
     buffer_ptr b = new_buffer(part, n, t);
@@ -175,7 +177,8 @@ std::shared_ptr<const matrix_parts> lay_out(context_impl& ctx, const fusion::bou
 }
 
 // The layout of the matrix whose columns array is `columns`, for these splits: made once a split
-// (kept while the matrix lives; a matrix's arrays never change).
+// (a matrix's arrays never change), kept while the matrix lives; a matrix's layout (its rows'
+// copies on the parts) is let go at the first product after it is gone.
 std::shared_ptr<const matrix_parts> layout_of(context_impl& ctx, const fusion::bound_slot* slots,
                                               const product_slots& p, const std::vector<part_range>& rows,
                                               const std::vector<part_range>& cols) {
@@ -188,15 +191,18 @@ std::shared_ptr<const matrix_parts> layout_of(context_impl& ctx, const fusion::b
                    return x.first == y.first && x.count == y.count;
                });
     };
+    const auto forget_gone = [&] { // the layouts of matrices gone, and their memory on the parts
+        for (auto it = made.begin(); it != made.end();) it = it->first.expired() ? made.erase(it) : std::next(it);
+    };
     {
         std::lock_guard<std::mutex> guard(lock);
+        forget_gone();
         const auto it = made.find(slots[p.columns].buffer);
         if (it != made.end() && same(it->second->rows, rows) && same(it->second->cols, cols)) return it->second;
     }
     std::shared_ptr<const matrix_parts> m = lay_out(ctx, slots, p, rows, cols);
     std::lock_guard<std::mutex> guard(lock);
-    for (auto it = made.begin(); it != made.end();) // the layouts of matrices gone
-        it = it->first.expired() ? made.erase(it) : std::next(it);
+    forget_gone();
     made[slots[p.columns].buffer] = m;
     return m;
 }
