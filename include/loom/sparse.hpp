@@ -102,6 +102,9 @@ template <class T, class I> struct sparse_product {
         return b.row_sum(first, end, shift_of, term);
     }
     void bind(detail::statement_recorder& r) const {
+        // The product has A's rows: a statement, reduction or scan of it has that many elements
+        // (its reads of the lengths array are at the element, unchecked).
+        r.view_extent(lengths.size);
         r.vector_slot(starts.memory.get());
         r.vector_slot(lengths.memory.get());
         r.vector_slot(columns.memory.get());
@@ -217,8 +220,7 @@ public:
 
     // The operand `A * x` is; see operator* below.
     expr::sparse_product<T, I> times(const vector<T>& x) const {
-        if (!context_)
-            throw error("loom: A * x: A is an empty loom::sparse_matrix; construct it with a context first");
+        if (!context_) throw error("loom: A * x: A is an empty loom::sparse_matrix; construct it with a context first");
         if (x.size() != cols_)
             throw length_error("loom: A * x: A is a " + std::to_string(rows_) + " x " + std::to_string(cols_) +
                                " sparse matrix and x has " + std::to_string(x.size()) + " elements; x needs " +
@@ -273,8 +275,8 @@ private:
     }
 
     // The entries sliced ELL of `slice` rows a slice stores (the padded ones included).
-    template <class P> static std::uint64_t sliced_entries(const std::vector<P>& row_ptr, std::uint64_t rows,
-                                                           std::uint64_t slice) {
+    template <class P>
+    static std::uint64_t sliced_entries(const std::vector<P>& row_ptr, std::uint64_t rows, std::uint64_t slice) {
         std::uint64_t stored = 0;
         for (std::uint64_t first = 0; first < rows; first += slice) {
             std::uint64_t longest = 0;
@@ -285,8 +287,8 @@ private:
         return stored;
     }
 
-    template <class P> std::uint64_t slice_for(const context& ctx, const std::vector<P>& row_ptr,
-                                               sparse_layout layout) const {
+    template <class P>
+    std::uint64_t slice_for(const context& ctx, const std::vector<P>& row_ptr, sparse_layout layout) const {
         if (!layout.is_automatic()) return layout.rows_per_slice();
         const std::uint64_t slice = detail::default_slice_height(*ctx.impl());
         if (slice <= 1) return 1;
@@ -303,8 +305,7 @@ private:
         if (stored_ > limit || cols_ > limit || rows_ > limit)
             throw error("loom::sparse_matrix: " + std::to_string(rows_) + " rows, " + std::to_string(cols_) +
                         " columns and " + std::to_string(stored_) + " stored entries do not fit " +
-                        std::to_string(sizeof(I) * 8) +
-                        "-bit indices; use loom::sparse_matrix<T, std::uint64_t>");
+                        std::to_string(sizeof(I) * 8) + "-bit indices; use loom::sparse_matrix<T, std::uint64_t>");
         const std::uint64_t slices = (rows_ + slice_ - 1) / slice_;
         // Every array has at least one element, so that each has a buffer to bind.
         std::vector<I> starts(std::max<std::uint64_t>(slices, 1), 0), lengths(std::max<std::uint64_t>(rows_, 1), 0);

@@ -483,6 +483,17 @@ TEST_CASE("compactions across parts: each part keeps its own, then the kept valu
             const auto middle = std::stable_partition(split.begin(), split.end(), [](std::int32_t v) { return v < 0; });
             CHECK(first == std::uint64_t(middle - split.begin()));
             CHECK(parted.to_host() == split);
+            // unique: its predicate reads the neighbour before (the values computed across the
+            // parts first).
+            std::vector<std::int32_t> runs(n);
+            for (std::size_t i = 0; i < n; ++i) runs[i] = std::int32_t((i / 3) % 5);
+            loom::vector<std::int32_t> r(group, runs), distinct(group, n);
+            const std::uint64_t left = loom::unique(r, distinct);
+            std::vector<std::int32_t> want_distinct(runs.begin(), std::unique(runs.begin(), runs.end()));
+            CHECK(left == want_distinct.size());
+            const std::vector<std::int32_t> got_distinct = distinct.to_host();
+            CHECK(std::vector<std::int32_t>(got_distinct.begin(), got_distinct.begin() + std::ptrdiff_t(left)) ==
+                  want_distinct);
             // Too many for the output: a length_error, and the output as it was.
             loom::vector<std::int32_t> small(group, 1, std::int32_t(9));
             if (at > 1) {
@@ -535,17 +546,36 @@ TEST_CASE("sparse products across parts: each part its rows, x's elements of oth
                 std::vector<float> all = y.to_host();
                 const std::vector<float> more = w.to_host();
                 all.insert(all.end(), more.begin(), more.end());
+                // A reduction of a product (every sum here is exact in float: sixteenths, small),
+                // a scan and a sort of one.
+                all.push_back(loom::sum(a * x));
+                loom::vector<float> scanned(c, rows), sorted(c, rows);
+                loom::inclusive_scan(a * x, scanned);
+                loom::sort(a * x, sorted);
+                for (const loom::vector<float>* v : {&scanned, &sorted}) {
+                    const std::vector<float> got = v->to_host();
+                    all.insert(all.end(), got.begin(), got.end());
+                }
                 return all;
             };
+            double total = 0;
+            for (const float v : want) total += double(v);
             for (loom::context& group : groups) {
                 CAPTURE(group.device_count());
                 const std::vector<float> got = run(group, false);
                 CHECK(std::vector<float>(got.begin(), got.begin() + std::ptrdiff_t(rows)) == want);
+                CHECK(double(got[2 * rows]) == total);
                 CHECK(got == run(one, false));
             }
             CHECK(run(groups[0], true) == [&] {
                 std::vector<float> all = want;
                 for (std::size_t r = 0; r < rows; ++r) all.push_back((2.0f * want[r] + hz[r] - float(r % 3)) + want[r]);
+                all.push_back(float(total));
+                float run = 0;
+                for (std::size_t r = 0; r < rows; ++r) all.push_back(run += want[r]);
+                std::vector<float> ordered = want;
+                std::stable_sort(ordered.begin(), ordered.end());
+                all.insert(all.end(), ordered.begin(), ordered.end());
                 return all;
             }());
         }

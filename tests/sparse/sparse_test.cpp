@@ -269,6 +269,10 @@ TEST_CASE("the product fuses into a reduction and a sort's first pass") {
         const auto A = loom::sparse_matrix<double>::from_triplets(ctx(), 900, 900, i, j, v, layout);
         const loom::vector<double> p(ctx(), ph);
         CHECK(loom::sum(p * (A * p)) == pap); // integers: exact in any order
+        // The product alone has A's rows (its own length; there is no vector beside it to give one).
+        double total = 0;
+        for (const double e : aph) total += e;
+        CHECK(loom::sum(A * p) == total);
         loom::vector<double> out(ctx(), 900);
         loom::sort(A * p, out);
         CHECK(out.to_host() == sorted);
@@ -395,6 +399,12 @@ TEST_CASE("malformed CSR arrays, triples and operands are loom::errors naming th
     const loom::sparse_matrix<float> A(ctx(), 2, 3, ptr{0, 1, 2}, ptr{0, 2}, two);
     const loom::vector<float> x(ctx(), 4);
     CHECK(has(error_of([&] { loom::vector<float> y = A * x; }), "x needs 3"));
+    // y of another length than A's rows: a length_error (the rows' arrays are read at the
+    // element, unchecked), y unchanged.
+    const loom::vector<float> x3(ctx(), 3, 1.0f);
+    loom::vector<float> y5(ctx(), 5, 7.0f);
+    CHECK_THROWS_AS(y5 = A * x3, loom::length_error);
+    CHECK(y5.to_host() == std::vector<float>(5, 7.0f));
     const loom::sparse_matrix<float> empty;
     CHECK(has(error_of([&] { loom::vector<float> y = empty * x; }), "empty loom::sparse_matrix"));
     CHECK(has(error_of([] { loom::sparse_layout::sliced_ell(3); }), "a power of two of rows, 2 to 1024"));

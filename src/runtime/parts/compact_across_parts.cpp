@@ -3,7 +3,10 @@
 // values then go to their places in the output, part k's after every earlier part's (stable, as on
 // one device), each piece copied into the output parts it falls in (between the devices where they
 // can copy from each other). The output is written only once every count is known to fit.
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loom/error.hpp"
@@ -15,12 +18,49 @@
 #include "runtime/run_compact.hpp"
 
 namespace loom::detail {
+namespace {
+
+// A compaction's input of two vectors: the values (slot 0, the root) and whether to keep each
+// (slot 1, more_roots[0]).
+const shape* two_vectors(dtype values, dtype keep) {
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may compact at exit
+    static auto& made = *new std::map<std::pair<dtype, dtype>, const shape*>;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& s = made[{values, keep}];
+    if (!s) {
+        shape two;
+        for (const dtype t : {values, keep}) {
+            ir::node n{opcode::load, t};
+            n.slot = std::uint32_t(two.slots.size());
+            two.slots.push_back({slot_kind::vector, t});
+            two.nodes.push_back(n);
+        }
+        two.root = 0;
+        two.more_roots = {1};
+        s = register_shape(std::move(two));
+    }
+    return s;
+}
+
+} // namespace
 
 std::uint64_t compact_across_parts(context_impl& ctx, const compact_call& call, const fusion::bound_slot* slots,
                                    std::uint64_t n, const buffer_ptr& output) {
     const std::size_t parts = ctx.parts().size();
     const std::string what = std::string("a compaction (loom::") + call.what + ")";
     if (ctx.ranks()) throw error(needs_one_device((what + " over MPI ranks").c_str(), parts));
+    if (servable_as_statement(*call.input)) { // a stencil (unique) or a sparse product: its values first
+        const input_values values(ctx, call.input, call.input->root, slots, n);
+        const input_values keep(ctx, call.input, call.input->more_roots[0], slots, n);
+        statement_recorder r(ctx);
+        r.vector_slot(values.values());
+        r.vector_slot(keep.values());
+        compact_call of_values = call;
+        of_values.input = two_vectors(values.values()->type, keep.values()->type);
+        of_values.view_length = 0;
+        const bound_input in = bind_input(ctx, *of_values.input, 0, call.what);
+        return compact_across_parts(ctx, of_values, in.slots, n, output);
+    }
     if (call.view_length != 0) throw error(needs_one_device((what + " of a view").c_str(), parts));
     if (const char* reason = partwise_refusal(*call.input)) throw error(needs_one_device(reason, parts));
     // What each part has pending runs first (it may write the values), as on one device.

@@ -519,32 +519,4 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
     }
 }
 
-stencil_values::stencil_values(context_impl& ctx, const shape* input, const fusion::bound_slot* slots,
-                               std::uint64_t length) {
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
-    static std::map<const shape*, const shape*>& made = *new std::map<const shape*, const shape*>;
-    const shape* assignment = nullptr;
-    {
-        std::lock_guard<std::mutex> guard(lock);
-        const shape*& a = made[input];
-        if (!a) { // the expression, stored: its value's type is the vector's
-            shape s = *input;
-            s.has_target = true;
-            s.target_type = input->nodes[input->root].type;
-            a = register_shape(std::move(s));
-        }
-        assignment = a;
-    }
-    values_ = new_parted_buffer(ctx.shared_from_this(), length, assignment->target_type);
-    attach_vector(*values_);
-    try {
-        commit_with_halos(ctx, assignment, slots, values_);
-    } catch (...) {
-        detach_vector(*values_);
-        throw;
-    }
-}
-
-stencil_values::~stencil_values() { detach_vector(*values_); }
-
 } // namespace loom::detail

@@ -42,20 +42,4 @@ bool halo_servable(const shape& s);
 void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                        const buffer_ptr& target);
 
-// A reduction's or a scan's input that reads neighbours (halo_servable), computed on ctx
-// (several()) into a new vector of `length` elements by commit_with_halos: the reduction or scan
-// then reads that vector. One pass more than on one device, where the input fuses into the first.
-// While it lives the vector is held as a loom::vector holds one (the fusion pass keeps its stores).
-class stencil_values {
-public:
-    stencil_values(context_impl& ctx, const shape* input, const fusion::bound_slot* slots, std::uint64_t length);
-    ~stencil_values();
-    stencil_values(const stencil_values&) = delete;
-    stencil_values& operator=(const stencil_values&) = delete;
-    const buffer_ptr& values() const { return values_; }
-
-private:
-    buffer_ptr values_;
-};
-
 } // namespace loom::detail

@@ -84,9 +84,8 @@ std::vector<scalar_bits> scan_on_first(context_impl& ctx, const scan_call& call,
 
 void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_ptr& output) {
     const std::size_t count = ctx.parts().size();
-    if (call.view_length == 0 && halo_servable(*call.input)) // neighbour reads: the input's values first
-        return run_on_stencil_values(ctx, call, "scan",
-                                     [&](const scan_call& of) { scan_across_parts(ctx, of, output); });
+    if (servable_as_statement(*call.input)) // the input's values first
+        return run_on_input_values(ctx, call, "scan", [&](const scan_call& of) { scan_across_parts(ctx, of, output); });
     if (const char* reason = partwise_refusal(*call.input)) throw error(needs_one_device(reason, count));
     if (call.view_length != 0) throw error(needs_one_device("a scan of a view", count));
     for (operand_role role : call.op->op->role)

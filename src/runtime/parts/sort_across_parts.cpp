@@ -146,6 +146,16 @@ void sort_across_parts(context_impl& ctx, const sort_call& call, const fusion::b
     const std::size_t parts = ctx.parts().size();
     if (call.less) throw error(needs_one_device("a sort with a comparator (a merge sort)", parts));
     if (ctx.ranks()) throw error(needs_one_device("a sort over MPI ranks", parts));
+    if (servable_as_statement(*call.input)) { // a stencil or a sparse product: the keys' values first
+        const input_values keys(ctx, call.input, call.input->root, slots, length);
+        statement_recorder r(ctx);
+        r.vector_slot(keys.values());
+        sort_call of_values = call;
+        of_values.input = whole_vector_shape(keys.values()->type);
+        of_values.view_length = 0;
+        const bound_input in = bind_input(ctx, *of_values.input, 0, "sort");
+        return sort_across_parts(ctx, of_values, in.slots, length, outputs, count);
+    }
     if (call.view_length != 0) throw error(needs_one_device("a sort of a view", parts));
     if (const char* reason = partwise_refusal(*call.input)) throw error(needs_one_device(reason, parts));
     if (length == 0) return;

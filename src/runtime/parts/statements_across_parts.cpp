@@ -4,11 +4,14 @@
 
 #include <cstring>
 #include <mutex>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loom/detail/shape_builder.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/parted_buffer.hpp"
 #include "runtime/parts/halo_reads.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/rebalance.hpp"
@@ -64,6 +67,38 @@ const shape* whole_vector_shape(dtype t) {
     return s;
 }
 
+bool servable_as_statement(const shape& s) { return halo_servable(s) || sparse_servable(s); }
+
+input_values::input_values(context_impl& ctx, const shape* input, std::uint32_t root, const fusion::bound_slot* slots,
+                           std::uint64_t length) {
+    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
+    static auto& made = *new std::map<std::pair<const shape*, std::uint32_t>, const shape*>;
+    const shape* assignment = nullptr;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        const shape*& a = made[{input, root}];
+        if (!a) { // the root's value, stored: its type is the vector's
+            shape s = *input;
+            s.root = root;
+            s.more_roots.clear();
+            s.has_target = true;
+            s.target_type = input->nodes[root].type;
+            a = register_shape(std::move(s));
+        }
+        assignment = a;
+    }
+    values_ = new_parted_buffer(ctx.shared_from_this(), length, assignment->target_type);
+    attach_vector(*values_);
+    try {
+        commit_across_parts(ctx, assignment, slots, values_);
+    } catch (...) {
+        detach_vector(*values_);
+        throw;
+    }
+}
+
+input_values::~input_values() { detach_vector(*values_); }
+
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target) {
     if (const char* reason = partwise_refusal(*written)) { // one scan of the shape on the common path
@@ -95,9 +130,9 @@ void commit_across_parts(context_impl& ctx, const shape* written, const fusion::
 
 void reduce_across_parts(context_impl& ctx, const reduce_call& call, const reduce_results& results) {
     const std::size_t count = ctx.parts().size();
-    if (call.view_length == 0 && halo_servable(*call.input)) // neighbour reads: the input's values first
-        return run_on_stencil_values(ctx, call, "reduction",
-                                     [&](const reduce_call& of) { reduce_across_parts(ctx, of, results); });
+    if (servable_as_statement(*call.input)) // the input's values first
+        return run_on_input_values(ctx, call, "reduction",
+                                   [&](const reduce_call& of) { reduce_across_parts(ctx, of, results); });
     refuse_unless_partwise(ctx, *call.input);
     if (results.device)
         for (std::size_t j = 0; j < call.op_count; ++j)

@@ -13,7 +13,6 @@
 #include "loom/scan.hpp"
 #include "loom/sort.hpp"
 #include "runtime/buffer.hpp"
-#include "runtime/parts/halo_reads.hpp"
 #include "runtime/skeleton_input.hpp"
 
 namespace loom::detail {
@@ -40,17 +39,40 @@ const shape* whole_vector_shape(dtype t);
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target);
 
-// A reduction's or a scan's `call` on ctx (several()) whose input reads neighbours (halo_servable),
-// handed to `run` as the same call on the input's values: those computed across the parts first
-// (stencil_values), then read at the element. `what` names the call in a length or context error.
+// Whether s runs across parts only as a statement (it reads neighbours, or holds sparse
+// products): a reduction, scan, sort or compaction of it computes it into a vector first
+// (input_values). Its only views are sparse products' (their rows, statement_recorder::view_extent).
+bool servable_as_statement(const shape& s);
+
+// The value of node `root` of an input that is servable_as_statement, computed on ctx (several())
+// into a new vector of `length` elements by commit_across_parts: the reduction, scan or compaction
+// then reads that vector. One pass more than on one device, where the input fuses into the first.
+// While it lives the vector is held as a loom::vector holds one (the fusion pass keeps its stores).
+class input_values {
+public:
+    input_values(context_impl& ctx, const shape* input, std::uint32_t root, const fusion::bound_slot* slots,
+                 std::uint64_t length);
+    ~input_values();
+    input_values(const input_values&) = delete;
+    input_values& operator=(const input_values&) = delete;
+    const buffer_ptr& values() const { return values_; }
+
+private:
+    buffer_ptr values_;
+};
+
+// A reduction's or a scan's `call` on ctx (several()) whose input is servable_as_statement, handed
+// to `run` as the same call on the input's values: those computed across the parts first
+// (input_values), then read at the element. `what` names the call in a length or context error.
 template <class Call, class Run>
-void run_on_stencil_values(context_impl& ctx, const Call& call, const char* what, Run run) {
-    const bound_input in = bind_input(ctx, *call.input, 0, what);
-    const stencil_values values(ctx, call.input, in.slots, in.length);
+void run_on_input_values(context_impl& ctx, const Call& call, const char* what, Run run) {
+    const bound_input in = bind_input(ctx, *call.input, call.view_length, what); // a sparse product's rows
+    const input_values values(ctx, call.input, call.input->root, in.slots, in.length);
     statement_recorder r(ctx);
     r.vector_slot(values.values());
     Call of_values = call;
     of_values.input = whole_vector_shape(values.values()->type);
+    of_values.view_length = 0;
     run(of_values);
 }
 
