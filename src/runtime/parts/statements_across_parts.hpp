@@ -34,8 +34,9 @@ const shape* whole_vector_shape(dtype t);
 
 // `target = written(slots)` on ctx (several()), its operands checked: the same statement recorded
 // in each part's queue, over the part's elements of every vector, its element index counted from
-// the part's first element. Throws loom::error (nothing recorded) for a statement that reads or
-// writes at other indices (partwise_refusal).
+// the part's first element. A statement that reads neighbours goes to commit_with_halos, one with
+// sparse products to commit_sparse_across_parts; any other that reads or writes at other indices
+// throws loom::error, nothing recorded (partwise_refusal).
 void commit_across_parts(context_impl& ctx, const shape* written, const fusion::bound_slot* slots,
                          const buffer_ptr& target);
 
