@@ -23,11 +23,7 @@ namespace {
 // A compaction's input of two vectors: the values (slot 0, the root) and whether to keep each
 // (slot 1, more_roots[0]).
 const shape* two_vectors(dtype values, dtype keep) {
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may compact at exit
-    static auto& made = *new std::map<std::pair<dtype, dtype>, const shape*>;
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& s = made[{values, keep}];
-    if (!s) {
+    return derived_shape(std::pair{values, keep}, [&] {
         shape two;
         for (const dtype t : {values, keep}) {
             ir::node n{opcode::load, t};
@@ -37,9 +33,8 @@ const shape* two_vectors(dtype values, dtype keep) {
         }
         two.root = 0;
         two.more_roots = {1};
-        s = register_shape(std::move(two));
-    }
-    return s;
+        return register_shape(std::move(two));
+    });
 }
 
 } // namespace

@@ -59,6 +59,16 @@ void copy_between_parts(context_impl& ctx, std::size_t j, buffer& from, std::uin
     if (j != k) source.device().wait_for(*target.device().mark());
 }
 
+void copy_from_parts(context_impl& ctx, buffer& b, const std::vector<part_range>& ranges, std::uint64_t first,
+                     std::uint64_t count, std::size_t k, buffer& into, std::uint64_t into_first) {
+    for (std::size_t q = 0; q < ranges.size() && count > 0; ++q) {
+        const std::uint64_t lo = std::max(first, ranges[q].first);
+        const std::uint64_t hi = std::min(first + count, ranges[q].first + ranges[q].count);
+        if (lo < hi && b.parts[q]->memory)
+            copy_between_parts(ctx, q, *b.parts[q], lo - ranges[q].first, k, into, into_first + (lo - first), hi - lo);
+    }
+}
+
 namespace {
 
 // Calls f(part k, its first element to move, how many, where they start in the host range) for

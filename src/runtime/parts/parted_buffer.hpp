@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/buffer.hpp"
+#include "runtime/parts/partition.hpp"
 
 namespace loom::detail {
 
@@ -29,6 +31,12 @@ void download_parts(buffer& b, std::uint64_t first, std::uint64_t count, void* h
 // otherwise. Both parts' pending statements run first.
 void copy_between_parts(context_impl& ctx, std::size_t j, buffer& from, std::uint64_t from_first, std::size_t k,
                         buffer& into, std::uint64_t into_first, std::uint64_t count);
+
+// Elements first .. first + count of the parted buffer `b` (split as `ranges`) into `into` (a buffer
+// of part k) from into_first on: each part's share by copy_between_parts. A part no kernel or
+// transfer touched (no memory) holds nothing to keep, and is skipped.
+void copy_from_parts(context_impl& ctx, buffer& b, const std::vector<part_range>& ranges, std::uint64_t first,
+                     std::uint64_t count, std::size_t k, buffer& into, std::uint64_t into_first);
 
 // This process's parts' elements of first .. first + count, which lie in this rank's range (all of
 // them without ranks). Not collective.

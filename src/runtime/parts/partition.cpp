@@ -97,12 +97,7 @@ bool reads_index(const shape& s) {
 
 const shape* counted_from_part(const shape* s) {
     if (!reads_index(*s)) return s;
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may record at exit
-    static std::map<const shape*, const shape*>& made = *new std::map<const shape*, const shape*>;
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& counted = made[s];
-    if (!counted) counted = register_shape(with_index_base(*s));
-    return counted;
+    return derived_shape(s, [&] { return register_shape(with_index_base(*s)); });
 }
 
 } // namespace loom::detail

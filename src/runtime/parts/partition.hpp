@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "ir/shape.hpp"
@@ -32,6 +34,18 @@ const char* partwise_refusal(const shape& s);
 // A shape rewritten node by node from `s` (`moved[j]`: where s's node j went): its roots, target
 // and store fields from s's, renumbered.
 void rewritten_ends(const shape& s, const std::vector<std::uint32_t>& moved, shape& out);
+
+// The shape `make()` returns (registered), made once per `key` at each call site (each site's
+// lambda keys a table of its own) and kept for the process, as every registered shape is:
+// contexts may record at exit. `make` may not derive a shape at its own call site.
+template <class Key, class Make> const shape* derived_shape(const Key& key, Make make) {
+    static std::mutex& lock = *new std::mutex; // never destroyed, as the shapes are not
+    static auto& made = *new std::map<Key, const shape*>;
+    std::lock_guard<std::mutex> guard(lock);
+    const shape*& s = made[key];
+    if (!s) s = make();
+    return s;
+}
 
 // The shape `s` run on a part: its element index counted from the part's first element, as on one
 // device. Each `index` node becomes `index + first`, `first` a u64 scalar slot added after the

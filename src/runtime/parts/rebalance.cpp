@@ -46,39 +46,6 @@ void finish_parts(context_impl& ctx) {
     for (const context_ptr& part : ctx.parts()) finish(*part);
 }
 
-// b's elements copied from its parts into `parts` (the ranges `to`) on the devices, where every new
-// part's device can copy from every old part's that holds some of its elements (sub-devices of one
-// OpenCL device): enqueued in the new parts' queues, after every part's work has finished
-// (finish_parts), so no copy waits for another queue. False, nothing copied, where one cannot.
-bool moved_on_devices(context_impl& ctx, buffer& b, const std::vector<part_range>& to,
-                      const std::vector<buffer_ptr>& parts) {
-    const std::vector<part_range> from = ctx.split(b.length);
-    const auto overlap = [](const part_range& x, const part_range& y) {
-        const std::uint64_t lo = std::max(x.first, y.first), hi = std::min(x.first + x.count, y.first + y.count);
-        return part_range{lo, hi > lo ? hi - lo : 0};
-    };
-    for (std::size_t k = 0; k < to.size(); ++k)
-        for (std::size_t j = 0; j < from.size(); ++j)
-            if (overlap(to[k], from[j]).count > 0 && b.parts[j]->memory &&
-                !ctx.parts()[k]->device().copies_from(ctx.parts()[j]->device()))
-                return false;
-    const std::size_t size = size_of(b.type);
-    for (std::size_t k = 0; k < to.size(); ++k) {
-        context_impl& into = *ctx.parts()[k];
-        std::lock_guard<std::recursive_mutex> guard(into.mutex());
-        into.execution().allocate(*parts[k]);
-        for (std::size_t j = 0; j < from.size(); ++j) {
-            const part_range both = overlap(to[k], from[j]);
-            // A part never written holds nothing to keep: its elements stay as allocated, as they were.
-            if (both.count == 0 || !b.parts[j]->memory) continue;
-            into.device().copy_between(*b.parts[j]->memory, std::size_t(both.first - from[j].first) * size,
-                                       *parts[k]->memory, std::size_t(both.first - to[k].first) * size,
-                                       std::size_t(both.count) * size);
-        }
-    }
-    return true;
-}
-
 // One vector's new parts for `shares`, its data moved into them (nothing of `b` changed yet).
 std::vector<buffer_ptr> moved_parts(context_impl& ctx, buffer& b, const std::vector<double>& shares) {
     const std::vector<part_range> to = split(b.length, shares);
@@ -88,14 +55,12 @@ std::vector<buffer_ptr> moved_parts(context_impl& ctx, buffer& b, const std::vec
         parts.back()->vector_refs = b.parts[k]->vector_refs.load();
         parts.back()->name = b.parts[k]->name;
     }
-    bool written = false; // a vector no kernel or transfer touched yet has no memory to move
-    for (const buffer_ptr& part : b.parts) written = written || part->memory;
-    if (!written) return parts;
-    if (moved_on_devices(ctx, b, to, parts)) return parts;
-    std::vector<unsigned char> host(b.bytes());
-    download_parts(b, 0, b.length, host.data());
-    const std::size_t size = size_of(b.type);
-    for (std::size_t k = 0; k < to.size(); ++k) upload(*parts[k], 0, to[k].count, host.data() + to[k].first * size);
+    // Each new part's elements from the old parts that hold them: copied on the devices where the
+    // new part's can copy from the old part's (sub-devices of one OpenCL device), through the host
+    // otherwise. An old part no kernel or transfer touched has no memory, and nothing to keep.
+    const std::vector<part_range> from = ctx.split(b.length);
+    for (std::size_t k = 0; k < to.size(); ++k)
+        copy_from_parts(ctx, b, from, to[k].first, to[k].count, k, *parts[k], 0);
     return parts;
 }
 

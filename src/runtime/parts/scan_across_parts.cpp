@@ -27,19 +27,14 @@ namespace {
 // slot each (bind the carry), its right operands vector slots (bind the target), its captures
 // scalar slots as they were. Made once per operation.
 const shape* carry_statement(const skeleton_operation& op) {
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may scan at exit
-    static std::map<const shape*, const shape*>& made = *new std::map<const shape*, const shape*>;
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& s = made[op.op->body];
-    if (!s) {
+    return derived_shape(op.op->body, [&] {
         shape statement = *op.op->body;
         for (std::size_t j = 0; j < statement.slots.size(); ++j)
             if (op.op->role[j] == operand_role::right) statement.slots[j].kind = slot_kind::vector;
         for (ir::node& n : statement.nodes)
             if (n.op == opcode::scalar && op.op->role[n.slot] == operand_role::right) n.op = opcode::load;
-        s = register_shape(std::move(statement));
-    }
-    return s;
+        return register_shape(std::move(statement));
+    });
 }
 
 // Records the carry statement's slots for part buffer `out`.

@@ -78,18 +78,6 @@ private:
     std::uint64_t a0_, n1_, n2_;
 };
 
-// Elements first .. first + count of the parted buffer `b` into `into` (a buffer of part k) from
-// into_first on, each part's share copied on its own.
-void copy_range(context_impl& ctx, buffer& b, const std::vector<part_range>& ranges, std::uint64_t first,
-                std::uint64_t count, std::size_t k, buffer& into, std::uint64_t into_first) {
-    for (std::size_t q = 0; q < ranges.size() && count > 0; ++q) {
-        const std::uint64_t lo = std::max(first, ranges[q].first);
-        const std::uint64_t hi = std::min(first + count, ranges[q].first + ranges[q].count);
-        if (lo >= hi) continue;
-        copy_between_parts(ctx, q, *b.parts[q], lo - ranges[q].first, k, into, into_first + (lo - first), hi - lo);
-    }
-}
-
 // Part k's sort of `input` (recorded last in its queue) into its parts of the outputs.
 void sort_part(context_impl& part, const sort_call& call, const shape* input, const buffer_ptr* outputs,
                std::size_t count, std::size_t k) {
@@ -123,8 +111,8 @@ void merge_groups(context_impl& ctx, const sort_call& call, const buffer_ptr* ou
         for (std::size_t v = 0; v < count; ++v) {
             pieces[m - a].push_back(new_buffer(part, ranges[m].count, outputs[v]->type));
             buffer& into = *pieces[m - a].back();
-            copy_range(ctx, *outputs[v], ranges, a0 + i0, i1 - i0, m, into, 0);
-            copy_range(ctx, *outputs[v], ranges, b0 + j0, j1 - j0, m, into, i1 - i0);
+            copy_from_parts(ctx, *outputs[v], ranges, a0 + i0, i1 - i0, m, into, 0);
+            copy_from_parts(ctx, *outputs[v], ranges, b0 + j0, j1 - j0, m, into, i1 - i0);
         }
     }
     // Then each part sorts its pieces: the keys from their buffer, the values moved in place.

@@ -213,54 +213,45 @@ std::shared_ptr<const matrix_parts> layout_of(context_impl& ctx, const fusion::b
 constexpr std::uint32_t slots_per_product = 2;
 
 const shape* part_statement(const shape* s, const std::vector<product_slots>& products) {
-    static std::mutex& lock = *new std::mutex;
-    static auto& made = *new std::map<const shape*, const shape*>;
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& done = made[s];
-    if (done) return done;
-    shape out;
-    out.slots = s->slots;
-    const std::uint32_t base = std::uint32_t(s->slots.size());
-    for (std::size_t g = 0; g < products.size() * slots_per_product; ++g)
-        out.slots.push_back({slot_kind::scalar, dtype::u64});
-    std::vector<std::uint32_t> moved(s->nodes.size(), no_node);
-    for (std::size_t j = 0; j < s->nodes.size(); ++j) {
-        ir::node n = s->nodes[j];
-        for (std::uint32_t& a : n.arg)
-            if (a != no_node) a = moved[a];
-        for (std::size_t g = 0; g < products.size() && n.op == opcode::load_at; ++g) {
-            if (n.slot != products[g].starts && n.slot != products[g].lengths) continue;
-            ir::node first{opcode::scalar, dtype::u64};
-            first.slot = base + slots_per_product * std::uint32_t(g) + (n.slot == products[g].starts ? 0 : 1);
-            out.nodes.push_back(first);
-            ir::node less{opcode::sub, dtype::u64};
-            less.arg[0] = n.arg[0];
-            less.arg[1] = std::uint32_t(out.nodes.size() - 1);
-            out.nodes.push_back(less);
-            n.arg[0] = std::uint32_t(out.nodes.size() - 1);
+    return derived_shape(s, [&] { // the products are s's, found the same way every time
+        shape out;
+        out.slots = s->slots;
+        const std::uint32_t base = std::uint32_t(s->slots.size());
+        for (std::size_t g = 0; g < products.size() * slots_per_product; ++g)
+            out.slots.push_back({slot_kind::scalar, dtype::u64});
+        std::vector<std::uint32_t> moved(s->nodes.size(), no_node);
+        for (std::size_t j = 0; j < s->nodes.size(); ++j) {
+            ir::node n = s->nodes[j];
+            for (std::uint32_t& a : n.arg)
+                if (a != no_node) a = moved[a];
+            for (std::size_t g = 0; g < products.size() && n.op == opcode::load_at; ++g) {
+                if (n.slot != products[g].starts && n.slot != products[g].lengths) continue;
+                ir::node first{opcode::scalar, dtype::u64};
+                first.slot = base + slots_per_product * std::uint32_t(g) + (n.slot == products[g].starts ? 0 : 1);
+                out.nodes.push_back(first);
+                ir::node less{opcode::sub, dtype::u64};
+                less.arg[0] = n.arg[0];
+                less.arg[1] = std::uint32_t(out.nodes.size() - 1);
+                out.nodes.push_back(less);
+                n.arg[0] = std::uint32_t(out.nodes.size() - 1);
+            }
+            out.nodes.push_back(n);
+            moved[j] = std::uint32_t(out.nodes.size() - 1);
         }
-        out.nodes.push_back(n);
-        moved[j] = std::uint32_t(out.nodes.size() - 1);
-    }
-    rewritten_ends(*s, moved, out);
-    done = register_shape(std::move(out));
-    return done;
+        rewritten_ends(*s, moved, out);
+        return register_shape(std::move(out));
+    });
 }
 
 // The statement x_part[indices] into a vector of its length (a halo's share, on the part that
 // holds it).
 const shape* gather_shape(dtype t) {
-    static const shape* shapes[dtype_count] = {};
-    static std::mutex& lock = *new std::mutex;
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& s = shapes[std::size_t(t)];
-    if (!s) {
+    return derived_shape(t, [&] {
         shape_builder b;
         const std::uint32_t x = b.gather_source(t);
         const node_ref at = b.vector_slot(dtype::u64);
-        s = b.finish_assignment(b.gather(x, at, false), t);
-    }
-    return s;
+        return b.finish_assignment(b.gather(x, at, false), t);
+    });
 }
 
 } // namespace

@@ -56,37 +56,24 @@ std::vector<unsigned char> all_ranks(const context_impl& ctx, const std::vector<
 }
 
 const shape* whole_vector_shape(dtype t) {
-    static const shape* shapes[dtype_count] = {};
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
-    std::lock_guard<std::mutex> guard(lock);
-    const shape*& s = shapes[std::size_t(t)];
-    if (!s) {
+    return derived_shape(t, [&] {
         shape_builder b;
-        s = b.finish_expression(b.vector_slot(t));
-    }
-    return s;
+        return b.finish_expression(b.vector_slot(t));
+    });
 }
 
 bool servable_as_statement(const shape& s) { return halo_servable(s) || sparse_servable(s); }
 
 input_values::input_values(context_impl& ctx, const shape* input, std::uint32_t root, const fusion::bound_slot* slots,
                            std::uint64_t length) {
-    static std::mutex& lock = *new std::mutex; // never destroyed: contexts may reduce at exit
-    static auto& made = *new std::map<std::pair<const shape*, std::uint32_t>, const shape*>;
-    const shape* assignment = nullptr;
-    {
-        std::lock_guard<std::mutex> guard(lock);
-        const shape*& a = made[{input, root}];
-        if (!a) { // the root's value, stored: its type is the vector's
-            shape s = *input;
-            s.root = root;
-            s.more_roots.clear();
-            s.has_target = true;
-            s.target_type = input->nodes[root].type;
-            a = register_shape(std::move(s));
-        }
-        assignment = a;
-    }
+    const shape* assignment = derived_shape(std::pair{input, root}, [&] { // the root's value, stored
+        shape s = *input;
+        s.root = root;
+        s.more_roots.clear();
+        s.has_target = true;
+        s.target_type = input->nodes[root].type;
+        return register_shape(std::move(s));
+    });
     values_ = new_parted_buffer(ctx.shared_from_this(), length, assignment->target_type);
     attach_vector(*values_);
     try {
