@@ -23,6 +23,7 @@
 #include "loom/map.hpp"
 #include "loom/matmul.hpp"
 #include "loom/matrix.hpp"
+#include "loom/merge.hpp"
 #include "loom/name.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scalar.hpp"

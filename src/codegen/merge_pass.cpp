@@ -3,6 +3,7 @@
 
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/radix_pass.hpp"
 #include "codegen/source_builder.hpp"
 
 namespace loom::codegen {
@@ -13,36 +14,78 @@ struct pass_text {
     std::string key; // the key's type name
     std::string index;
 
-    // Whether key x goes before key y: the comparator's answer.
+    // Whether key x goes before key y: the comparator's answer, or (no comparator) the radix
+    // sort's order of the keys' ordered bits in the kernel's direction.
     std::string less(const std::string& x, const std::string& y) const {
+        if (!m.less) return "(loom_key_bits(" + x + ", descending) < loom_key_bits(" + y + ", descending))";
         return "(" + combine_call(*m.less, "loom_combine", x, y, "c") + " != 0)";
     }
     std::string carried(std::size_t k) const { return "v" + std::to_string(k); }
 };
 
-// Merges src[a0, a1) and src[a1, b1) (keys `keys`, values v<k>_src) into dst from `from` on,
-// `count` outputs starting at output o (relative to a0) along the merge path; the first run's key
-// goes first on a tie. `src` and `dst` name the key buffers; value buffers are named by appending
-// the same suffixes to v<k>_.
-void write_merge(source_builder& b, const pass_text& p, const std::string& src, const std::string& dst,
-                 const std::string& value_src, const std::string& value_dst) {
+// Two sorted runs as a merge reads them: run A's keys are `a_keys[a_at + x]` for x below
+// `a_length`, its value vector k's v<k><a_values>[a_at + x]; run B's alike.
+struct merge_runs {
+    std::string a_keys, a_at, a_length, a_values;
+    std::string b_keys, b_at, b_length, b_values;
+
+    std::string a(const std::string& x) const { return a_keys + "[" + a_at + x + "]"; }
+    std::string b(const std::string& x) const { return b_keys + "[" + b_at + x + "]"; }
+};
+
+// Two runs in one buffer, src[a0, a1) and src[a1, b1) (the merge sort's).
+merge_runs one_buffer(const std::string& src, const std::string& values) {
+    return {src, "a0 + ", "(a1 - a0)", values, src, "a1 + ", "(b1 - a1)", values};
+}
+
+// Merges the runs into dst from `to` on: `count` outputs starting at output o of the merge
+// along the merge path; run A's key goes first on a tie. Value vector k's outputs go to
+// v<k><value_dst>.
+void write_merge(source_builder& b, const pass_text& p, const merge_runs& r, const std::string& dst,
+                 const std::string& value_dst) {
     const std::string& index = p.index;
-    // i: how many of the first o outputs come from the first run, by the diagonal's binary search.
-    b.declare(index, "lo", "o > b1 - a1 ? o - (b1 - a1) : 0");
-    b.declare(index, "hi", "o < a1 - a0 ? o : a1 - a0");
+    // i: how many of the first o outputs come from run A, by the diagonal's binary search.
+    b.declare(index, "lo", "o > " + r.b_length + " ? o - " + r.b_length + " : 0");
+    b.declare(index, "hi", "o < " + r.a_length + " ? o : " + r.a_length);
     b.open("while (lo < hi)");
     b.declare_const(index, "mid", "lo + (hi - lo) / 2");
-    b.line("if (!" + p.less(src + "[a1 + o - mid - 1]", src + "[a0 + mid]") + ") lo = mid + 1; else hi = mid;");
+    b.line("if (!" + p.less(r.b("o - mid - 1"), r.a("mid")) + ") lo = mid + 1; else hi = mid;");
     b.close();
-    b.declare(index, "i", "a0 + lo");
-    b.declare(index, "j", "a1 + o - lo");
+    b.declare(index, "i", "lo");
+    b.declare(index, "j", "o - lo");
+    const std::string& na = r.a_length;
+    const std::string& nb = r.b_length;
+    // Both runs non-empty: each run's head key held, the taken run's next read after it is taken.
+    b.open("if (" + na + " > 0 && " + nb + " > 0)");
+    b.declare(p.key, "ka", r.a("(i < " + na + " ? i : " + na + " - 1)"));
+    b.declare(p.key, "kb", r.b("(j < " + nb + " ? j : " + nb + " - 1)"));
     b.open_for(index + " k = 0", "k < count", "++k");
-    b.line("const int first = j >= b1 || (i < a1 && !" + p.less(src + "[j]", src + "[i]") + ");");
-    b.declare_const(index, "from", "first ? i : j");
-    b.line(dst + "[to + k] = " + src + "[from];");
-    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
-        b.line(p.carried(k) + value_dst + "[to + k] = " + p.carried(k) + value_src + "[from];");
-    b.line("if (first) ++i; else ++j;");
+    b.open("if (j >= " + nb + " || (i < " + na + " && !" + p.less("kb", "ka") + "))");
+    b.line(dst + "[to + k] = ka;");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) {
+        const std::string v = p.carried(k);
+        b.line(v + value_dst + "[to + k] = " + v + r.a_values + "[" + r.a_at + "i];");
+    }
+    b.line("if (++i < " + na + ") ka = " + r.a("i") + ";");
+    b.next("else");
+    b.line(dst + "[to + k] = kb;");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) {
+        const std::string v = p.carried(k);
+        b.line(v + value_dst + "[to + k] = " + v + r.b_values + "[" + r.b_at + "j];");
+    }
+    b.line("if (++j < " + nb + ") kb = " + r.b("j") + ";");
+    b.close();
+    b.close();
+    // One run empty: the other's keys in order.
+    b.next("else");
+    b.open_for(index + " k = 0", "k < count", "++k");
+    b.line(dst + "[to + k] = " + na + " > 0 ? " + r.a("i + k") + " : " + r.b("j + k") + ";");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) {
+        const std::string v = p.carried(k);
+        b.line(v + value_dst + "[to + k] = " + na + " > 0 ? " + v + r.a_values + "[" + r.a_at + "i + k] : " + v +
+               r.b_values + "[" + r.b_at + "j + k];");
+    }
+    b.close();
     b.close();
 }
 
@@ -81,8 +124,7 @@ void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowe
     b.line("--j;");
     b.close();
     b.line("keys_a[j] = key;");
-    for (std::size_t k = 0; k < p.m.carried.size(); ++k)
-        b.line(p.carried(k) + "_a[j] = " + p.carried(k) + "_moved;");
+    for (std::size_t k = 0; k < p.m.carried.size(); ++k) b.line(p.carried(k) + "_a[j] = " + p.carried(k) + "_moved;");
     b.close();
     b.close();
     b.line("int in_a = 1;");
@@ -94,9 +136,9 @@ void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowe
     b.declare_const(index, "to", "a0");
     b.declare_const(index, "count", "b1 - a0");
     b.open("if (in_a)");
-    write_merge(b, p, "keys_a", "keys_b", "_a", "_b");
+    write_merge(b, p, one_buffer("keys_a", "_a"), "keys_b", "_b");
     b.next("else");
-    write_merge(b, p, "keys_b", "keys_a", "_b", "_a");
+    write_merge(b, p, one_buffer("keys_b", "_b"), "keys_a", "_a");
     b.close();
     b.close();
     b.line("in_a = !in_a;");
@@ -123,7 +165,20 @@ void merge_body(source_builder& b, const pass_text& p) {
     b.declare_const(index, "o", "start - a0");
     b.declare_const(index, "to", "start");
     b.declare_const(index, "count", "n - start < items ? n - start : items");
-    write_merge(b, p, "p0", "keys_out", "_src", "_out");
+    write_merge(b, p, one_buffer("p0", "_src"), "keys_out", "_out");
+}
+
+// A merge of two vectors' body: work-item g writes outputs g * items .. of the merge of A
+// (parameter 0, `chunk` keys) and B (parameter 1, the other n - chunk).
+void merge_two_body(source_builder& b, const pass_text& p) {
+    const dialect& d = b.dialect();
+    const std::string& index = p.index;
+    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
+    b.line("if (gid * items >= n) return;");
+    b.declare_const(index, "o", "gid * items");
+    b.declare_const(index, "to", "o");
+    b.declare_const(index, "count", "n - o < items ? n - o : items");
+    write_merge(b, p, {"p0", "", "chunk", "_a", "p1", "", "(n - chunk)", "_b"}, "keys_out", "_out");
 }
 
 } // namespace
@@ -136,8 +191,13 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
     ir::kernel probe = input; // the pragmas the keys and carried values need
     for (dtype t : m.carried) probe.params.push_back({ir::param_kind::buffer, t, false});
     source_builder b(d);
-    b.append(pass_prologue(probe, {m.less}, d));
-    write_combine(b, *m.less, "loom_combine");
+    if (m.less) {
+        b.append(pass_prologue(probe, {m.less}, d));
+        write_combine(b, *m.less, "loom_combine");
+    } else {
+        b.append(pass_prologue(probe, {}, d));
+        write_key_bits(b, m.key);
+    }
 
     std::string signature = std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" + emit_parameters(input, d);
     parameter_layout layout;
@@ -148,6 +208,7 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
         layout.push_back(role);
     };
     std::uint32_t output = 0;
+    const bool two = m.pass == merge_pass::merge_two;
     if (m.pass == merge_pass::run_sort) {
         buffer(p.key, "keys_a", true, {parameter_role::output, output++});
         buffer(p.key, "keys_b", true, {parameter_role::output, output++});
@@ -160,15 +221,23 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
             buffer(t, v + "_in", false, {parameter_role::carried, k});
             buffer(t, v + "_a", true, {parameter_role::output, output++});
             buffer(t, v + "_b", true, {parameter_role::output, output++});
+        } else if (two) {
+            buffer(t, v + "_a", false, {parameter_role::carried, 2 * k});
+            buffer(t, v + "_b", false, {parameter_role::carried, 2 * k + 1});
+            buffer(t, v + "_out", true, {parameter_role::output, output++});
         } else {
             buffer(t, v + "_src", false, {parameter_role::carried, k});
             buffer(t, v + "_out", true, {parameter_role::output, output++});
         }
     }
-    declare_captures(*m.less, 0, "c", d, signature, layout);
+    if (m.less) declare_captures(*m.less, 0, "c", d, signature, layout);
     if (m.pass == merge_pass::merge) {
         signature += "unsigned int doubling, ";
         layout.push_back({parameter_role::pass_constant});
+    }
+    if (!m.less) {
+        signature += "unsigned int descending, ";
+        layout.push_back({parameter_role::key_order});
     }
     const std::string index = d.index_type;
     b.open(signature + index + " n, " + index + " chunk, " + index + " items)");
@@ -178,6 +247,8 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
     write_guard(b, input);
     if (m.pass == merge_pass::run_sort)
         run_sort_body(b, p, lowered.kernel, lowered.node[m.root]);
+    else if (two)
+        merge_two_body(b, p);
     else
         merge_body(b, p);
     b.close();

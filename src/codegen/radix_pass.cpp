@@ -22,12 +22,10 @@ std::string bits_type(const dialect& d, dtype key) {
     return type_name(d, key_bits(key) > 32 ? dtype::u64 : dtype::u32);
 }
 
-// loom_key_bits(x, descending): the key's ordered bits (radix_pass.hpp), inverted when descending
-// is nonzero; the same text in both dialects but for the reinterpretation of a floating-point
-// key's bits.
-void write_key_bits(source_builder& b, const radix_pass_kernel& r) {
+} // namespace
+
+void write_key_bits(source_builder& b, dtype key) {
     const dialect& d = b.dialect();
-    const dtype key = r.key;
     const unsigned bits = key_bits(key);
     const std::string u = bits_type(d, key);
     const bool wide = bits > 32;
@@ -58,6 +56,8 @@ void write_key_bits(source_builder& b, const radix_pass_kernel& r) {
     b.line("return " + ordered + " ^ (descending != 0u ? " + all + " : (" + u + ")0);");
     b.close();
 }
+
+namespace {
 
 struct pass_text {
     const radix_pass_kernel& r;
@@ -256,7 +256,8 @@ void whole_body(source_builder& b, const pass_text& p) {
     b.declare(key_pointer, "from", "(at & 1u) ? keys_tmp : keys_out");
     b.declare(key_pointer, "keys_to", "(at & 1u) ? keys_out : keys_tmp");
     for (std::size_t k = 0; k < r.carried.size(); ++k) {
-        const std::string kk = std::to_string(k), pointer = buffer_parameter(d, type_name(d, r.carried[k]), true, false);
+        const std::string kk = std::to_string(k),
+                          pointer = buffer_parameter(d, type_name(d, r.carried[k]), true, false);
         b.declare(pointer, "from" + kk, "(at & 1u) ? tmp" + kk + " : out" + kk);
         b.declare(pointer, "to" + kk, "(at & 1u) ? out" + kk + " : tmp" + kk);
     }
@@ -285,7 +286,7 @@ kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d) {
     for (dtype t : r.carried) probe.params.push_back({ir::param_kind::buffer, t, false});
     source_builder b(d);
     b.append(pass_prologue(probe, {}, d));
-    if (r.pass != radix_pass::offsets) write_key_bits(b, r);
+    if (r.pass != radix_pass::offsets) write_key_bits(b, r.key);
 
     const bool whole = r.pass == radix_pass::whole;
     if (whole && !r.chunked) throw error("loom: internal error: a whole radix sort is the chunked layout's");

@@ -23,6 +23,7 @@
 
 #include "codegen/dialect.hpp"
 #include "codegen/kernel_source.hpp"
+#include "codegen/source_builder.hpp"
 #include "ir/kernel.hpp"
 
 namespace loom::codegen {
@@ -64,6 +65,12 @@ struct radix_pass_kernel {
 // and its scratch copy (carried 1 + k); then descending, n, chunk and parts (the last two unused).
 // Its input and keys_out may be one vector (an in-place sort): no parameter is restrict.
 kernel_source emit_radix_pass(const radix_pass_kernel& r, const dialect& d);
+
+// Writes loom_key_bits(x, descending): a `key`'s ordered bits (above), inverted where descending
+// is nonzero, so that keys compare as the sort orders them; the same text in both dialects but
+// for the reinterpretation of a floating-point key's bits. Also a merge's order without a
+// comparator (codegen/merge_pass.hpp).
+void write_key_bits(source_builder& b, dtype key);
 
 // Whether t may be a radix sort's key: an integer or floating-point scalar.
 bool radix_key(dtype t);

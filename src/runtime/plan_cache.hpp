@@ -60,7 +60,9 @@ struct axis_key {
     std::uint32_t op_shape = 0, op_type = 0;
     std::vector<std::uint32_t> bindings;
 
-    auto fields() const { return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings); }
+    auto fields() const {
+        return std::tie(input_shape, axis, form, group, lanes, guarded, op_shape, op_type, bindings);
+    }
 };
 
 // A sort's key: a radix sort's (no comparator: op_shape 0), or a merge sort's, whose plan has a
@@ -83,7 +85,7 @@ struct sort_key {
 struct keyed_scan_key {
     std::uint32_t input_shape = 0, key_type = 0, op_shape = 0, op_type = 0;
     bool exclusive = false, guarded = false;
-    bool reduce = false;           // reduce_by_key's plan
+    bool reduce = false;            // reduce_by_key's plan
     std::uint32_t key_out_type = 0; // reduce_by_key's keys output
     std::uint32_t offsets_group = 0;
     std::vector<std::uint32_t> bindings;
@@ -92,6 +94,16 @@ struct keyed_scan_key {
         return std::tie(input_shape, key_type, op_shape, op_type, exclusive, guarded, reduce, key_out_type,
                         offsets_group, bindings);
     }
+};
+
+// A merge's key (skeleton::plan_merge): no comparator (op_shape 0: the sort's order, in the
+// direction `descending`) or a comparator's.
+struct merge_key {
+    std::uint32_t key_type = 0, op_shape = 0;
+    bool descending = false, guarded = false;
+    std::vector<std::uint32_t> carried; // the value vectors' types
+
+    auto fields() const { return std::tie(key_type, op_shape, descending, guarded, carried); }
 };
 
 // A stream compaction's key. Bindings: the input's slot classes.
@@ -126,7 +138,9 @@ struct skeleton_key_hash {
     }
 
 private:
-    static void mix(std::size_t& h, std::uint64_t v) { h ^= std::size_t(v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+    static void mix(std::size_t& h, std::uint64_t v) {
+        h ^= std::size_t(v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+    }
     static void add(std::size_t& h, std::uint32_t v) { mix(h, v); }
     static void add(std::size_t& h, bool v) { mix(h, v ? 1 : 0); }
     template <std::size_t N> static void add(std::size_t& h, const std::array<std::uint32_t, N>& a) {
@@ -181,7 +195,7 @@ private:
 
     cache::program_cache& programs_;
     std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
-               keyed<compact_key>>
+               keyed<compact_key>, keyed<merge_key>>
         tables_;
 };
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -456,6 +457,59 @@ TEST_CASE("sorts across parts: every part sorts its own, then the runs merge; st
                 if (got[i] == 0.0f && got[i + 1] == 0.0f)
                     CHECK_FALSE((!std::signbit(got[i]) && std::signbit(got[i + 1])));
         }
+    }
+}
+
+TEST_CASE("merges across parts: each output part merges its shares of both inputs; stable, both directions") {
+    std::vector<loom::context> groups = part_groups();
+    for (loom::context& group : groups) {
+        CAPTURE(group.device_count());
+        const std::pair<std::size_t, std::size_t> lengths[] = {{0, 3}, {1, 1}, {5, 1000}, {4097, 3000}};
+        for (const auto& [na, nb] : lengths)
+            for (const bool down : {false, true}) {
+                CAPTURE(na);
+                CAPTURE(nb);
+                CAPTURE(down);
+                // Keys with repeats across both inputs (a's go first); values their places in a ++ b.
+                std::vector<std::int64_t> ka(na), kb(nb);
+                for (std::size_t i = 0; i < na; ++i) ka[i] = std::int64_t(i / 3) - 300;
+                for (std::size_t j = 0; j < nb; ++j) kb[j] = std::int64_t(j / 2) - 500;
+                const auto before = [down](std::int64_t x, std::int64_t y) { return down ? x > y : x < y; };
+                std::sort(ka.begin(), ka.end(), before);
+                std::sort(kb.begin(), kb.end(), before);
+                std::vector<std::uint32_t> pa(na), pb(nb);
+                std::iota(pa.begin(), pa.end(), 0u);
+                std::iota(pb.begin(), pb.end(), std::uint32_t(na));
+                std::vector<std::pair<std::int64_t, std::uint32_t>> a, b, want(na + nb);
+                for (std::size_t i = 0; i < na; ++i) a.emplace_back(ka[i], pa[i]);
+                for (std::size_t j = 0; j < nb; ++j) b.emplace_back(kb[j], pb[j]);
+                std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin(),
+                           [&](const auto& x, const auto& y) { return before(x.first, y.first); });
+                std::vector<std::int64_t> want_keys;
+                std::vector<std::uint32_t> want_places;
+                for (const auto& [k, v] : want) {
+                    want_keys.push_back(k);
+                    want_places.push_back(v);
+                }
+                loom::vector<std::int64_t> da(group, ka), db(group, kb), keys(group, na + nb);
+                loom::vector<std::uint32_t> va(group, pa), vb(group, pb), places(group, na + nb);
+                if (down)
+                    loom::merge_by_key(da, db, va, vb, keys, places, loom::descending);
+                else
+                    loom::merge_by_key(da, db, va, vb, keys, places);
+                CHECK(keys.to_host() == want_keys);
+                CHECK(places.to_host() == want_places);
+                loom::vector<std::int64_t> merged(group, na + nb);
+                if (down)
+                    loom::merge(da, db, merged, loom::descending);
+                else
+                    loom::merge(da, db, merged);
+                CHECK(merged.to_host() == want_keys);
+            }
+        // A comparator's merge needs one device: the host cannot compare keys by it.
+        loom::vector<float> a(group, std::vector<float>{1, 2}), b(group, std::vector<float>{3}), out(group, 3);
+        CHECK_THROWS_WITH_AS(loom::merge(a, b, out, [](auto x, auto y) { return x < y; }),
+                             doctest::Contains("a merge with a comparator"), loom::error);
     }
 }
 

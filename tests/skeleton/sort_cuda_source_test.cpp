@@ -1,4 +1,4 @@
-// The radix and merge sorts' and the keyed scan's passes (codegen/radix_pass.hpp, merge_pass.hpp,
+// The radix and merge sorts', the merge's and the keyed scan's passes (codegen/radix_pass.hpp, merge_pass.hpp,
 // segmented_scan_pass.hpp) in the CUDA dialect, in both layouts, for keys of each width and kind,
 // with and without value vectors: generated without a device and, where NVRTC is built in,
 // compiled to PTX for sm_90 (the compiler's own checks; ptxas would only add minutes). Each
@@ -13,6 +13,7 @@
 #include "codegen/radix_pass.hpp"
 #include "skeleton/plan_compact.hpp"
 #include "skeleton/plan_keyed_scan.hpp"
+#include "skeleton/plan_merge.hpp"
 #include "skeleton/plan_sort.hpp"
 #ifdef LOOM_HAVE_CUDA
 #include "backend/cuda/nvrtc_compile.hpp"
@@ -77,6 +78,22 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
         CHECK(p.passes.size() == 4);
         for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
     }
+    // The merge's pass: in the sort's order for keys of each kind (float and double through their
+    // bits), with and without values; and by the comparator.
+    for (const key_case& c : cases) {
+        merge_request r;
+        r.key = c.key;
+        r.carried = c.carried;
+        r.descending = c.key == loom::dtype::f64;
+        sources.insert(plan_merge(r, cuda).passes.at(0).kernel.body);
+    }
+    {
+        merge_request r;
+        r.key = loom::dtype::f32;
+        r.less = &less;
+        r.carried = {loom::dtype::u32};
+        sources.insert(plan_merge(r, cuda).passes.at(0).kernel.body);
+    }
     // The keyed scan's passes: keys an expression, values double, max as a traced operation.
     const loom::detail::skeleton_operation max_op =
         loom::expr::operation<double>([](auto a, auto b) { return loom::max(a, b); }, -1.0);
@@ -102,8 +119,12 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
     {
         loom::skeleton::compact_request r;
         r.input = loom::expr::values_shape(xd * 2.0, loom::where(xi32 > 3, 1u, 0u));
-        const std::vector<std::uint32_t> classes{0, loom::skeleton::no_class, 1, loom::skeleton::no_class,
-                                                 loom::skeleton::no_class, loom::skeleton::no_class};
+        const std::vector<std::uint32_t> classes{0,
+                                                 loom::skeleton::no_class,
+                                                 1,
+                                                 loom::skeleton::no_class,
+                                                 loom::skeleton::no_class,
+                                                 loom::skeleton::no_class};
         r.slot_class = &classes;
         r.value = loom::dtype::f64;
         r.geometry.offsets_group = 256;

@@ -17,22 +17,6 @@ using namespace skeleton_test;
 
 namespace {
 
-// The key's place in the sort's order, as an unsigned integer: what IEEE 754's totalOrder and the
-// integers' order are, written independently of the device's code.
-template <class T> std::uint64_t order_of(T x) {
-    if constexpr (std::is_floating_point_v<T>) {
-        using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-        U u;
-        std::memcpy(&u, &x, sizeof u);
-        const U sign = U(1) << (sizeof(U) * 8 - 1);
-        return (u & sign) ? std::uint64_t(U(~u)) : std::uint64_t(u | sign);
-    } else if constexpr (std::is_signed_v<T>) {
-        return std::uint64_t(std::int64_t(x)) ^ (std::uint64_t(1) << 63);
-    } else {
-        return std::uint64_t(x);
-    }
-}
-
 // The permutation std::stable_sort gives the keys, ascending or descending.
 template <class T> std::vector<std::size_t> stable_order(const std::vector<T>& keys, bool descending) {
     std::vector<std::size_t> p(keys.size());

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <type_traits>
 #include <vector>
@@ -46,6 +47,22 @@ template <class T> std::vector<T> random_values(std::size_t n, T lo, T hi, std::
         for (T& x : v) x = T(d(gen));
     }
     return v;
+}
+
+// The key's place in loom::sort's order, as an unsigned integer: what IEEE 754's totalOrder and
+// the integers' order are, written independently of the device's code.
+template <class T> std::uint64_t order_of(T x) {
+    if constexpr (std::is_floating_point_v<T>) {
+        using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+        U u;
+        std::memcpy(&u, &x, sizeof u);
+        const U sign = U(1) << (sizeof(U) * 8 - 1);
+        return (u & sign) ? std::uint64_t(U(~u)) : std::uint64_t(u | sign);
+    } else if constexpr (std::is_signed_v<T>) {
+        return std::uint64_t(std::int64_t(x)) ^ (std::uint64_t(1) << 63);
+    } else {
+        return std::uint64_t(x);
+    }
 }
 
 // u = 2^-p, p the precision of T; gamma_k = k u / (1 - k u).

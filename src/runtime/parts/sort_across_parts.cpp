@@ -3,80 +3,25 @@
 // vector is one run: neighbouring groups of parts (one part each in the first round, two in the
 // next, ...) are merged by cutting each group's run where every output part's share of the merge
 // begins (merge path: a binary search on the host, two element reads a step), copying each output
-// part's pieces of the two runs into it (between the devices where they can), and sorting that
-// part again. The sort is stable, so the first group's equal keys stay first. With k parts a
-// vector is sorted ceil(log2 k) + 1 times over, each time by every part at once; two groups whose
-// runs are already in order (the second's first key not before the first's last) are left as
-// they are.
+// part's shares of the two runs into it (between the devices where they can), and merging them
+// there (merge_runs.hpp). The first group's equal keys stay first, so the sort is stable. With k
+// parts a vector is sorted once and merged ceil(log2 k) times, each time by every part at once;
+// two groups whose runs are already in order (the second's first key not before the first's
+// last) are left as they are.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
-#include "ir/promotion.hpp"
 #include "loom/error.hpp"
 #include "loom/sort.hpp"
 #include "runtime/context_impl.hpp"
-#include "runtime/parts/parted_buffer.hpp"
+#include "runtime/parts/merge_runs.hpp"
 #include "runtime/parts/partition.hpp"
 #include "runtime/parts/parts_device.hpp"
 #include "runtime/parts/statements_across_parts.hpp"
 
 namespace loom::detail {
 namespace {
-
-// A key's place in the sort's ascending order as an unsigned number: an integer with its sign
-// flipped, a float's bits in IEEE 754 totalOrder (docs/sorting.md).
-std::uint64_t order_of(dtype t, const unsigned char* bytes) {
-    // A radix key is at most 8 bytes (the bound also tells the compiler so).
-    const std::size_t size = std::min<std::size_t>(size_of(t), sizeof(std::uint64_t));
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, bytes, size); // little-endian: the low bytes
-    const unsigned width = unsigned(size * 8);
-    const std::uint64_t sign = std::uint64_t(1) << (width - 1);
-    const std::uint64_t all = width == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << width) - 1;
-    if (ir::is_signed_integer(t)) return bits ^ sign;
-    if (ir::is_float(t)) return (bits & sign) ? (~bits & all) : (bits | sign);
-    return bits;
-}
-
-// The merge of two sorted runs that lie one after the other in `keys` (a parted buffer): a from
-// element a0, n1 long, then b from a0 + n1, n2 long.
-class two_runs {
-public:
-    two_runs(buffer& keys, bool descending, std::uint64_t a0, std::uint64_t n1, std::uint64_t n2)
-        : keys_(keys), descending_(descending), a0_(a0), n1_(n1), n2_(n2) {}
-
-    // How many of the merge's first p elements come from the first run: the least i with
-    // (j = p - i) j == 0, or i == n1, or b[j - 1] before a[i] (the first run's keys go first among
-    // equals, so a[i] waits only for a b strictly before it).
-    // Whether the runs are already one: the second's first key not before the first's last.
-    bool in_order() { return !before(key(a0_ + n1_), key(a0_ + n1_ - 1)); }
-
-    std::uint64_t first_run_share(std::uint64_t p) {
-        std::uint64_t lo = p > n2_ ? p - n2_ : 0, hi = std::min(p, n1_);
-        while (lo < hi) {
-            const std::uint64_t i = lo + (hi - lo) / 2, j = p - i;
-            if (j == 0 || i == n1_ || before(key(a0_ + n1_ + j - 1), key(a0_ + i)))
-                hi = i;
-            else
-                lo = i + 1;
-        }
-        return lo;
-    }
-
-private:
-    std::uint64_t key(std::uint64_t at) {
-        unsigned char bytes[8] = {};
-        download(keys_, at, 1, bytes);
-        return order_of(keys_.type, bytes);
-    }
-    bool before(std::uint64_t x, std::uint64_t y) const { return descending_ ? x > y : x < y; }
-
-    buffer& keys_;
-    bool descending_;
-    std::uint64_t a0_, n1_, n2_;
-};
 
 // Part k's sort of `input` (recorded last in its queue) into its parts of the outputs.
 void sort_part(context_impl& part, const sort_call& call, const shape* input, const buffer_ptr* outputs,
@@ -94,37 +39,12 @@ void merge_groups(context_impl& ctx, const sort_call& call, const buffer_ptr* ou
                   const std::vector<part_range>& ranges, std::size_t a, std::size_t b, std::size_t c) {
     const std::uint64_t a0 = ranges[a].first, b0 = ranges[b].first;
     const std::uint64_t end = ranges[c - 1].first + ranges[c - 1].count;
-    const std::uint64_t n1 = b0 - a0, n2 = end - b0;
-    if (n1 == 0 || n2 == 0) return;
-    two_runs runs(*outputs[0], call.descending, a0, n1, n2);
-    if (runs.in_order()) return;    // (already sorted input, or runs that do not overlap)
-    std::vector<std::uint64_t> cut; // the first run's share of the merge before each part's start
-    for (std::size_t m = a; m < c; ++m) cut.push_back(runs.first_run_share(ranges[m].first - a0));
-    cut.push_back(n1); // the whole merge
-    // Each part's pieces of both runs copied into buffers of its own (keys, then values) before
-    // any part is written: a piece may lie in any part of the two groups.
-    std::vector<std::vector<buffer_ptr>> pieces(c - a);
-    for (std::size_t m = a; m < c; ++m) {
-        const context_ptr part = ctx.parts()[m];
-        const std::uint64_t p0 = ranges[m].first - a0, i0 = cut[m - a], i1 = cut[m - a + 1];
-        const std::uint64_t j0 = p0 - i0, j1 = p0 + ranges[m].count - i1;
-        for (std::size_t v = 0; v < count; ++v) {
-            pieces[m - a].push_back(new_buffer(part, ranges[m].count, outputs[v]->type));
-            buffer& into = *pieces[m - a].back();
-            copy_from_parts(ctx, *outputs[v], ranges, a0 + i0, i1 - i0, m, into, 0);
-            copy_from_parts(ctx, *outputs[v], ranges, b0 + j0, j1 - j0, m, into, i1 - i0);
-        }
-    }
-    // Then each part sorts its pieces: the keys from their buffer, the values moved in place.
-    for (std::size_t m = a; m < c; ++m) {
-        if (ranges[m].count == 0) continue;
-        for (std::size_t v = 1; v < count; ++v)
-            copy_between_parts(ctx, m, *pieces[m - a][v], 0, m, *outputs[v]->parts[m], 0, ranges[m].count);
-        context_impl& part = *ctx.parts()[m];
-        statement_recorder r(part);
-        r.vector_slot(pieces[m - a][0]);
-        sort_part(part, call, whole_vector_shape(outputs[0]->type), outputs, count, m);
-    }
+    const parted_run first{outputs, &ranges, a0, b0 - a0}, second{outputs, &ranges, b0, end - b0};
+    // (Already sorted input, or runs that do not overlap: nothing moves.)
+    if (!runs_overlap(first, second, call.descending)) return;
+    merge_call merge;
+    merge.descending = call.descending;
+    merge_runs_into_parts(ctx, merge, first, second, outputs, count - 1, ranges, a, c);
 }
 
 } // namespace

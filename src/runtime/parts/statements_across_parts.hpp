@@ -9,6 +9,7 @@
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
 #include "loom/compaction.hpp"
+#include "loom/merge.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
 #include "loom/sort.hpp"
@@ -83,6 +84,12 @@ void run_on_input_values(context_impl& ctx, const Call& call, const char* what, 
 // A comparator's merge sort, a sort over MPI ranks and a sort of a view or a stencil are refused.
 void sort_across_parts(context_impl& ctx, const sort_call& call, const fusion::bound_slot* slots, std::uint64_t length,
                        const buffer_ptr* outputs, std::size_t count);
+
+// A merge (loom::merge, merge_by_key; run_merge.hpp's operands, checked) on ctx (several()): every
+// output part takes its share of each input (merge_runs.hpp) and merges them, all parts at once.
+// A comparator's merge and a merge over MPI ranks are refused.
+struct merge_operands;
+void merge_across_parts(context_impl& ctx, const merge_call& call, const merge_operands& m);
 
 // A compaction (copy_if, remove_if, partition, unique) on ctx (several()) of the n values `slots`
 // hold, into output[call.start ..), the output checked: every part keeps its own values into a
