@@ -109,9 +109,8 @@ void executor::allocate(const plan::plan& p, plan_scratch& scratch, const plan::
         }
 }
 
-void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch,
-                    const plan::launch_sizes& sizes, const call_values& call,
-                    std::vector<backend::kernel_arg>& args) const {
+void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& scratch, const plan::launch_sizes& sizes,
+                    const call_values& call, std::vector<backend::kernel_arg>& args) const {
     for (const plan::argument& a : p.passes[pass].arguments) {
         switch (a.from) {
         case plan::source::slot_buffer: args.push_back({call.slots[a.index].buffer->memory.get(), nullptr, 0}); break;
@@ -126,8 +125,8 @@ void executor::bind(const plan::plan& p, std::size_t pass, const plan_scratch& s
             args.push_back({nullptr, &call.ops[a.index].captures[a.item], size_of(a.type)});
             break;
         case plan::source::extent:
-            args.push_back({nullptr, &sizes.extents[plan::sizes_column(p.passes[pass], pass)][a.index],
-                            sizeof(std::uint64_t)});
+            args.push_back(
+                {nullptr, &sizes.extents[plan::sizes_column(p.passes[pass], pass)][a.index], sizeof(std::uint64_t)});
             break;
         case plan::source::flush_buffer: args.push_back({call.flush_buffers[a.index]->memory.get(), nullptr, 0}); break;
         case plan::source::statement_value: {
@@ -169,6 +168,8 @@ void executor::run_passes(const plan::plan& p, plan_scratch& scratch, backend::k
                           const plan::launch_sizes& sizes, const call_values& call,
                           std::vector<backend::kernel_arg>& args) {
     allocate(p, scratch, sizes, call);
+    // (Every result is counted as written, those a merge only reads too: a halo recut, no harm.)
+    for (std::size_t k = 0; k < call.result_count; ++k) note_write(*call.results[k]);
     for (std::size_t pass = 0; pass < p.passes.size(); ++pass) {
         args.clear();
         bind(p, pass, scratch, sizes, call, args);

@@ -94,6 +94,7 @@ void upload(buffer& b, std::uint64_t first, std::uint64_t count, const void* hos
     ctx.flush(flush_cause::host_write); // pending statements may read the old contents
     ctx.execution().allocate(b);
     ctx.device().write(*b.memory, first * size_of(b.type), host, count * size_of(b.type));
+    note_write(b);
     ctx.note_host_sync("host write");
 }
 
@@ -220,6 +221,7 @@ void statement_recorder::commit_view_assignment(const shape* written, const buff
     check_operands(s, length);
     fusion::statement_queue& q = ctx_.queue();
     q.statements.push_back({s, target, std::uint32_t(first_slot_), length, span ? *span : written_span{}});
+    note_write(*target);
     committed_ = true;
     ctx_.after_record();
 }
@@ -252,6 +254,7 @@ void statement_recorder::commit_assignment(const shape* written, const buffer_pt
     } else {
         q.statements.push_back({s, target, std::uint32_t(first_slot_), length});
     }
+    note_write(*target);
     committed_ = true;
     ctx_.after_record();
 }

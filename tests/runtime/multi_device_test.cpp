@@ -807,6 +807,57 @@ TEST_CASE("a stencil loop across parts: the 2-D heat equation equals one device'
     CHECK(run(group) == run(one));
 }
 
+TEST_CASE("halos are cut again only where their vector was written: a coefficient field is exchanged once") {
+    // A 1-D diffusion with a coefficient field k read through neighbours every step: u's halos
+    // change every step, k's only after k is written: by a statement, a host write, a sort into
+    // it, a scan into it, and a new split. Every step equals one device's.
+    const std::size_t n = 4099;
+    const std::vector<float> h = ramp(n, 1.0f), hk = ramp(n, 0.01f);
+    const auto run = [&](loom::context& c, std::vector<std::uint64_t>* syncs) {
+        loom::vector<float> u(c, h), next(c, n), k(c, hk);
+        std::vector<std::vector<float>> steps;
+        for (int step = 0; step < 12; ++step) {
+            const std::uint64_t before = c.statistics().host_syncs;
+            next = u + 0.1f * ((k + loom::shift(k, 1)) * (loom::shift(u, 1) - u) -
+                               (k + loom::shift(k, -1)) * (u - loom::shift(u, -1)));
+            loom::swap(u, next);
+            steps.push_back(u.to_host());
+            if (syncs) syncs->push_back(c.statistics().host_syncs - before);
+            switch (step) {
+            case 3: k = k * 0.5f + 0.001f; break;
+            case 5: k[7] = 0.25f; break;
+            case 7: loom::sort(k * -1.0f, k); break;
+            case 9: loom::inclusive_scan(loom::where(k > 0.0f, 0.0009765625f, 0.0f), k); break; // exact sums
+            case 10:
+                if (c.device_count() == 2) c.set_split({0.3, 0.7});
+                break;
+            default: break;
+            }
+        }
+        return steps;
+    };
+    loom::context one(opencl());
+    const std::vector<std::vector<float>> want = run(one, nullptr);
+    for (loom::context& group : part_groups()) {
+        CAPTURE(group.device_count());
+        std::vector<std::uint64_t> syncs;
+        const std::vector<std::vector<float>> got = run(group, &syncs);
+        for (std::size_t step = 0; step < want.size(); ++step) {
+            CAPTURE(step);
+            CHECK(got[step] == want[step]);
+        }
+        // Through the host (two contexts), a step after k was written waits for k's halos too;
+        // a step after one that left k alone waits for u's alone.
+        const bool through_host = !group.parts()[0].impl()->device().copies_from(group.parts()[1].impl()->device());
+        if (group.device_count() == 2 && through_host) {
+            CHECK(syncs[2] == syncs[3]); // k left alone: u's halos alone
+            CHECK(syncs[4] > syncs[3]);  // after the statement that wrote k
+            CHECK(syncs[6] > syncs[7]);  // after the host write
+            CHECK(syncs[8] > syncs[7]);  // after the sort
+        }
+    }
+}
+
 TEST_CASE("LOOM_DEVICE=all opens every device of the backend as the parts of one context") {
     std::size_t opencl_devices = 0;
     bool cuda = false;

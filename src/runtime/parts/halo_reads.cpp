@@ -13,6 +13,7 @@
 
 #include "loom/error.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/kept_halos.hpp"
 #include "runtime/parts/parted_buffer.hpp"
 #include "runtime/parts/partition.hpp"
 #include "runtime/parts/parts_device.hpp"
@@ -457,7 +458,8 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
         readers.push_back(std::make_unique<cell_reader>(*const_cast<buffer*>(src.vector), std::uint64_t(src.cells)));
     // Every part's halos cut before any part records the statement: a statement that writes the
     // vector it reads (x = x + shift(x, 1)) must read the values from before it, on every part.
-    // A halo no statement of the part reads is left unwritten.
+    // A halo no statement of the part reads is left unwritten; one kept from an earlier statement
+    // whose cells nothing wrote since is read again (kept_halos.hpp).
     std::vector<std::vector<buffer_ptr>> halos(count); // part k: per source, left then right
     for (std::size_t k = 0; k < count; ++k) {
         if (!plans[k].top && !plans[k].bottom) continue;
@@ -467,12 +469,22 @@ void commit_with_halos(context_impl& ctx, const shape* written, const fusion::bo
             const std::int64_t cells = sources[r].cells, first = std::int64_t(ranges[k].first);
             std::vector<unsigned char> host(std::size_t(cells) * size_of(x.type));
             for (const bool left : {true, false}) {
-                halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type));
-                if (!(left ? plans[k].top : plans[k].bottom)) continue;
+                if (!(left ? plans[k].top : plans[k].bottom)) {
+                    halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type)); // (never read)
+                    continue;
+                }
                 const std::int64_t from = left ? first - cells : first + std::int64_t(ranges[k].count);
-                if (copied_between_parts(ctx, x, k, from, cells, *halos[k].back())) continue;
-                fill_cells(x, *readers[r], sources[r], from, cells, host.data());
-                upload(*halos[k].back(), 0, std::uint64_t(cells), host.data());
+                const halo_key key{std::uint8_t(sources[r].policy), sources[r].width, cells, from, sources[r].value, k};
+                if (buffer_ptr kept = kept_halo(ctx, x, key)) { // x not written since it was cut
+                    halos[k].push_back(std::move(kept));
+                    continue;
+                }
+                halos[k].push_back(new_buffer(part, std::uint64_t(cells), x.type));
+                if (!copied_between_parts(ctx, x, k, from, cells, *halos[k].back())) {
+                    fill_cells(x, *readers[r], sources[r], from, cells, host.data());
+                    upload(*halos[k].back(), 0, std::uint64_t(cells), host.data());
+                }
+                keep_halo(ctx, x, key, halos[k].back());
             }
         }
     }

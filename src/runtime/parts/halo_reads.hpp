@@ -25,7 +25,9 @@
 // sub-devices of one device share a cl_context), is copied between the devices: the copy waits in
 // the part's queue for the other part's work so far, and the other part's next work waits for the
 // copy; nothing waits on the host. Other halos (a vector's ends, cells over several parts, devices
-// of two backend contexts, MPI ranks) go through the host.
+// of two backend contexts, MPI ranks) go through the host. A halo is cut only where its cells may
+// have changed: halos are kept with their vector and read again while no part of it was written
+// since (kept_halos.hpp).
 #pragma once
 
 #include "fusion/statement_queue.hpp"

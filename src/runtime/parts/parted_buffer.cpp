@@ -56,6 +56,7 @@ void copy_between_parts(context_impl& ctx, std::size_t j, buffer& from, std::uin
     if (j != k) target.device().wait_for(*source.device().mark());
     target.device().copy_between(*from.memory, std::size_t(from_first) * size, *into.memory,
                                  std::size_t(into_first) * size, std::size_t(count) * size);
+    note_write(into);
     if (j != k) source.device().wait_for(*target.device().mark());
 }
 
