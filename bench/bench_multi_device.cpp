@@ -12,6 +12,8 @@
 //   part its rows, the rows of x beside its own in a halo (docs/multi-device.md, "Sparse matrices").
 // - sort: loom::sort(x, y), a radix sort of the floats: each part sorts its own, then the runs
 //   merge (docs/multi-device.md, "Sorting").
+// - merge: loom::merge(a, b, y), a and b x's two halves, each sorted (made once, untimed): each
+//   part of y merges its shares of a and b (docs/multi-device.md, "Sorting").
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
 // time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
 // runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
@@ -32,6 +34,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
@@ -64,7 +67,7 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot, compute, stencil, sort, spmv };
+enum class workload { saxpy, dot, compute, stencil, sort, spmv, merge };
 
 // The 5-point Laplacian of a square grid of n cells (clamped: a missing neighbour is left out), in
 // CSR: 5 entries a row inside.
@@ -89,6 +92,15 @@ loom::sparse_matrix<float> five_point(const loom::context& ctx, std::size_t n) {
     return loom::sparse_matrix<float>(ctx, n, n, row_ptr, col, val, loom::sparse_layout::csr());
 }
 
+// The merge workload's inputs: the first and second halves of x's values, each sorted.
+std::pair<std::vector<float>, std::vector<float>> sorted_halves(const std::vector<float>& x) {
+    const auto middle = x.begin() + std::ptrdiff_t(x.size() / 2);
+    std::vector<float> first(x.begin(), middle), second(middle, x.end());
+    std::sort(first.begin(), first.end());
+    std::sort(second.begin(), second.end());
+    return {first, second};
+}
+
 // One workload's vectors on one context, and a run of it up to its finish.
 struct instance {
     loom::context ctx;
@@ -96,6 +108,7 @@ struct instance {
     float last = 0;
 
     std::optional<loom::sparse_matrix<float>> laplacian; // the spmv workload's, made on its first run
+    std::optional<loom::vector<float>> a, b;             // the merge workload's, made on its first run
 
     instance(loom::context c, const std::vector<float>& hx, const std::vector<float>& hy)
         : ctx(std::move(c)), x(ctx, hx), y(ctx, hy) {}
@@ -119,6 +132,14 @@ struct instance {
             ctx.finish();
         } else if (w == workload::sort) {
             loom::sort(x, y);
+            ctx.finish();
+        } else if (w == workload::merge) {
+            if (!a) {
+                const auto [first, second] = sorted_halves(x.to_host());
+                a.emplace(ctx, first);
+                b.emplace(ctx, second);
+            }
+            loom::merge(*a, *b, y);
             ctx.finish();
         } else if (w == workload::compute) {
             y = loom::sin(x) * loom::cos(y) + loom::exp(-x * x) * loom::sqrt(y * y + 1.0f);
@@ -174,6 +195,13 @@ std::string check(workload w, instance& in, const std::vector<float>& hx, const 
                 if (j + 1 < side) sum += 1.0f * hx[r + side];
                 if (got[r] != sum) return "spmv differs from the host at row " + std::to_string(r);
             }
+        return "";
+    }
+    if (w == workload::merge) { // x's sorted halves merged: x's values in ascending order
+        const auto [first, second] = sorted_halves(hx);
+        std::vector<float> want(hx.size());
+        std::merge(first.begin(), first.end(), second.begin(), second.end(), want.begin());
+        if (in.y.to_host() != want) return "merge differs from the host's std::merge";
         return "";
     }
     if (w == workload::sort) { // x's values in ascending order
@@ -334,6 +362,8 @@ void register_all() {
         "multi_device/spmv/together", [](benchmark::State& s) { run(s, workload::spmv); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/sort/together", [](benchmark::State& s) { run(s, workload::sort); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/merge/together", [](benchmark::State& s) { run(s, workload::merge); }, bench::sizes(20, 24));
     bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
