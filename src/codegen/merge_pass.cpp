@@ -151,34 +151,28 @@ void run_sort_body(source_builder& b, const pass_text& p, const ir::kernel& lowe
     b.close();
 }
 
-// A merge pass's body: work-item g writes outputs g * items ..; runs are chunk << doubling keys.
-void merge_body(source_builder& b, const pass_text& p) {
+// The body of a pass whose work-item g writes outputs g * items .. of a merge: a merge pass's
+// (runs of chunk << doubling keys of parameter 0, merged pairwise), or a merge of two vectors'
+// (A, parameter 0, of `chunk` keys; B, parameter 1, of the other n - chunk).
+void merge_output_body(source_builder& b, const pass_text& p) {
     const dialect& d = b.dialect();
     const std::string& index = p.index;
     b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
     b.line("if (gid * items >= n) return;");
-    b.declare_const(index, "width", "chunk << doubling");
     b.declare_const(index, "start", "gid * items");
+    b.declare_const(index, "to", "start");
+    b.declare_const(index, "count", "n - start < items ? n - start : items");
+    if (p.m.pass == merge_pass::merge_two) {
+        b.declare_const(index, "o", "start");
+        write_merge(b, p, {"p0", "", "chunk", "_a", "p1", "", "(n - chunk)", "_b"}, "keys_out", "_out");
+        return;
+    }
+    b.declare_const(index, "width", "chunk << doubling");
     b.declare_const(index, "a0", "start / (2 * width) * (2 * width)");
     b.declare_const(index, "a1", "n - a0 < width ? n : a0 + width");
     b.declare_const(index, "b1", "n - a1 < width ? n : a1 + width");
     b.declare_const(index, "o", "start - a0");
-    b.declare_const(index, "to", "start");
-    b.declare_const(index, "count", "n - start < items ? n - start : items");
     write_merge(b, p, one_buffer("p0", "_src"), "keys_out", "_out");
-}
-
-// A merge of two vectors' body: work-item g writes outputs g * items .. of the merge of A
-// (parameter 0, `chunk` keys) and B (parameter 1, the other n - chunk).
-void merge_two_body(source_builder& b, const pass_text& p) {
-    const dialect& d = b.dialect();
-    const std::string& index = p.index;
-    b.declare_const(index, "gid", "(" + index + ")" + d.global_id);
-    b.line("if (gid * items >= n) return;");
-    b.declare_const(index, "o", "gid * items");
-    b.declare_const(index, "to", "o");
-    b.declare_const(index, "count", "n - o < items ? n - o : items");
-    write_merge(b, p, {"p0", "", "chunk", "_a", "p1", "", "(n - chunk)", "_b"}, "keys_out", "_out");
 }
 
 } // namespace
@@ -247,10 +241,8 @@ kernel_source emit_merge_pass(const merge_pass_kernel& m, const dialect& d) {
     write_guard(b, input);
     if (m.pass == merge_pass::run_sort)
         run_sort_body(b, p, lowered.kernel, lowered.node[m.root]);
-    else if (two)
-        merge_two_body(b, p);
     else
-        merge_body(b, p);
+        merge_output_body(b, p);
     b.close();
     kernel_source source = name_kernel(b.text(), d);
     source.layout = std::move(layout);
