@@ -20,9 +20,6 @@
 // the same work on a context of the whole device (LOOM_BENCH_WHOLE, default "0"): what the split
 // costs or gains against not splitting. Every variant is checked against the host before it is
 // timed.
-// - <workload>/one_part: the workload on a context of one part, the whole device, against the
-//   whole device's own context, run by run in turn (counter `ratio`): what the path of several
-//   devices costs a program that has one.
 // - rebalance: a context over the same devices with loom::balance::dynamic, set to shares 90/10,
 //   then saxpy at 2^22 four times and a finish per iteration; counters `iterations` (until the
 //   first part's share is within 5% of even, 50 at most) and `share0` where it ended. The manual
@@ -277,23 +274,6 @@ void run(benchmark::State& state, workload w) {
     state.counters["whole_us"] = whole_total * 1e6 / double(std::max<std::int64_t>(1, state.iterations()));
 }
 
-// The single-device overhead: the workload on a context of one part, the whole device
-// (the path of several devices, with one), against the whole device's own context, run by run in
-// turn; counter `ratio`: the one part's time over the device's own.
-void one_part(benchmark::State& state, workload w) {
-    const std::size_t n = std::size_t(state.range(0));
-    const float* px = bench::random_floats(1, -1.0f, 1.0f, n);
-    const float* py = bench::random_floats(2, -1.0f, 1.0f, n);
-    const std::vector<float> hx(px, px + n), hy(py, py + n);
-    instance grouped(loom::context(std::vector<loom::context>{whole_device()}), hx, hy), plain(whole_device(), hx, hy);
-    for (instance* in : {&grouped, &plain}) {
-        const std::string error = check(w, *in, hx, hy);
-        if (!error.empty()) return state.SkipWithError(error.c_str());
-    }
-    bench::time_interleaved(
-        state, [&] { grouped.run(w); }, [&] { plain.run(w); });
-}
-
 // A context over the same devices as all_parts(), its split moved by measured times.
 loom::context balanced_parts() {
     loom::context_options o;
@@ -384,13 +364,6 @@ void register_all() {
         "multi_device/sort/together", [](benchmark::State& s) { run(s, workload::sort); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/merge/together", [](benchmark::State& s) { run(s, workload::merge); }, bench::sizes(20, 24));
-    for (const auto& [name, w] : {std::pair{"saxpy", workload::saxpy}, std::pair{"dot", workload::dot},
-                                  std::pair{"stencil", workload::stencil}, std::pair{"sort", workload::sort}}) {
-        const workload which = w;
-        bench::add(
-            std::string("multi_device/") + name + "/one_part", [which](benchmark::State& s) { one_part(s, which); },
-            bench::sizes(20, 24));
-    }
     bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }
