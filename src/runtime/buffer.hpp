@@ -13,13 +13,6 @@
 
 namespace loom::detail {
 
-// A fresh write stamp (buffer::written): unique in the process, so that no two buffers, and no
-// two writes of one buffer, ever carry the same stamp.
-inline std::uint64_t next_write_stamp() {
-    static std::atomic<std::uint64_t> last{0};
-    return ++last;
-}
-
 struct buffer {
     context_impl* ctx = nullptr; // the vectors naming this buffer keep the context alive
     std::uint64_t length = 0;
@@ -44,17 +37,22 @@ struct buffer {
     // reach every copy; reads take the first part's.
     bool replicated = false;
 
-    // The stamp of the last write recorded to the buffer: a statement committed to it, a
-    // skeleton's output, a host write, a copy between devices (note_write). Halos cut from a
-    // vector of several devices are reused while every part's stamp is unchanged (halo_reads.cpp).
-    std::atomic<std::uint64_t> written{next_write_stamp()};
+    // The writes recorded to the buffer: statements committed to it, skeleton outputs, host
+    // writes, copies between devices (note_write). Halos cut from a vector of several devices are
+    // read again while every part is the same buffer with the same count (kept_halos.hpp).
+    std::atomic<std::uint64_t> writes{0};
     // halo_reads.cpp's halos cut from this vector (of several devices), kept with it.
     std::shared_ptr<void> halos;
 
     std::uint64_t bytes() const { return length * size_of(type); }
 };
 
-inline void note_write(buffer& b) { b.written.store(next_write_stamp(), std::memory_order_relaxed); }
+// Counts a write to b. Not a read-modify-write: every write of a buffer is recorded under its
+// context's lock, so a load and a store (plain moves, on the dispatch path of every statement)
+// lose no count; the atomic only makes a read from another context's thread well defined.
+inline void note_write(buffer& b) {
+    b.writes.store(b.writes.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 // A fresh value for buffer::flush_mark: a pass over the queue's buffers (planning a flush,
 // choosing where to cut one) marks each buffer it meets with the pass's own number. Unique in

@@ -2,6 +2,7 @@
 #include "runtime/parts/kept_halos.hpp"
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "runtime/context_impl.hpp"
@@ -9,10 +10,17 @@
 namespace loom::detail {
 namespace {
 
+// The state of the vector's parts when a halo was cut: each part's buffer (held weakly: a part
+// replaced by a new split is another buffer, whatever its address) and its write count.
+struct part_state {
+    std::weak_ptr<buffer> part;
+    std::uint64_t writes = 0;
+};
+
 struct kept {
     halo_key key;
-    std::vector<std::uint64_t> stamps; // each part's buffer::written when the halo was cut
-    std::vector<part_range> split;     // the vector's split then
+    std::vector<part_state> parts;
+    std::vector<part_range> split; // the vector's split then
     buffer_ptr halo;
 };
 
@@ -36,42 +44,55 @@ bool same_split(const std::vector<part_range>& a, const std::vector<part_range>&
     return true;
 }
 
-// x's parts' write stamps, or empty where halos of x may not be kept.
-std::vector<std::uint64_t> stamps_of(const context_impl& ctx, const buffer& x) {
-    std::vector<std::uint64_t> stamps;
-    if (ctx.ranks()) return stamps;
-    for (const buffer_ptr& part : x.parts) {
-        if (part->pinned) return {};
-        stamps.push_back(part->written.load(std::memory_order_relaxed));
+// Whether halos of x may be kept: not over MPI ranks, nor where the caller holds a handle of a
+// part's memory.
+bool keepable(const context_impl& ctx, const buffer& x) {
+    if (ctx.ranks()) return false;
+    for (const buffer_ptr& part : x.parts)
+        if (part->pinned) return false;
+    return true;
+}
+
+std::vector<part_state> state_of(const buffer& x) {
+    std::vector<part_state> parts;
+    for (const buffer_ptr& part : x.parts) parts.push_back({part, part->writes.load(std::memory_order_relaxed)});
+    return parts;
+}
+
+// Whether x's parts are the buffers `parts` names, none written since.
+bool unchanged(const std::vector<part_state>& parts, const buffer& x) {
+    if (parts.size() != x.parts.size()) return false;
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const std::weak_ptr<buffer>& was = parts[k].part;
+        const buffer_ptr& is = x.parts[k];
+        if (was.owner_before(is) || is.owner_before(was)) return false; // another buffer
+        if (parts[k].writes != is->writes.load(std::memory_order_relaxed)) return false;
     }
-    return stamps;
+    return true;
 }
 
 } // namespace
 
 buffer_ptr kept_halo(const context_impl& ctx, buffer& x, const halo_key& key) {
     auto* list = static_cast<kept_list*>(x.halos.get());
-    if (!list) return nullptr;
-    const std::vector<std::uint64_t> stamps = stamps_of(ctx, x);
-    if (stamps.empty()) return nullptr;
+    if (!list || !keepable(ctx, x)) return nullptr;
     for (const kept& k : list->halos)
         if (same_key(k.key, key))
-            return k.stamps == stamps && same_split(k.split, ctx.split(x.length)) ? k.halo : nullptr;
+            return unchanged(k.parts, x) && same_split(k.split, ctx.split(x.length)) ? k.halo : nullptr;
     return nullptr;
 }
 
 void keep_halo(const context_impl& ctx, buffer& x, const halo_key& key, buffer_ptr halo) {
-    std::vector<std::uint64_t> stamps = stamps_of(ctx, x);
-    if (stamps.empty()) return;
+    if (!keepable(ctx, x)) return;
     if (!x.halos) x.halos = std::make_shared<kept_list>();
     auto& halos = static_cast<kept_list*>(x.halos.get())->halos;
     for (kept& k : halos)
         if (same_key(k.key, key)) {
-            k = {key, std::move(stamps), ctx.split(x.length), std::move(halo)};
+            k = {key, state_of(x), ctx.split(x.length), std::move(halo)};
             return;
         }
     if (halos.size() >= most_kept) halos.clear();
-    halos.push_back({key, std::move(stamps), ctx.split(x.length), std::move(halo)});
+    halos.push_back({key, state_of(x), ctx.split(x.length), std::move(halo)});
 }
 
 } // namespace loom::detail

@@ -23,7 +23,8 @@ struct halo_key {
 };
 
 // The halo kept for `key` from x (a vector of ctx, several()) that is still what x holds: no part
-// of x written since it was cut (their write stamps, buffer::written), x split as it was. Null
+// of x written since it was cut (each the same buffer, its buffer::writes unchanged), x split as it
+// was. Null
 // otherwise, and always over MPI ranks (other ranks' writes are not seen here) or where the
 // caller holds a handle of a part's memory.
 buffer_ptr kept_halo(const context_impl& ctx, buffer& x, const halo_key& key);
