@@ -13,12 +13,23 @@
 namespace loom::detail {
 namespace {
 
-// The run's key at x (0 .. count) in the sort's order, read from the device.
-std::uint64_t key_at(const parted_run& r, std::uint64_t x) {
-    unsigned char bytes[8] = {};
-    download(*r.buffers[0], r.first + x, 1, bytes);
-    return key_order(r.buffers[0]->type, bytes);
+// The run's keys x .. x + count in the sort's order, read from the device (one read).
+std::vector<std::uint64_t> keys_at(const parted_run& r, std::uint64_t x, std::uint64_t count) {
+    const dtype t = r.buffers[0]->type;
+    const std::size_t size = size_of(t);
+    std::vector<unsigned char> bytes(std::size_t(count) * size);
+    if (count != 0) download(*r.buffers[0], r.first + x, count, bytes.data());
+    std::vector<std::uint64_t> keys(count);
+    for (std::size_t k = 0; k < keys.size(); ++k) keys[k] = key_order(t, &bytes[k * size]);
+    return keys;
 }
+
+std::uint64_t key_at(const parted_run& r, std::uint64_t x) { return keys_at(r, x, 1)[0]; }
+
+// A merge path search reads a key of each run a step, each read a wait on the device (about 40 us
+// on PoCL): it steps until this many candidates are left, then reads those of both runs at once
+// (two reads in place of 2 log2 of the window's; 64-128 KiB each).
+constexpr std::uint64_t search_window = std::uint64_t(1) << 14;
 
 // How many of the merge's first p outputs come from run a: the least i with (j = p - i) j == 0,
 // or i == a.count, or b[j - 1] before a[i] (a's keys go first among equals, so a[i] waits only
@@ -26,9 +37,21 @@ std::uint64_t key_at(const parted_run& r, std::uint64_t x) {
 std::uint64_t first_run_share(const parted_run& a, const parted_run& b, bool descending, std::uint64_t p) {
     const auto before = [&](std::uint64_t x, std::uint64_t y) { return descending ? x > y : x < y; };
     std::uint64_t lo = p > b.count ? p - b.count : 0, hi = std::min(p, a.count);
+    while (hi - lo > search_window) {
+        const std::uint64_t i = lo + (hi - lo) / 2, j = p - i; // (lo < i < hi <= min(p, a.count))
+        if (before(key_at(b, j - 1), key_at(a, i)))
+            hi = i;
+        else
+            lo = i + 1;
+    }
+    if (lo == hi) return lo;
+    // For lo <= i < hi: i < a.count and j = p - i >= 1, so the test reads a[i] and b[p - i - 1],
+    // which lie in a[lo, hi) and b[p - hi, p - lo).
+    const std::uint64_t first = lo, last = hi;
+    const std::vector<std::uint64_t> as = keys_at(a, first, last - first), bs = keys_at(b, p - last, last - first);
     while (lo < hi) {
-        const std::uint64_t i = lo + (hi - lo) / 2, j = p - i;
-        if (j == 0 || i == a.count || before(key_at(b, j - 1), key_at(a, i)))
+        const std::uint64_t i = lo + (hi - lo) / 2; // a[i] is as[i - first], b[p - i - 1] bs[last - 1 - i]
+        if (before(bs[last - 1 - i], as[i - first]))
             hi = i;
         else
             lo = i + 1;
