@@ -19,6 +19,8 @@
 
 #include <array>
 #include <cstddef>
+#include <mutex>
+#include <string>
 
 #include "loom/sort.hpp"
 #include "loom/vector.hpp"
