@@ -5,6 +5,7 @@
 //   loom::merge(a, b, out, loom::descending);      // ... both descending
 //   loom::merge(a, b, out, [](auto x, auto y) { return loom::abs(x) < loom::abs(y); });
 //   loom::merge_by_key(keys_a, keys_b, values_a, values_b, keys_out, values_out);
+//   loom::merge_by_key(ka, kb, loom::tie(pa, qa), loom::tie(pb, qb), keys, loom::tie(p, q));
 //
 // Without a comparator the inputs are in loom::sort's order: integers by value, floating point in
 // IEEE 754's totalOrder (-0.0 before +0.0, NaNs at the ends), ascending, or descending with
@@ -21,8 +22,11 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "loom/sort.hpp"
+#include "loom/tie.hpp"
 #include "loom/vector.hpp"
 
 namespace loom {
@@ -32,13 +36,14 @@ struct merge_call {
     bool descending = false;
     const skeleton_operation* less = nullptr; // the comparator, or null: loom::sort's order
 };
-// Defined in src/runtime/run_merge.cpp. buffers: the merged keys, the merged values (where
-// `with_values`); then a's keys, b's keys, and (with values) a's values, b's values.
-void run_merge(context_impl& ctx, const merge_call& call, const buffer_ptr* buffers, bool with_values);
+// Defined in src/runtime/run_merge.cpp. buffers: the merged keys, then each value vector's output
+// (`values` of them, at most six); then a's keys, b's keys, then per value vector a's and b's.
+void run_merge(context_impl& ctx, const merge_call& call, const buffer_ptr* buffers, std::size_t values);
 
 template <std::size_t N> void merge_buffers(const std::array<buffer_ptr, N>& buffers, const merge_call& call) {
-    constexpr bool with_values = N == 6;
-    const std::size_t outputs = with_values ? 2 : 1;
+    static_assert(N % 3 == 0 && N / 3 - 1 <= max_sorted_values, "loom::merge_by_key: at most six value vectors");
+    constexpr std::size_t values = N / 3 - 1;
+    const std::size_t outputs = 1 + values;
     context_impl* ctx = nullptr;
     bool empty = true; // no element in any input or output: nothing to merge
     for (const buffer_ptr& b : buffers)
@@ -54,7 +59,7 @@ template <std::size_t N> void merge_buffers(const std::array<buffer_ptr, N>& buf
                                "the inputs' summed length");
     std::unique_lock<std::recursive_mutex> lock(context_mutex(*ctx));
     run_pending(*ctx);
-    run_merge(*ctx, call, buffers.data(), with_values);
+    run_merge(*ctx, call, buffers.data(), values);
 }
 
 template <class T> void merge_keys(const vector<T>& a, const vector<T>& b, vector<T>& out, const merge_call& call) {
@@ -67,6 +72,28 @@ template <class K, class V> void merge_pairs(const vector<K>& keys_a, const vect
     merge_buffers(std::array<buffer_ptr, 6>{keys_out.buffer(), values_out.buffer(), keys_a.buffer(), keys_b.buffer(),
                                             values_a.buffer(), values_b.buffer()},
                   call);
+}
+
+// merge_by_key's buffers with several value vectors (loom::tie), in run_merge's order.
+template <class K, class A, class B, class O, std::size_t... I>
+void merge_tied(const vector<K>& keys_a, const vector<K>& keys_b, const A& values_a, const B& values_b,
+                vector<K>& keys_out, const O& values_out, std::index_sequence<I...>, const merge_call& call) {
+    std::array<buffer_ptr, 3 + 3 * sizeof...(I)> buffers;
+    std::size_t k = 0;
+    buffers[k++] = keys_out.buffer();
+    ((buffers[k++] = std::get<I>(values_out).buffer()), ...);
+    buffers[k++] = keys_a.buffer();
+    buffers[k++] = keys_b.buffer();
+    ((buffers[k++] = std::get<I>(values_a).buffer(), buffers[k++] = std::get<I>(values_b).buffer()), ...);
+    merge_buffers(buffers, call);
+}
+
+template <class K, class... V> void merge_ties(const vector<K>& keys_a, const vector<K>& keys_b,
+                                               const vector_tie<vector<V>...>& values_a,
+                                               const vector_tie<vector<V>...>& values_b, vector<K>& keys_out,
+                                               const vector_tie<vector<V>...>& values_out, const merge_call& call) {
+    merge_tied(keys_a, keys_b, values_a.targets(), values_b.targets(), keys_out, values_out.targets(),
+               std::index_sequence_for<V...>{}, call);
 }
 
 } // namespace detail
@@ -107,6 +134,30 @@ void merge_by_key(const vector<K>& keys_a, const vector<K>& keys_b, const vector
                   const vector<V>& values_b, vector<K>& keys_out, vector<V>& values_out, const C& less) {
     const detail::skeleton_operation op = detail::comparator_of<K>(less);
     detail::merge_pairs(keys_a, keys_b, values_a, values_b, keys_out, values_out, {false, &op});
+}
+
+// ... with several value vectors moved with the keys (up to six, any element types):
+// loom::merge_by_key(ka, kb, loom::tie(pa, qa), loom::tie(pb, qb), keys, loom::tie(p, q)).
+template <class K, class... V> void merge_by_key(const vector<K>& keys_a, const vector<K>& keys_b,
+                                                 const vector_tie<vector<V>...>& values_a,
+                                                 const vector_tie<vector<V>...>& values_b, vector<K>& keys_out,
+                                                 const vector_tie<vector<V>...>& values_out) {
+    static_assert(detail::sortable_key_v<K>, "loom::merge_by_key: the keys must be integers, float or double");
+    detail::merge_ties(keys_a, keys_b, values_a, values_b, keys_out, values_out, {});
+}
+template <class K, class... V> void merge_by_key(const vector<K>& keys_a, const vector<K>& keys_b,
+                                                 const vector_tie<vector<V>...>& values_a,
+                                                 const vector_tie<vector<V>...>& values_b, vector<K>& keys_out,
+                                                 const vector_tie<vector<V>...>& values_out, descending_order) {
+    static_assert(detail::sortable_key_v<K>, "loom::merge_by_key: the keys must be integers, float or double");
+    detail::merge_ties(keys_a, keys_b, values_a, values_b, keys_out, values_out, {true, nullptr});
+}
+template <class K, class... V, class C, class = std::enable_if_t<detail::comparator_v<C>>>
+void merge_by_key(const vector<K>& keys_a, const vector<K>& keys_b, const vector_tie<vector<V>...>& values_a,
+                  const vector_tie<vector<V>...>& values_b, vector<K>& keys_out,
+                  const vector_tie<vector<V>...>& values_out, const C& less) {
+    const detail::skeleton_operation op = detail::comparator_of<K>(less);
+    detail::merge_ties(keys_a, keys_b, values_a, values_b, keys_out, values_out, {false, &op});
 }
 
 } // namespace loom

@@ -14,35 +14,42 @@
 namespace loom::detail {
 namespace {
 
-const char* const buffer_names[] = {"output",           "values' output",       "first input (a)",
-                                    "second input (b)", "first input's values", "second input's values"};
+// What buffer k of run_merge's `buffers` (with `values` value vectors) is, for a message.
+std::string buffer_name(std::size_t k, std::size_t values) {
+    const auto value = [&](std::size_t v) { return values > 1 ? " " + std::to_string(v + 1) : std::string(); };
+    if (k == 0) return "output";
+    if (k <= values) return "values' output" + value(k - 1);
+    if (k == values + 1) return "first input (a)";
+    if (k == values + 2) return "second input (b)";
+    const std::size_t v = (k - values - 3) / 2;
+    return ((k - values - 3) % 2 == 0 ? "first input's values" : "second input's values") + value(v);
+}
 
 // Throws unless every buffer is on ctx, the outputs hold the inputs' elements, each value vector
-// its keys' count, and no output is an input or the other output.
-void check_merge(context_impl& ctx, const buffer_ptr* buffers, bool with_values) {
-    const std::size_t count = with_values ? 6 : 3;
+// its keys' count, and no output is an input or another output.
+void check_merge(context_impl& ctx, const buffer_ptr* buffers, std::size_t values) {
+    const std::size_t count = 3 * (1 + values);
     const auto length = [&](std::size_t k) { return buffers[k] ? buffers[k]->length : 0; };
     for (std::size_t k = 0; k < count; ++k)
         if (buffers[k] && buffers[k]->ctx != &ctx)
-            throw error(std::string("loom::merge: the ") + buffer_names[k] +
-                        " belongs to another context than the output");
-    const std::size_t a = with_values ? 2 : 1, b = a + 1;
+            throw error("loom::merge: the " + buffer_name(k, values) + " belongs to another context than the output");
+    const std::size_t a = 1 + values, b = a + 1;
     const std::uint64_t n = length(a) + length(b);
     for (std::size_t k = 0; k < a; ++k)
         if (length(k) != n)
-            throw length_error(std::string("loom::merge: length mismatch: the ") + buffer_names[k] + " has " +
+            throw length_error("loom::merge: length mismatch: the " + buffer_name(k, values) + " has " +
                                std::to_string(length(k)) + " elements and the inputs " + std::to_string(length(a)) +
                                " + " + std::to_string(length(b)));
-    if (with_values)
-        for (std::size_t k : {a, b})
-            if (length(k + 2) != length(k))
-                throw length_error(std::string("loom::merge_by_key: length mismatch: the ") +
-                                   buffer_names[k == a ? 4 : 5] + " has " + std::to_string(length(k + 2)) +
-                                   " elements and its keys " + std::to_string(length(k)));
+    for (std::size_t k = b + 1; k < count; ++k) {
+        const std::size_t keys = (k - b - 1) % 2 == 0 ? a : b;
+        if (length(k) != length(keys))
+            throw length_error("loom::merge_by_key: length mismatch: the " + buffer_name(k, values) + " has " +
+                               std::to_string(length(k)) + " elements and its keys " + std::to_string(length(keys)));
+    }
     for (std::size_t k = 0; k < a; ++k)
         for (std::size_t j = 0; j < count; ++j)
             if (j != k && buffers[j].get() == buffers[k].get())
-                throw error(std::string("loom::merge: the ") + buffer_names[k] + " is also the " + buffer_names[j] +
+                throw error("loom::merge: the " + buffer_name(k, values) + " is also the " + buffer_name(j, values) +
                             "; merge into a vector of its own");
 }
 
@@ -89,21 +96,25 @@ void merge_on_device(context_impl& ctx, const merge_call& call, const merge_oper
                                ctx.call_scratch().args);
 }
 
-void run_merge(context_impl& ctx, const merge_call& call, const buffer_ptr* buffers, bool with_values) {
-    check_merge(ctx, buffers, with_values);
-    const std::size_t outputs = with_values ? 2 : 1;
+void run_merge(context_impl& ctx, const merge_call& call, const buffer_ptr* buffers, std::size_t values) {
+    check_merge(ctx, buffers, values);
     if (!call.less && !codegen::radix_key(buffers[0]->type))
         throw error("loom::merge: the keys must be integers or floating point (give a comparator to merge others)");
     // The inputs as merge_operands takes them: keys, then values, per input.
-    const std::array<buffer_ptr, 2> a{buffers[outputs], with_values ? buffers[4] : nullptr};
-    const std::array<buffer_ptr, 2> b{buffers[outputs + 1], with_values ? buffers[5] : nullptr};
+    std::array<buffer_ptr, 1 + max_merged_values> a, b;
+    a[0] = buffers[1 + values];
+    b[0] = buffers[2 + values];
+    for (std::size_t v = 0; v < values; ++v) {
+        a[1 + v] = buffers[3 + values + 2 * v];
+        b[1 + v] = buffers[4 + values + 2 * v];
+    }
     merge_operands m;
     m.outputs = buffers;
     m.a = a.data();
     m.b = b.data();
     m.a_length = a[0] ? a[0]->length : 0;
     m.b_length = b[0] ? b[0]->length : 0;
-    m.values = outputs - 1;
+    m.values = values;
     if (ctx.several()) return merge_across_parts(ctx, call, m);
     merge_on_device(ctx, call, m);
 }

@@ -133,6 +133,42 @@ TEST_CASE("merge with a comparator (a captured scalar) matches std::merge with t
     }
 }
 
+TEST_CASE("merge_by_key moves several value vectors (loom::tie) of different types with the keys") {
+    const std::size_t na = 3001, nb = 1999;
+    const std::vector<std::int32_t> ha = sorted_keys<std::int32_t>(na, -300, 300, false, 5);
+    const std::vector<std::int32_t> hb = sorted_keys<std::int32_t>(nb, -300, 300, false, 6);
+    const auto want = host_merge(ha, hb, false); // (key, place in a ++ b)
+    std::vector<double> pa(na), pb(nb);
+    std::vector<std::int64_t> qa(na), qb(nb);
+    for (std::size_t i = 0; i < na; ++i) {
+        pa[i] = 0.5 * double(i);
+        qa[i] = -std::int64_t(i);
+    }
+    for (std::size_t j = 0; j < nb; ++j) {
+        pb[j] = 0.5 * double(na + j);
+        qb[j] = -std::int64_t(na + j);
+    }
+    loom::vector<std::int32_t> a(ctx(), ha), b(ctx(), hb), keys(ctx(), na + nb);
+    loom::vector<double> dpa(ctx(), pa), dpb(ctx(), pb), p(ctx(), na + nb);
+    loom::vector<std::int64_t> dqa(ctx(), qa), dqb(ctx(), qb), q(ctx(), na + nb);
+    loom::merge_by_key(a, b, loom::tie(dpa, dqa), loom::tie(dpb, dqb), keys, loom::tie(p, q));
+    std::vector<std::int32_t> want_keys;
+    std::vector<double> want_p;
+    std::vector<std::int64_t> want_q;
+    for (const auto& [k, place] : want) {
+        want_keys.push_back(k);
+        want_p.push_back(0.5 * double(place));
+        want_q.push_back(-std::int64_t(place));
+    }
+    CHECK(keys.to_host() == want_keys);
+    CHECK(p.to_host() == want_p);
+    CHECK(q.to_host() == want_q);
+    // A value vector of the wrong length is named in the error.
+    loom::vector<double> short_p(ctx(), nb - 1);
+    CHECK_THROWS_WITH_AS(loom::merge_by_key(a, b, loom::tie(dpa, dqa), loom::tie(short_p, dqb), keys, loom::tie(p, q)),
+                         doctest::Contains("second input's values 1"), loom::length_error);
+}
+
 TEST_CASE("merge of statements' results: pending statements run first, and a merge feeds later ones") {
     const std::size_t n = 1000;
     std::vector<float> h(n);
