@@ -14,6 +14,11 @@
 //   merge (docs/multi-device.md, "Sorting").
 // - merge: loom::merge(a, b, y), a and b x's two halves, each sorted (made once, untimed): each
 //   part of y merges its shares of a and b (docs/multi-device.md, "Sorting").
+// - scan_by_key: loom::inclusive_scan_by_key(keys, x, y), keys i / 1000 (segments of 1000, one
+//   split by each part's end): every part scans its own, then a split segment's elements in the
+//   later part take the carry (docs/multi-device.md, "Keyed operations").
+// - reduce_by_key: loom::reduce_by_key(keys, x, keys_out, y), the same keys: every part reduces
+//   its own, a split segment's pieces are folded, the segments go to their places.
 // Each benchmark times, run by run in turn, the workload on the context of all parts (the manual
 // time) and on each part alone over the same n elements; counters: `efficiency` (the sums of the
 // runs' times: n/T_all / sum_k n/T_k), `part<k>_us` (part k's mean run alone), and `whole_us`,
@@ -67,7 +72,9 @@ loom::context& whole_device() {
     return c;
 }
 
-enum class workload { saxpy, dot, compute, stencil, sort, spmv, merge };
+enum class workload { saxpy, dot, compute, stencil, sort, spmv, merge, scan_by_key, reduce_by_key };
+
+constexpr std::uint32_t segment = 1000; // the keyed workloads' keys: i / segment
 
 // The 5-point Laplacian of a square grid of n cells (clamped: a missing neighbour is left out), in
 // CSR: 5 entries a row inside.
@@ -107,8 +114,9 @@ struct instance {
     loom::vector<float> x, y;
     float last = 0;
 
-    std::optional<loom::sparse_matrix<float>> laplacian; // the spmv workload's, made on its first run
-    std::optional<loom::vector<float>> a, b;             // the merge workload's, made on its first run
+    std::optional<loom::sparse_matrix<float>> laplacian;       // the spmv workload's, made on its first run
+    std::optional<loom::vector<float>> a, b;                   // the merge workload's, made on its first run
+    std::optional<loom::vector<std::uint32_t>> keys, keys_out; // the keyed workloads', made on their first run
 
     instance(loom::context c, const std::vector<float>& hx, const std::vector<float>& hy)
         : ctx(std::move(c)), x(ctx, hx), y(ctx, hy) {}
@@ -140,6 +148,17 @@ struct instance {
                 b.emplace(ctx, second);
             }
             loom::merge(*a, *b, y);
+            ctx.finish();
+        } else if (w == workload::scan_by_key || w == workload::reduce_by_key) {
+            if (!keys) {
+                keys.emplace(ctx, x.size());
+                *keys = loom::cast<std::uint32_t>(loom::index() / segment);
+                keys_out.emplace(ctx, x.size());
+            }
+            if (w == workload::scan_by_key)
+                loom::inclusive_scan_by_key(*keys, x, y);
+            else
+                loom::reduce_by_key(*keys, x, *keys_out, y);
             ctx.finish();
         } else if (w == workload::compute) {
             y = loom::sin(x) * loom::cos(y) + loom::exp(-x * x) * loom::sqrt(y * y + 1.0f);
@@ -202,6 +221,22 @@ std::string check(workload w, instance& in, const std::vector<float>& hx, const 
         std::vector<float> want(hx.size());
         std::merge(first.begin(), first.end(), second.begin(), second.end(), want.begin());
         if (in.y.to_host() != want) return "merge differs from the host's std::merge";
+        return "";
+    }
+    if (w == workload::scan_by_key || w == workload::reduce_by_key) { // sums of floats: within rounding
+        const std::vector<float> got = in.y.to_host();
+        double run = 0, magnitude = 0;
+        for (std::size_t i = 0; i < hx.size(); ++i) {
+            if (i % segment == 0) run = magnitude = 0;
+            run += hx[i];
+            magnitude += std::fabs(hx[i]);
+            const bool last = i + 1 == hx.size() || (i + 1) % segment == 0;
+            const std::size_t at = w == workload::scan_by_key ? i : i / segment;
+            if ((w == workload::scan_by_key || last) && std::fabs(got[at] - run) > magnitude * 1e-5)
+                return "keyed sums differ from the host's at element " + std::to_string(i);
+        }
+        in.y = loom::vector<float>(in.ctx, hy);
+        in.ctx.finish();
         return "";
     }
     if (w == workload::sort) { // x's values in ascending order
@@ -364,6 +399,12 @@ void register_all() {
         "multi_device/sort/together", [](benchmark::State& s) { run(s, workload::sort); }, bench::sizes(20, 24));
     bench::add(
         "multi_device/merge/together", [](benchmark::State& s) { run(s, workload::merge); }, bench::sizes(20, 24));
+    bench::add(
+        "multi_device/scan_by_key/together", [](benchmark::State& s) { run(s, workload::scan_by_key); },
+        bench::sizes(20, 24));
+    bench::add(
+        "multi_device/reduce_by_key/together", [](benchmark::State& s) { run(s, workload::reduce_by_key); },
+        bench::sizes(20, 24));
     bench::add("multi_device/rebalance/slowed_part", rebalance_slowed, bench::sizes(22, 22), 0)->Iterations(1);
     bench::add("multi_device/rebalance/from_90_10", rebalance, bench::sizes(22, 22), 0)->Iterations(1);
 }

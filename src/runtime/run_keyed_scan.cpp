@@ -6,7 +6,9 @@
 #include "loom/keyed.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/plan_cache.hpp"
+#include "runtime/run_keyed.hpp"
 #include "runtime/skeleton_input.hpp"
 #include "skeleton/plan_keyed_scan.hpp"
 
@@ -19,11 +21,13 @@ namespace {
 void check_output(context_impl& ctx, const shape& input, const bound_input& in, const buffer_ptr& output,
                   const char* what) {
     if (output->ctx != &ctx)
-        throw error(std::string("loom: ") + what + ": the output vector belongs to another context than the keys "
+        throw error(std::string("loom: ") + what +
+                    ": the output vector belongs to another context than the keys "
                     "and values");
     for (std::size_t s = 0; s < input.slots.size(); ++s)
         if (in.slots[s].buffer.get() == output.get())
-            throw error(std::string("loom: ") + what + ": the output is one of the keys' or values' vectors; "
+            throw error(std::string("loom: ") + what +
+                        ": the output is one of the keys' or values' vectors; "
                         "write into another vector (a segment's next chunk reads what another work-item would "
                         "overwrite)");
 }
@@ -59,7 +63,7 @@ skeleton::keyed_scan_request request_of(context_impl& ctx, const keyed_scan_call
 } // namespace
 
 void run_keyed_scan(context_impl& ctx, const keyed_scan_call& written, const buffer_ptr& output) {
-    ctx.require_one_device("a scan by key");
+    if (ctx.several()) return keyed_scan_across_parts(ctx, written, output);
     keyed_scan_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "keyed scan");
@@ -92,9 +96,8 @@ void run_keyed_scan(context_impl& ctx, const keyed_scan_call& written, const buf
                                ctx.call_scratch().args);
 }
 
-std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& written, const buffer_ptr& keys_out,
-                                const buffer_ptr& values_out) {
-    ctx.require_one_device("loom::reduce_by_key");
+enqueued_segments enqueue_reduce_by_key(context_impl& ctx, const keyed_scan_call& written, const buffer_ptr& keys_out,
+                                        const buffer_ptr& values_out) {
     keyed_scan_call call = written;
     call.input = ctx.statement_form(written.input);
     bound_input in = bind_input(ctx, *call.input, call.view_length, "reduce_by_key");
@@ -106,7 +109,7 @@ std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& writte
     if (values_out->type != sop.type)
         throw error("loom: internal error: reduce_by_key's values output type differs from the operation's type");
     const std::uint64_t n = in.has_length ? in.length : 0;
-    if (n == 0) return 0;
+    if (n == 0) return {};
 
     const skeleton::keyed_scan_request request = request_of(ctx, call, in, true, keys_out->type, n);
     cached_plan* cached = &ctx.plans().find_or_plan<keyed_scan_key>(
@@ -125,15 +128,27 @@ std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& writte
     values.initial = &sop.identity;
     ctx.execution().run_passes(cached->plan, cached->scratch, cached->kernels.data(), sizes, values,
                                ctx.call_scratch().args);
+    return {cached, room};
+}
+
+std::uint64_t segments_count(context_impl& ctx, const enqueued_segments& e, const buffer_ptr& keys_out,
+                             const buffer_ptr& values_out) {
+    if (!e.plan) return 0;
     // The count, in the plan's scratch 4: the queue is in order, so the read follows the passes.
     std::uint64_t segments = 0;
-    ctx.device().read(*cached->scratch.memory[4], 0, &segments, sizeof segments);
+    ctx.device().read(*e.plan->scratch.memory[4], 0, &segments, sizeof segments);
     ctx.note_host_sync("host read");
-    if (segments > room)
+    if (segments > e.room)
         throw length_error("loom::reduce_by_key: " + std::to_string(segments) + " segments go to outputs of " +
                            std::to_string(keys_out->length) + " keys and " + std::to_string(values_out->length) +
                            " values; make both at least that long");
     return segments;
+}
+
+std::uint64_t run_reduce_by_key(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& keys_out,
+                                const buffer_ptr& values_out) {
+    if (ctx.several()) return reduce_by_key_across_parts(ctx, call, keys_out, values_out);
+    return segments_count(ctx, enqueue_reduce_by_key(ctx, call, keys_out, values_out), keys_out, values_out);
 }
 
 } // namespace loom::detail

@@ -199,6 +199,10 @@ TEST_CASE("loom::mpi's mistakes are loom::errors on every rank, and leave the ve
     // What runs on one device only says so, before anything runs.
     loom::vector<float> sorted(ranked(), 100);
     CHECK_THROWS_AS(loom::sort(x, sorted), loom::error);
+    CHECK_THROWS_AS(loom::inclusive_scan_by_key(x, x, sorted), loom::error);
+    loom::vector<float> keys_out(ranked(), 100, 3.0f);
+    CHECK_THROWS_AS(loom::reduce_by_key(x, x, keys_out, sorted), loom::error);
+    CHECK(keys_out.to_host() == std::vector<float>(100, 3.0f));
     CHECK_THROWS_AS(loom::mpi::context(MPI_COMM_WORLD, ranked()), loom::error);
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -555,6 +556,125 @@ TEST_CASE("compactions across parts: each part keeps its own, then the kept valu
                 CHECK(small.to_host() == std::vector<std::int32_t>{9});
             }
         }
+    }
+}
+
+namespace {
+
+// Host references of the keyed operations: segments are runs of keys equal by ==.
+template <class K, class T, class Op>
+std::vector<T> host_scan_by_key(const std::vector<K>& k, const std::vector<T>& v, bool exclusive, T init, Op op) {
+    std::vector<T> out(v.size());
+    T run{};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const bool head = i == 0 || !(k[i] == k[i - 1]);
+        if (exclusive) {
+            if (head) run = init;
+            out[i] = run;
+            run = op(run, v[i]);
+        } else {
+            run = head ? v[i] : op(run, v[i]);
+            out[i] = run;
+        }
+    }
+    return out;
+}
+
+template <class K, class T, class Op>
+std::pair<std::vector<K>, std::vector<T>> host_reduce_by_key(const std::vector<K>& k, const std::vector<T>& v, Op op) {
+    std::pair<std::vector<K>, std::vector<T>> out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i == 0 || !(k[i] == k[i - 1])) {
+            out.first.push_back(k[i]);
+            out.second.push_back(v[i]);
+        } else {
+            out.second.back() = op(out.second.back(), v[i]);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("keyed operations across parts: a segment split by the parts takes the fold of its values before") {
+    const auto plus = [](std::int64_t a, std::int64_t b) { return a + b; };
+    const auto fill = [](std::int64_t a, std::int64_t b) { return b != 0 ? b : a; }; // not commutative
+    const auto traced_fill = [](auto a, auto b) { return loom::where(b != 0, b, a); };
+    for (loom::context& group : part_groups()) {
+        CAPTURE(group.device_count());
+        for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(10), std::size_t(1000), std::size_t(4099)}) {
+            // Segments of one element, of three, longer than a part (a part that is all one
+            // segment passes the carry on), and one over every part.
+            for (std::size_t run : {std::size_t(1), std::size_t(3), std::size_t(400), n}) {
+                CAPTURE(n);
+                CAPTURE(run);
+                std::vector<std::int32_t> kh(n);
+                std::vector<std::int64_t> vh(n), twice(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    kh[i] = std::int32_t(i / run);
+                    vh[i] = std::int64_t((i * 37) % 101) - 50;
+                    twice[i] = 2 * vh[i] + std::int64_t(i % 3);
+                }
+                loom::vector<std::int32_t> k(group, kh), keys_out(group, n + 2, -1);
+                loom::vector<std::int64_t> v(group, vh), out(group, n), values_out(group, n + 2, std::int64_t(-1));
+                loom::inclusive_scan_by_key(k, v, out);
+                CHECK(out.to_host() == host_scan_by_key(kh, vh, false, std::int64_t(0), plus));
+                loom::exclusive_scan_by_key(k, v, out);
+                CHECK(out.to_host() == host_scan_by_key(kh, vh, true, std::int64_t(0), plus));
+                // From an initial value that is not the identity; values an expression counting
+                // loom::index() from the vector's start.
+                const auto values = v * 2 + loom::cast<std::int64_t>(loom::index() % 3);
+                loom::exclusive_scan_by_key(k, values, out, std::int64_t(1000));
+                CHECK(out.to_host() == host_scan_by_key(kh, twice, true, std::int64_t(1000), plus));
+                // A traced operation that is not commutative keeps its order across the parts.
+                loom::inclusive_scan_by_key(k, v, out, std::int64_t(0), traced_fill);
+                CHECK(out.to_host() == host_scan_by_key(kh, vh, false, std::int64_t(0), fill));
+                loom::exclusive_scan_by_key(k, v, out, std::int64_t(7), std::int64_t(0), traced_fill);
+                CHECK(out.to_host() == host_scan_by_key(kh, vh, true, std::int64_t(7), fill));
+                // Keys an expression: computed into a vector first.
+                loom::inclusive_scan_by_key(loom::cast<std::int32_t>(loom::index() / run), v, out);
+                CHECK(out.to_host() == host_scan_by_key(kh, vh, false, std::int64_t(0), plus));
+
+                const auto [want_keys, want_sums] = host_reduce_by_key(kh, twice, plus);
+                const std::uint64_t m = loom::reduce_by_key(k, values, keys_out, values_out);
+                REQUIRE(m == want_keys.size());
+                std::vector<std::int32_t> got_keys = keys_out.to_host();
+                std::vector<std::int64_t> got_values = values_out.to_host();
+                CHECK(std::vector<std::int32_t>(got_keys.begin(), got_keys.begin() + std::ptrdiff_t(m)) == want_keys);
+                CHECK(std::vector<std::int64_t>(got_values.begin(), got_values.begin() + std::ptrdiff_t(m)) == want_sums);
+                CHECK(got_keys[m] == -1); // past the segments: as it was
+                const auto filled = host_reduce_by_key(kh, vh, fill).second;
+                CHECK(loom::reduce_by_key(k, v, keys_out, values_out, std::int64_t(0), traced_fill) == m);
+                got_values = values_out.to_host();
+                CHECK(std::vector<std::int64_t>(got_values.begin(), got_values.begin() + std::ptrdiff_t(m)) == filled);
+                // Too few places for the segments: a length_error, both outputs as they were.
+                if (m > 1) {
+                    loom::vector<std::int32_t> few_keys(group, m - 1, 5);
+                    loom::vector<std::int64_t> few_values(group, m + 3, std::int64_t(6));
+                    CHECK_THROWS_AS(loom::reduce_by_key(k, v, few_keys, few_values), loom::length_error);
+                    CHECK(few_keys.to_host() == std::vector<std::int32_t>(m - 1, 5));
+                    CHECK(few_values.to_host() == std::vector<std::int64_t>(m + 3, std::int64_t(6)));
+                }
+            }
+        }
+        // Float keys: each NaN a segment of its own, -0 like +0; values read through neighbours
+        // (computed with halos first).
+        const std::size_t n = 777;
+        std::vector<float> kh(n), xh(n), shifted(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            kh[i] = (i / 100) % 3 == 1 ? std::numeric_limits<float>::quiet_NaN() : float(i / 200);
+            if (i == 50) kh[i] = -0.0f;
+            xh[i] = float(int(i % 7));
+        }
+        for (std::size_t i = 0; i < n; ++i) shifted[i] = xh[std::min(i + 1, n - 1)];
+        loom::vector<float> k(group, kh), x(group, xh), out(group, n), keys_out(group, n);
+        loom::inclusive_scan_by_key(k, loom::shift(x, 1), out);
+        CHECK(out.to_host() == host_scan_by_key(kh, shifted, false, 0.0f, std::plus<float>()));
+        const auto [want_keys, want_sums] = host_reduce_by_key(kh, xh, std::plus<float>());
+        const std::uint64_t m = loom::reduce_by_key(k, x, keys_out, out);
+        CHECK(m == want_keys.size());
+        const std::vector<float> got = out.to_host();
+        CHECK(std::vector<float>(got.begin(), got.begin() + std::ptrdiff_t(m)) == want_sums);
     }
 }
 

@@ -18,27 +18,6 @@
 #include "runtime/run_compact.hpp"
 
 namespace loom::detail {
-namespace {
-
-// A compaction's input of two vectors: the values (slot 0, the root) and whether to keep each
-// (slot 1, more_roots[0]).
-const shape* two_vectors(dtype values, dtype keep) {
-    return derived_shape(std::pair{values, keep}, [&] {
-        shape two;
-        for (const dtype t : {values, keep}) {
-            ir::node n{opcode::load, t};
-            n.slot = std::uint32_t(two.slots.size());
-            two.slots.push_back({slot_kind::vector, t});
-            two.nodes.push_back(n);
-        }
-        two.root = 0;
-        two.more_roots = {1};
-        return register_shape(std::move(two));
-    });
-}
-
-} // namespace
-
 std::uint64_t compact_across_parts(context_impl& ctx, const compact_call& call, const fusion::bound_slot* slots,
                                    std::uint64_t n, const buffer_ptr& output) {
     const std::size_t parts = ctx.parts().size();
@@ -51,7 +30,7 @@ std::uint64_t compact_across_parts(context_impl& ctx, const compact_call& call, 
         r.vector_slot(values.values());
         r.vector_slot(keep.values());
         compact_call of_values = call;
-        of_values.input = two_vectors(values.values()->type, keep.values()->type);
+        of_values.input = two_vectors_shape(values.values()->type, keep.values()->type);
         of_values.view_length = 0;
         const bound_input in = bind_input(ctx, *of_values.input, 0, call.what);
         return compact_across_parts(ctx, of_values, in.slots, n, output);

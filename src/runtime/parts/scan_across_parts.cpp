@@ -3,9 +3,9 @@
 // - inclusive: every part scans at once; each part's total is its last result; the carries are
 //   one inclusive scan of the totals on the first part; parts after the first then apply
 //   out = op(carry, out), a statement made from the traced operation.
-// - exclusive: every part reduces its elements to its total at once; the carries are one
-//   exclusive scan of the totals from the call's initial value, on the first part; each part
-//   then scans with its carry as the initial value.
+// - exclusive: every part reduces its elements to its total at once; the carries are the folds
+//   of the call's initial value and the totals, on the first part; each part then scans with its
+//   carry as the initial value.
 // Both keep the operation's operand order: a fold of the parts before on the left.
 #include <cstring>
 #include <map>
@@ -49,30 +49,6 @@ void record_carry(statement_recorder& r, const skeleton_operation& op, const sca
         else
             r.scalar_slot(op.captures[capture++].word, sizeof carry.word);
     }
-}
-
-// The scan of `values` (count of them, on the first part) with the operation: the carries.
-std::vector<scalar_bits> scan_on_first(context_impl& ctx, const scan_call& call,
-                                       const std::vector<scalar_bits>& values) {
-    const dtype t = call.op->type;
-    const std::size_t bytes = size_of(t), count = values.size();
-    const context_ptr first = ctx.parts()[0];
-    std::vector<unsigned char> packed(count * bytes);
-    for (std::size_t k = 0; k < count; ++k) std::memcpy(&packed[k * bytes], values[k].word, bytes);
-    const buffer_ptr in = new_buffer(first, count, t), out = new_buffer(first, count, t);
-    upload(*in, 0, count, packed.data());
-    {
-        statement_recorder r(*first);
-        r.vector_slot(in);
-        scan_call fold = call;
-        fold.input = whole_vector_shape(t);
-        fold.view_length = 0;
-        run_scan(*first, fold, out);
-    }
-    download(*out, 0, count, packed.data());
-    std::vector<scalar_bits> carries(count);
-    for (std::size_t k = 0; k < count; ++k) std::memcpy(carries[k].word, &packed[k * bytes], bytes);
-    return carries;
 }
 
 } // namespace
@@ -144,7 +120,7 @@ void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_pt
         std::vector<scalar_bits> totals = every_total(mine);
         totals.resize(before + count - 1 > 0 ? before + count - 1 : 0); // none past this rank's last part's
         if (totals.empty()) return;
-        const std::vector<scalar_bits> carries = scan_on_first(ctx, call, totals);
+        const std::vector<scalar_bits> carries = folds_on_first(ctx, *call.op, totals);
         const shape* carry = carry_statement(*call.op);
         for (std::size_t k = 0; k < count; ++k) {
             if (before + k == 0 || ranges[k].count == 0) continue;
@@ -171,7 +147,9 @@ void scan_across_parts(context_impl& ctx, const scan_call& call, const buffer_pt
     std::vector<scalar_bits> mine(count, call.op->identity);
     for (std::size_t k = 0; k < count; ++k)
         if (totals_on_device[k]) download(*totals_on_device[k], 0, 1, mine[k].word);
-    const std::vector<scalar_bits> carries = scan_on_first(ctx, call, every_total(mine));
+    std::vector<scalar_bits> from_init = every_total(mine);
+    from_init.insert(from_init.begin(), call.init); // carries[g]: init op the totals before part g
+    const std::vector<scalar_bits> carries = folds_on_first(ctx, *call.op, from_init);
     for (std::size_t k = 0; k < count; ++k) scan_part(k, carries[before + k]);
 }
 

@@ -62,6 +62,43 @@ const shape* whole_vector_shape(dtype t) {
     });
 }
 
+const shape* two_vectors_shape(dtype first, dtype second) {
+    return derived_shape(std::pair{first, second}, [&] {
+        shape two;
+        for (const dtype t : {first, second}) {
+            ir::node n{opcode::load, t};
+            n.slot = std::uint32_t(two.slots.size());
+            two.slots.push_back({slot_kind::vector, t});
+            two.nodes.push_back(n);
+        }
+        two.root = 0;
+        two.more_roots = {1};
+        return register_shape(std::move(two));
+    });
+}
+
+std::vector<scalar_bits> folds_on_first(context_impl& ctx, const skeleton_operation& op,
+                                        const std::vector<scalar_bits>& values) {
+    const dtype t = op.type;
+    const std::size_t bytes = size_of(t), count = values.size();
+    if (count == 0) return {};
+    const context_ptr first = ctx.parts()[0];
+    std::vector<unsigned char> packed(count * bytes);
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(&packed[k * bytes], values[k].word, bytes);
+    const buffer_ptr in = new_buffer(first, count, t), out = new_buffer(first, count, t);
+    upload(*in, 0, count, packed.data());
+    {
+        statement_recorder r(*first);
+        r.vector_slot(in);
+        scan_call fold{whole_vector_shape(t), &op, false, op.identity, 0};
+        run_scan(*first, fold, out);
+    }
+    download(*out, 0, count, packed.data());
+    std::vector<scalar_bits> folds(count);
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(folds[k].word, &packed[k * bytes], bytes);
+    return folds;
+}
+
 bool servable_as_statement(const shape& s) { return halo_servable(s) || sparse_servable(s); }
 
 input_values::input_values(context_impl& ctx, const shape* input, std::uint32_t root, const fusion::bound_slot* slots,

@@ -9,6 +9,7 @@
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
 #include "loom/compaction.hpp"
+#include "loom/keyed.hpp"
 #include "loom/merge.hpp"
 #include "loom/reduce.hpp"
 #include "loom/scan.hpp"
@@ -32,6 +33,15 @@ std::vector<unsigned char> all_ranks(const context_impl& ctx, const std::vector<
 
 // The expression that is one whole vector of type t (a slot read at the element), made once.
 const shape* whole_vector_shape(dtype t);
+// The input of two whole vectors: `first` (slot 0, the root) and `second` (slot 1,
+// more_roots[0]), as a compaction's values and flags or a keyed operation's keys and values.
+const shape* two_vectors_shape(dtype first, dtype second);
+
+// The inclusive folds of `values` (each of op's type) with `op`, left to right: values[0],
+// op(values[0], values[1]), ...: one scan on the first part of ctx (several()), read back. The host
+// cannot evaluate a traced operation; the parts' carries are folded so.
+std::vector<scalar_bits> folds_on_first(context_impl& ctx, const skeleton_operation& op,
+                                        const std::vector<scalar_bits>& values);
 
 // `target = written(slots)` on ctx (several()), its operands checked: the same statement recorded
 // in each part's queue, over the part's elements of every vector, its element index counted from
@@ -98,6 +108,20 @@ void merge_across_parts(context_impl& ctx, const merge_call& call, const merge_o
 // unchanged, where they do not fit.
 std::uint64_t compact_across_parts(context_impl& ctx, const compact_call& call, const fusion::bound_slot* slots,
                                    std::uint64_t n, const buffer_ptr& output);
+
+// A keyed scan (loom::inclusive_scan_by_key, exclusive_scan_by_key) on ctx (several()) whose
+// input's slots are the last recorded in ctx's queue, into `output`: every part scans its own
+// segments at once; a segment that runs on from the part before then takes that part's carry
+// (keyed_across_parts.cpp says how). Over MPI ranks, of a view, or with an operation that reads a
+// device object, refused.
+void keyed_scan_across_parts(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& output);
+
+// A reduce_by_key on ctx (several()), the same input: every part reduces its own segments into
+// buffers of its own, all at once; a segment split by the parts is folded into one; then each
+// part's segments go to their places in the outputs. Returns the segments' count; a
+// loom::length_error, both outputs unchanged, where they do not fit.
+std::uint64_t reduce_by_key_across_parts(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& keys_out,
+                                         const buffer_ptr& values_out);
 
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
