@@ -1,8 +1,11 @@
 // 8x8 block DCT of an n x n float image (dct8x8/<variant>/<n>): the orthonormal 2-D DCT-II of
-// every 8x8 block, F = C X C^T. Loom as examples/dct8x8.cpp writes it (a row pass of eight
-// statements through stride-8 views, a column pass as one matrix statement over index<0>() and
-// index<1>() with gathers), the same transform with both passes as gathers (`loom_gathers`),
-// and with the column pass's row found by a multiply and a shift (`loom_rowmagic`), against
+// every 8x8 block, F = C X C^T. Loom as examples/dct8x8.cpp writes it (`loom_blocks`:
+// loom::map_blocks<8, 8> with a lambda that transforms one block's rows, then its columns; the
+// block in registers, one block a work-item; `loom_blocks_contract` in a context with fp_contract
+// on, the rounding the handwritten kernels get), the earlier formulation in two passes (`loom_expr`:
+// a row pass of eight statements through stride-8 views, a column pass as one matrix statement
+// over index<0>() and index<1>() with gathers), the same with both passes as gathers
+// (`loom_gathers`), and with the column pass's row found by a multiply and a shift (`loom_rowmagic`), against
 // handwritten OpenCL kernels tuned over shapes and geometry: a work-item per pixel (two
 // kernels), a work-item per block row and per block column with float8 loads (two kernels), a
 // work-item per 8x8 block with both passes in registers (float8 loads, at every group size, and
@@ -154,15 +157,37 @@ void column_pass_magic(const loom::vector<float>& in, loom::vector<float>& out, 
     out = term(0) + term(1) + term(2) + term(3) + term(4) + term(5) + term(6) + term(7);
 }
 
+// examples/dct8x8.cpp's transform: each 8 x 8 block's rows, then its columns, in registers.
+void block_transform(const loom::matrix<float>& x, loom::matrix<float>& f, const coefficients& m) {
+    loom::map_blocks<8, 8>(x, f, [&](const loom::block<float, 8, 8>& in) {
+        loom::block<float, 8, 8> rows, out;
+        for (int r = 0; r < 8; ++r)
+            for (int v = 0; v < 8; ++v) {
+                loom::traced<float> s = in(r, 0) * float(m[v * 8]);
+                for (int k = 1; k < 8; ++k) s += in(r, k) * float(m[v * 8 + k]);
+                rows(r, v) = s;
+            }
+        for (int u = 0; u < 8; ++u)
+            for (int v = 0; v < 8; ++v) {
+                loom::traced<float> s = float(m[u * 8]) * rows(0, v);
+                for (int r = 1; r < 8; ++r) s += float(m[u * 8 + r]) * rows(r, v);
+                out(u, v) = s;
+            }
+        return out;
+    });
+}
+
 struct loom_instance {
     std::string error;
     loom::context* ctx = nullptr;
-    bool gathers = false, magic = false;
+    bool gathers = false, magic = false, blocks = false;
     std::unique_ptr<loom::matrix<float>> x, t, f;
     std::unique_ptr<loom::vector<float>> x_flat, t_flat, f_flat, c;
     std::vector<loom::vector<float>> weight; // weight[k][i] = C[i % 8][k]
     void once() {
-        if (gathers)
+        if (blocks)
+            block_transform(*x, *f, dct_matrix());
+        else if (gathers)
             gathers_transform(*x, *t, *f, *c);
         else {
             row_pass(*x_flat, *t_flat, dct_matrix());
@@ -179,7 +204,8 @@ loom_instance& loom_prepared(const std::string& variant, std::size_t n) {
     return bench::prepared<loom_instance>(key(variant, n), [&] {
         auto p = std::make_unique<loom_instance>();
         try {
-            p->ctx = &bench::loom_context(true, variant == "loom_contract");
+            p->ctx = &bench::loom_context(true, variant == "loom_contract" || variant == "loom_blocks_contract");
+            p->blocks = variant == "loom_blocks" || variant == "loom_blocks_contract";
             p->gathers = variant == "loom_gathers";
             p->magic = variant == "loom_rowmagic";
             loom::context& ctx = *p->ctx;
@@ -459,12 +485,13 @@ void run_handwritten(benchmark::State& state) {
     set_counters(state, n);
 }
 
-// Loom (the example's formulation) and the tuned kernel, run by run (bench::time_interleaved).
+// Loom (the example's formulation, loom_blocks) and the tuned kernel, run by run
+// (bench::time_interleaved).
 void run_interleaved(benchmark::State& state) {
     const bench::own_instances fresh; // both made anew for the pair
     const std::size_t n = std::size_t(state.range(0));
     opencl_instance& hand = handwritten_prepared(n);
-    if (!bench::time_interleaved_instances(state, loom_prepared("loom_expr", n), hand)) return;
+    if (!bench::time_interleaved_instances(state, loom_prepared("loom_blocks", n), hand)) return;
     state.SetLabel("-> " + hand.best().name);
     set_counters(state, n);
 }
@@ -475,7 +502,8 @@ void register_all() {
     for (std::int64_t side : {512, 1024, 2048, 4096})
         if (double(side) * double(side) <= std::ldexp(1.0, bench::max_log2())) n.push_back(side);
     if (n.empty()) return;
-    for (const char* variant : {"loom_expr", "loom_contract", "loom_gathers", "loom_rowmagic"}) {
+    for (const char* variant :
+         {"loom_blocks", "loom_blocks_contract", "loom_expr", "loom_contract", "loom_gathers", "loom_rowmagic"}) {
         const std::string v = variant;
         bench::add(
             "dct8x8/" + v, [v](benchmark::State& s) { run_loom(s, v); }, n);

@@ -1,7 +1,7 @@
 // An 8x8 block DCT of an image in ordinary Loom code: the orthonormal 2-D DCT-II of every 8x8
-// block (F = C X C^T per block, the transform of JPEG), as a pass along the rows and a pass down
-// the columns. Checked against a host DCT in double, and the inverse (X = C^T F C) against the
-// image; then the forward transform is timed, as pixels per second.
+// block (F = C X C^T per block, the transform of JPEG), each block transformed in registers by
+// loom::map_blocks. Checked against a host DCT in double, and the inverse (X = C^T F C) against
+// the image; then the forward transform is timed, as pixels per second.
 //   dct8x8 [height] [width]      (default 2048 x 2048; both multiples of 8)
 #include <loom/loom.hpp>
 
@@ -35,48 +35,27 @@ coefficients transposed(const coefficients& c) {
     return t;
 }
 
-// Along the rows: out(i, 8b + v) = sum_k m[v][k] in(i, 8b + k). The flat image is a sequence of
-// block rows of 8 pixels, so output phase v of every block row is the view out.slice(v, n/8, 8)
-// and input phase k is in.slice(k, n/8, 8): no index arithmetic, and the weights are host
-// numbers (kernel arguments). The eight writes share no element, so they are one kernel, and
-// the eight statements' reads of one phase are one load: equal views share their arguments
-// (docs/views.md). A matrix statement with gathers instead costs an index computation and two
-// gathers per term (bench_dct8x8's loom_gathers; bench/results/history.csv).
-void row_pass(loom::vector<float>& in, loom::vector<float>& out, const coefficients& m) {
-    const std::size_t groups = in.size() / 8;
-    for (int v = 0; v < 8; ++v) {
-        auto term = [&](int k) { return float(m[v * 8 + k]) * in.slice(k, groups, 8); };
-        out.slice(v, groups, 8) = term(0) + term(1) + term(2) + term(3) + term(4) + term(5) + term(6) + term(7);
-    }
-}
-
-// Down the columns: out(i, j) = sum_k m[i % 8][k] in(8 (i / 8) + k, j). A matrix statement over
-// the element's row and column: the weights as broadcast columns (weight[k] holds m[i % 8][k]
-// for every row i), the input read by a gather. On rows of 16 or more the kernel runs on whole
-// rows: the row and column are the launch's, each weight is read once per row, and the gather
-// reads a contiguous row of the input (docs/matrices.md, Costs). Narrower images find the row
-// by a 64-bit division per element. (bench_dct8x8's loom_rowmagic finds it by a multiply and a
-// shift, a trick a user should not need.)
-void column_pass(const loom::matrix<float>& in, loom::matrix<float>& out,
-                 const std::vector<loom::vector<float>>& weight) {
-    const auto i = loom::index<0>();
-    const auto j = loom::index<1>();
-    const std::uint64_t band_mask = ~std::uint64_t(7), width = in.cols();
-    auto term = [&](int k) {
-        return loom::as_column(weight[k]) * loom::gather(in.elements(), ((i & band_mask) + k) * width + j);
-    };
-    out = term(0) + term(1) + term(2) + term(3) + term(4) + term(5) + term(6) + term(7);
-}
-
-// weight[k][i] = m[i % 8][k]: the column pass's weights, one vector of `rows` per input row k.
-std::vector<loom::vector<float>> column_weights(loom::context& ctx, const coefficients& m, std::size_t rows) {
-    std::vector<loom::vector<float>> weight;
-    for (int k = 0; k < 8; ++k) {
-        std::vector<float> w(rows);
-        for (std::size_t i = 0; i < rows; ++i) w[i] = float(m[(i % 8) * 8 + k]);
-        weight.emplace_back(ctx, w);
-    }
-    return weight;
+// One 8 x 8 block's transform, F = M X M^T: along its rows, then down its columns, every value
+// in registers. loom::map_blocks runs it on every block of the image, one block a work-item, in
+// one pass over the image (docs/blocks.md). The lambda runs once a call on the host with symbolic
+// values: its loops unroll into the kernel, and the weights are host numbers (kernel arguments).
+void transform(const loom::matrix<float>& in, loom::matrix<float>& out, const coefficients& m) {
+    loom::map_blocks<8, 8>(in, out, [&](const loom::block<float, 8, 8>& x) {
+        loom::block<float, 8, 8> rows, f;
+        for (int r = 0; r < 8; ++r) // rows(r, v) = sum_k m[v][k] x(r, k)
+            for (int v = 0; v < 8; ++v) {
+                loom::traced<float> s = x(r, 0) * float(m[v * 8]);
+                for (int k = 1; k < 8; ++k) s += x(r, k) * float(m[v * 8 + k]);
+                rows(r, v) = s;
+            }
+        for (int u = 0; u < 8; ++u) // f(u, v) = sum_r m[u][r] rows(r, v)
+            for (int v = 0; v < 8; ++v) {
+                loom::traced<float> s = float(m[u * 8]) * rows(0, v);
+                for (int r = 1; r < 8; ++r) s += float(m[u * 8 + r]) * rows(r, v);
+                f(u, v) = s;
+            }
+        return f;
+    });
 }
 
 // The host reference in double: the same two passes, block by block.
@@ -121,21 +100,10 @@ int main(int argc, char** argv) {
 
     const coefficients c = dct_matrix(), ct = transposed(c);
     loom::context ctx;
-    loom::matrix<float> image(ctx, rows, cols, pixels), rowwise(ctx, rows, cols), dct(ctx, rows, cols),
-        back(ctx, rows, cols);
-    const std::vector<loom::vector<float>> forward_weight = column_weights(ctx, c, rows),
-                                           inverse_weight = column_weights(ctx, ct, rows);
-    loom::vector<float> image_flat = loom::flatten(image), rowwise_flat = loom::flatten(rowwise),
-                        dct_flat = loom::flatten(dct);
+    loom::matrix<float> image(ctx, rows, cols, pixels), dct(ctx, rows, cols), back(ctx, rows, cols);
 
-    auto forward = [&] { // F = C X C^T per block
-        row_pass(image_flat, rowwise_flat, c);
-        column_pass(rowwise, dct, forward_weight);
-    };
-    auto inverse = [&] { // X = C^T F C per block
-        row_pass(dct_flat, rowwise_flat, ct);
-        column_pass(rowwise, back, inverse_weight);
-    };
+    auto forward = [&] { transform(image, dct, c); }; // F = C X C^T per block
+    auto inverse = [&] { transform(dct, back, ct); }; // X = C^T F C per block
 
     forward();
     const std::vector<float> got = dct.to_host();

@@ -4,8 +4,11 @@
 
 #include <atomic>
 #include <deque>
+#include <iterator>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "ir/contraction.hpp"
 #include "ir/lower_positions.hpp"
@@ -38,7 +41,32 @@ namespace {
 struct shape_registry {
     std::mutex lock;
     std::deque<shape> shapes;
+    // The shapes finish_values made, by their content's bytes (content_of).
+    std::unordered_map<std::string, const shape*> by_content;
 };
+
+// The bytes of what a shape of these nodes, slots and values (no target) computes, into `key`:
+// a shape's identity for finish_values.
+void content_of(std::string& key, const std::vector<ir::node>& nodes, const std::vector<slot_info>& slots,
+                const node_ref* roots, unsigned count) {
+    thread_local std::vector<std::uint64_t> words; // reused: a trace's shape is tens of kilobytes
+    words.clear();
+    words.push_back(nodes.size());
+    for (const ir::node& n : nodes) {
+        words.push_back(std::uint64_t(n.op) | std::uint64_t(n.type) << 8 | std::uint64_t(n.boundary) << 16 |
+                        std::uint64_t(n.slot) << 32);
+        words.insert(words.end(), std::begin(n.arg), std::end(n.arg));
+    }
+    words.push_back(slots.size());
+    for (const slot_info& slot : slots)
+        words.push_back(std::uint64_t(slot.kind) | std::uint64_t(slot.type) << 8 | std::uint64_t(slot.neighbour) << 16 |
+                        std::uint64_t(slot.broadcast) << 17 | std::uint64_t(slot.neighbour_operand) << 18 |
+                        std::uint64_t(slot.any_length) << 19 | std::uint64_t(slot.neighbour_offset) << 20 |
+                        std::uint64_t(slot.view_index) << 24);
+    words.push_back(count);
+    words.insert(words.end(), roots, roots + count);
+    key.assign(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(std::uint64_t));
+}
 
 shape_registry& registry() {
     static shape_registry& r = *new shape_registry;
@@ -120,6 +148,25 @@ node_ref shape_builder::device_scalar_slot(dtype element) {
 
 node_ref shape_builder::index() { return impl_->add(opcode::index, dtype::u64); }
 
+node_ref shape_builder::count(std::uint64_t value) {
+    impl& m = *impl_;
+    const auto literal = [&](ir::index_value v) {
+        ir::node n{opcode::index, dtype::u64};
+        n.slot = std::uint32_t(v);
+        return m.nodes.add(n);
+    };
+    if (value == 0) return literal(ir::index_value::zero);
+    // value's bits, most significant first: double, and add one where a bit is set.
+    node_ref made = literal(ir::index_value::one);
+    int bit = 63;
+    while (!(value >> bit & 1)) --bit;
+    for (--bit; bit >= 0; --bit) {
+        made = m.add(opcode::add, dtype::u64, made, made);
+        if (value >> bit & 1) made = m.add(opcode::add, dtype::u64, made, literal(ir::index_value::one));
+    }
+    return made;
+}
+
 node_ref shape_builder::entry(dtype index) {
     if (!ir::is_signed_integer(index) && !ir::is_unsigned_integer(index))
         throw error(std::string("loom: internal error: a row's entries are counted in an integer type, not ") +
@@ -140,8 +187,9 @@ node_ref shape_builder::row_sum(node_ref first, node_ref end, node_ref shift, no
     while (!pending.empty()) {
         const ir::node& n = m.nodes[pending.back()];
         pending.pop_back();
-        if (n.op == opcode::row_sum) throw error("loom: a sparse product inside another's operand: compute the "
-                                                 "inner one into a loom::vector first");
+        if (n.op == opcode::row_sum)
+            throw error("loom: a sparse product inside another's operand: compute the "
+                        "inner one into a loom::vector first");
         for (std::uint32_t a : n.arg)
             if (a != ir::no_node) pending.push_back(a);
     }
@@ -404,8 +452,9 @@ node_ref shape_builder::apply(opcode op, node_ref a) {
     case ir::op_class::bit_pattern: {
         // The bits as they are: no conversion of the operand.
         if (ir::is_complex(ta) || ta == dtype::boolean)
-            reject(op, ta, "loom::as_bits takes an integer, float or double (of a complex number, take "
-                           "loom::real(z) and loom::imag(z))");
+            reject(op, ta,
+                   "loom::as_bits takes an integer, float or double (of a complex number, take "
+                   "loom::real(z) and loom::imag(z))");
         const dtype u = size_of(ta) == 1   ? dtype::u8
                         : size_of(ta) == 2 ? dtype::u16
                         : size_of(ta) == 4 ? dtype::u32
@@ -613,6 +662,25 @@ const shape* shape_builder::finish_expression(node_ref root) {
 }
 
 const shape* shape_builder::finish_axis_input(node_ref root) { return finish_axis_input(&root, 1); }
+
+const shape* shape_builder::finish_values(const node_ref* roots, unsigned count) {
+    reject_positions(impl_->nodes.nodes());
+    thread_local std::string key; // reused, as content_of's words
+    content_of(key, impl_->nodes.nodes(), impl_->slots, roots, count);
+    shape_registry& r = registry();
+    {
+        std::lock_guard<std::mutex> guard(r.lock);
+        if (auto it = r.by_content.find(key); it != r.by_content.end()) return it->second;
+    }
+    shape s;
+    s.root = roots[0];
+    s.more_roots.assign(roots + 1, roots + count);
+    s.nodes = impl_->nodes.nodes();
+    s.slots = impl_->slots;
+    const shape* made = register_shape(std::move(s));
+    std::lock_guard<std::mutex> guard(r.lock);
+    return r.by_content.emplace(key, made).first->second; // a racing twin is left unused
+}
 
 const shape* shape_builder::finish_axis_input(const node_ref* roots, unsigned count) {
     if (ir::uses_positions(impl_->nodes.nodes(), 2))

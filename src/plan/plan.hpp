@@ -51,7 +51,7 @@ struct argument {
 // What a pass does, for its log line (runtime/executor.hpp). A flush's `fused` pass is no
 // launch of its own: another pass runs its statements (a reduction's first pass, a held loop
 // pass) and binds its arguments where that pass's plan says `source::fused`.
-enum class pass_kind : std::uint8_t { reduce, scan, map, fused, sort };
+enum class pass_kind : std::uint8_t { reduce, scan, map, fused, sort, block_map };
 
 struct pass {
     codegen::kernel_source kernel;

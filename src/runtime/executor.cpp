@@ -26,6 +26,7 @@ std::string describe(const launch_label& l, const backend::geometry& g) {
         if (l.last) line += ", with statements 0-" + std::to_string(l.last - 1) + " at its end";
         break;
     case launch_label::kind::custom: line = std::string("kernel ") + l.name + " (loom::kernel)"; break;
+    case launch_label::kind::block_map: line = "block map kernel over " + std::to_string(l.elements) + " blocks"; break;
     case launch_label::kind::loop_batch:
         line = "held reduction pass, with statements 0-" + std::to_string(l.last - 1) + " at its end, " +
                std::to_string(l.iterations) + " loop iterations in 1 launch";
@@ -156,6 +157,7 @@ void executor::launch(const plan::plan& p, std::size_t pass, backend::kernel& k,
     switch (p.passes[pass].kind) {
     case plan::pass_kind::scan: label.what = launch_label::kind::scan_pass; break;
     case plan::pass_kind::sort: label.what = launch_label::kind::sort_pass; break;
+    case plan::pass_kind::block_map: label.what = launch_label::kind::block_map; break;
     default: label.what = launch_label::kind::reduce_pass; break;
     }
     const std::size_t column = plan::sizes_column(p.passes[pass], pass);

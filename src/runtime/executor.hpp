@@ -22,9 +22,9 @@ struct skeleton_operation; // loom/reduce.hpp
 
 // What a launch is, for its log line; none of it is formatted unless the launch channel is on.
 struct launch_label {
-    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, sort_pass, held_pass, loop_batch, custom };
+    enum class kind : std::uint8_t { map, reduce_pass, scan_pass, sort_pass, held_pass, loop_batch, custom, block_map };
     kind what = kind::map;
-    std::uint64_t elements = 0;   // the range the kernel covers (map, passes)
+    std::uint64_t elements = 0;   // the range the kernel covers (map, passes; block_map: its blocks)
     std::uint32_t pass = 0;       // reduce_pass, scan_pass, sort_pass: which one (from 1)
     std::uint32_t first = 0;      // map: its statements, first..last
     std::uint32_t last = 0;       // ... held_pass, loop_batch: its bookkeeping statements 0..last
@@ -71,8 +71,7 @@ public:
     // its passes name, grown to the call's sizes: everything the launches need, before any
     // runs. The only allocation for a plan's launch. Throws loom::error (out of memory)
     // having launched nothing.
-    void allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes,
-                  const call_values& call);
+    void allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes, const call_values& call);
     // Memory for one buffer that has none. Every device allocation of the runtime is one of
     // these (or allocate_bytes): the only place memory is allocated.
     void allocate(buffer& b);

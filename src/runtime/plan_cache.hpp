@@ -116,6 +116,16 @@ struct compact_key {
     auto fields() const { return std::tie(input_shape, value_type, guarded, offsets_group, bindings); }
 };
 
+// A block map's key (skeleton::plan_block_map): its traced body, as the context runs it, and the
+// output's type. Bindings: the body's slot classes.
+struct block_map_key {
+    std::uint32_t body_shape = 0, output_type = 0, form = 0;
+    bool guarded = false;
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const { return std::tie(body_shape, output_type, form, guarded, bindings); }
+};
+
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -195,7 +205,7 @@ private:
 
     cache::program_cache& programs_;
     std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
-               keyed<compact_key>, keyed<merge_key>>
+               keyed<compact_key>, keyed<merge_key>, keyed<block_map_key>>
         tables_;
 };
 

@@ -40,6 +40,10 @@ public:
     node_ref vector_slot(dtype element);
     node_ref scalar_slot(dtype type);
     node_ref index();
+    // The u64 constant `value` of index arithmetic, made of the literals 0 and 1 that every
+    // emitter writes as such (ir::index_value::zero, one), so that the device compiler folds it: a
+    // block's element offsets (loom/block.hpp), which it must see to read a row as one vector.
+    node_ref count(std::uint64_t value);
     // A loom::scalar living on the device: element 0 of its one-element buffer, read by
     // every element (exempt from the equal-length rule), or a plain load in a scalar statement.
     node_ref device_scalar_slot(dtype element);
@@ -104,6 +108,10 @@ public:
     const shape* finish_block_assignment(node_ref root, dtype target, node_ref index);
     // An expression without a target (a reduction's input, say).
     const shape* finish_expression(node_ref root);
+    // Several values (root, then more_roots), registered once per content: a second builder of
+    // equal nodes, slots and values gets the first one's shape. For a block lambda's work
+    // (loom/block.hpp), traced at every call.
+    const shape* finish_values(const node_ref* roots, unsigned count);
     // `target = root` over a matrix's elements: positions become arithmetic on the element
     // index and one more scalar slot, the column count (a u64), added last when the shape has
     // positions; `takes_columns` says whether it did (then bind the column count last).
