@@ -36,11 +36,11 @@ coefficients transposed(const coefficients& c) {
 }
 
 // One 8 x 8 block's transform, F = M X M^T: along its rows, then down its columns, every value
-// in registers. loom::map_blocks runs it on every block of the image, one block a work-item, in
-// one pass over the image (docs/blocks.md). The lambda runs once a call on the host with symbolic
-// values: its loops unroll into the kernel, and the weights are host numbers (kernel arguments).
-void transform(const loom::matrix<float>& in, loom::matrix<float>& out, const coefficients& m) {
-    loom::map_blocks<8, 8>(in, out, [&](const loom::block<float, 8, 8>& x) {
+// in registers. loom::map_blocks<8, 8>(f) traces f once, at its first call, and then runs it on
+// every block of an image, one block a work-item, in one pass over the image (docs/blocks.md):
+// the loops unroll into the kernel, and the weights are host numbers (kernel arguments).
+auto block_transform(const coefficients& m) {
+    return loom::map_blocks<8, 8>([m](const loom::block<float, 8, 8>& x) {
         loom::block<float, 8, 8> rows, f;
         for (int r = 0; r < 8; ++r) // rows(r, v) = sum_k m[v][k] x(r, k)
             for (int v = 0; v < 8; ++v) {
@@ -102,8 +102,9 @@ int main(int argc, char** argv) {
     loom::context ctx;
     loom::matrix<float> image(ctx, rows, cols, pixels), dct(ctx, rows, cols), back(ctx, rows, cols);
 
-    auto forward = [&] { transform(image, dct, c); }; // F = C X C^T per block
-    auto inverse = [&] { transform(dct, back, ct); }; // X = C^T F C per block
+    const auto forward_dct = block_transform(c), inverse_dct = block_transform(ct);
+    auto forward = [&] { forward_dct(image, dct); }; // F = C X C^T per block
+    auto inverse = [&] { inverse_dct(dct, back); };  // X = C^T F C per block
 
     forward();
     const std::vector<float> got = dct.to_host();

@@ -199,6 +199,41 @@ TEST_CASE("map_blocks: pending statements run first, and statements after read t
         }
 }
 
+TEST_CASE("map_blocks(f) traces f once and keeps the trace; map_blocks(in, out, f) traces at every call") {
+    const std::size_t n = 8;
+    std::vector<float> h(n * n);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(i % 13) - 6.0f;
+    loom::matrix<float> x(ctx(), n, n, h), y(ctx(), n, n);
+    loom::matrix<double> z(ctx(), n, n);
+    float scale = 2.0f;
+    const auto scaled = [&](const loom::block<float, 4, 4>& b) {
+        loom::block<float, 4, 4> out;
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) out(i, j) = b(i, j) * scale + b(0, 0);
+        return out;
+    };
+    const auto times = [&](float s) {
+        std::vector<float> want(n * n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j) want[i * n + j] = h[i * n + j] * s + h[(i / 4 * 4) * n + j / 4 * 4];
+        return want;
+    };
+    const auto kept = loom::map_blocks<4>(scaled);
+    kept(x, y);
+    CHECK(y.to_host() == times(2.0f));
+    scale = 3.0f; // read at the first call: kept still scales by 2
+    kept(x, y);
+    CHECK(y.to_host() == times(2.0f));
+    kept(std::tie(x), z); // a new output type: traced now, with 3
+    const std::vector<float> thrice = times(3.0f);
+    CHECK(z.to_host() == std::vector<double>(thrice.begin(), thrice.end()));
+    loom::map_blocks<4>(x, y, scaled); // traced at the call
+    CHECK(y.to_host() == thrice);
+    const auto copy = kept; // copies share the traces
+    copy(x, y);
+    CHECK(y.to_host() == times(2.0f));
+}
+
 TEST_CASE("map_blocks: the mistakes are refused, and the output is as it was") {
     const std::vector<float> h = random_values<float>(64, -1.0f, 1.0f, 5);
     loom::matrix<float> x(ctx(), 8, 8, h), y(ctx(), 8, 8, 3.0f), odd(ctx(), 8, 6, 1.0f), other_size(ctx(), 4, 16);
