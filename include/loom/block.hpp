@@ -297,7 +297,9 @@ namespace detail {
 
 template <class M> struct matrix_element;
 template <class T> struct matrix_element<matrix<T>> { using type = T; };
-template <class B> struct block_shape : std::false_type {};
+template <class B> struct block_shape : std::false_type {
+    static constexpr std::size_t rows = 0, cols = 0;
+};
 template <class T, std::size_t R, std::size_t C> struct block_shape<block<T, R, C>> : std::true_type {
     static constexpr std::size_t rows = R, cols = C;
 };

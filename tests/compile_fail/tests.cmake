@@ -15,7 +15,9 @@ set(loom_compile_fail_cases
     "vector_classification|would give one answer per component"
     "random_integer_uniform|T is float or double"
     "integer_fft|clFFT and cuFFT have no integer transform"
-    "real_ifft|inverted by loom::ifft_real")
+    "real_ifft|inverted by loom::ifft_real"
+    "block_size|a block has 1 to 256 elements"
+    "block_lambda_result|the lambda returns a loom::block<T, R, C>")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)
