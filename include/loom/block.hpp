@@ -54,6 +54,8 @@ template <class A> inline constexpr bool is_traced_v = is_traced<std::decay_t<A>
 template <class A> struct traced_value { using type = A; };
 template <class T> struct traced_value<traced<T>> { using type = T; };
 template <class A> using traced_value_t = typename traced_value<std::decay_t<A>>::type;
+// The common type of two operands' values (min, max, where's choices).
+template <class A, class B> using common_value_t = std::common_type_t<traced_value_t<A>, traced_value_t<B>>;
 
 // Operands of a traced operation: traced values and host numbers, at least one traced.
 template <class... A> using enable_if_traced =
@@ -265,16 +267,14 @@ LOOM_TRACED_BINARY_FUNCTION(copysign, std::copysign)
 #undef LOOM_TRACED_BINARY_FUNCTION
 
 // min and max in the operands' common type, as loom::min and loom::max on expressions.
-template <class A, class B, detail::enable_if_traced<A, B> = 0> auto min(const A& a, const B& b)
-    -> traced<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>> {
-    return detail::traced_call<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>>(opcode::min, a,
-                                                                                                         b);
-}
-template <class A, class B, detail::enable_if_traced<A, B> = 0> auto max(const A& a, const B& b)
-    -> traced<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>> {
-    return detail::traced_call<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>>(opcode::max, a,
-                                                                                                         b);
-}
+#define LOOM_TRACED_COMMON_FUNCTION(name)                                                                              \
+    template <class A, class B, detail::enable_if_traced<A, B> = 0>                                                    \
+    auto name(const A& a, const B& b)->traced<detail::common_value_t<A, B>> {                                          \
+        return detail::traced_call<detail::common_value_t<A, B>>(opcode::name, a, b);                                  \
+    }
+LOOM_TRACED_COMMON_FUNCTION(min)
+LOOM_TRACED_COMMON_FUNCTION(max)
+#undef LOOM_TRACED_COMMON_FUNCTION
 // a * b + c rounded once.
 template <class A, class B, class C, detail::enable_if_traced<A, B, C> = 0> auto fma(const A& a, const B& b, const C& c)
     -> traced<decltype(std::fma(std::declval<detail::traced_value_t<A>>(), std::declval<detail::traced_value_t<B>>(),
@@ -285,10 +285,8 @@ template <class A, class B, class C, detail::enable_if_traced<A, B, C> = 0> auto
 }
 // cond ? a : b, both evaluated, in a's and b's common type.
 template <class P, class A, class B, detail::enable_if_traced<P, A, B> = 0>
-auto where(const P& cond, const A& a, const B& b)
-    -> traced<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>> {
-    return detail::traced_call<std::common_type_t<detail::traced_value_t<A>, detail::traced_value_t<B>>>(opcode::select,
-                                                                                                         cond, a, b);
+auto where(const P& cond, const A& a, const B& b) -> traced<detail::common_value_t<A, B>> {
+    return detail::traced_call<detail::common_value_t<A, B>>(opcode::select, cond, a, b);
 }
 // static_cast<U>.
 template <class U, class T> traced<U> cast(const traced<T>& a) { return traced<U>(a); }
@@ -297,9 +295,7 @@ namespace detail {
 
 template <class M> struct matrix_element;
 template <class T> struct matrix_element<matrix<T>> { using type = T; };
-template <class B> struct block_shape : std::false_type {
-    static constexpr std::size_t rows = 0, cols = 0;
-};
+template <class B> struct block_shape : std::false_type { static constexpr std::size_t rows = 0, cols = 0; };
 template <class T, std::size_t R, std::size_t C> struct block_shape<block<T, R, C>> : std::true_type {
     static constexpr std::size_t rows = R, cols = C;
 };
