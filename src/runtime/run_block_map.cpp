@@ -11,6 +11,7 @@
 #include "loom/reduce.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/parts/statements_across_parts.hpp"
 #include "runtime/plan_cache.hpp"
 #include "runtime/skeleton_input.hpp"
 #include "skeleton/plan_block_map.hpp"
@@ -52,9 +53,9 @@ context_impl& checked_context(const block_map_call& call) {
 void run_block_map(const block_map_call& call) {
     context_impl& ctx = checked_context(call);
     std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
-    ctx.require_one_device("loom::map_blocks");
     const std::uint64_t blocks = (call.matrix_rows / call.rows) * (call.matrix_cols / call.cols);
     if (blocks == 0) return;
+    if (ctx.several()) return block_map_across_parts(ctx, call);
     run_pending(ctx);
 
     // The body's slots, in the order the trace made them (loom/detail/block_trace.hpp).

@@ -203,6 +203,10 @@ TEST_CASE("loom::mpi's mistakes are loom::errors on every rank, and leave the ve
     loom::vector<float> keys_out(ranked(), 100, 3.0f);
     CHECK_THROWS_AS(loom::reduce_by_key(x, x, keys_out, sorted), loom::error);
     CHECK(keys_out.to_host() == std::vector<float>(100, 3.0f));
+    loom::matrix<float> blocks_in(ranked(), 10, 10, 1.0f), blocks_out(ranked(), 10, 10, 4.0f);
+    CHECK_THROWS_AS(loom::map_blocks<2>(blocks_in, blocks_out, [](const loom::block<float, 2, 2>& b) { return b; }),
+                    loom::error);
+    CHECK(blocks_out.to_host() == std::vector<float>(100, 4.0f));
     CHECK_THROWS_AS(loom::mpi::context(MPI_COMM_WORLD, ranked()), loom::error);
 }
 

@@ -641,7 +641,8 @@ TEST_CASE("keyed operations across parts: a segment split by the parts takes the
                 std::vector<std::int32_t> got_keys = keys_out.to_host();
                 std::vector<std::int64_t> got_values = values_out.to_host();
                 CHECK(std::vector<std::int32_t>(got_keys.begin(), got_keys.begin() + std::ptrdiff_t(m)) == want_keys);
-                CHECK(std::vector<std::int64_t>(got_values.begin(), got_values.begin() + std::ptrdiff_t(m)) == want_sums);
+                CHECK(std::vector<std::int64_t>(got_values.begin(), got_values.begin() + std::ptrdiff_t(m)) ==
+                      want_sums);
                 CHECK(got_keys[m] == -1); // past the segments: as it was
                 const auto filled = host_reduce_by_key(kh, vh, fill).second;
                 CHECK(loom::reduce_by_key(k, v, keys_out, values_out, std::int64_t(0), traced_fill) == m);
@@ -675,6 +676,44 @@ TEST_CASE("keyed operations across parts: a segment split by the parts takes the
         CHECK(m == want_keys.size());
         const std::vector<float> got = out.to_host();
         CHECK(std::vector<float>(got.begin(), got.begin() + std::ptrdiff_t(m)) == want_sums);
+    }
+}
+
+TEST_CASE("block maps across parts: each part transforms its rows of blocks, equal to one device") {
+    // y's 4 x 4 blocks: each row's prefix sums, times the block's first element plus one.
+    const auto prefix = [](const loom::block<float, 4, 4>& b) {
+        loom::block<float, 4, 4> out;
+        for (int i = 0; i < 4; ++i) {
+            loom::traced<float> s = b(i, 0);
+            out(i, 0) = s;
+            for (int j = 1; j < 4; ++j) out(i, j) = s += b(i, j);
+        }
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) out(i, j) *= b(0, 0) + 1.0f;
+        return out;
+    };
+    const std::size_t rows = 32, cols = 12;
+    std::vector<float> h(rows * cols);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = float(int(i % 11) - 5) / 4.0f;
+    loom::context one(opencl());
+    loom::matrix<float> x1(one, rows, cols, h), y1(one, rows, cols);
+    loom::map_blocks<4>(x1, y1, prefix);
+    const std::vector<float> want = y1.to_host();
+    for (loom::context& group : part_groups()) {
+        CAPTURE(group.device_count());
+        loom::matrix<float> x(group, rows, cols, h), y(group, rows, cols, 9.0f);
+        x = x * 1.0f; // pending on every part when the blocks run
+        loom::map_blocks<4>(x, y, prefix);
+        CHECK(y.to_host() == want);
+        // A split that cuts a row of blocks: refused, y as it was.
+        loom::matrix<float> narrow(group, 40, 4, 1.0f), out(group, 40, 4, 2.0f);
+        if (group.device_count() == 2) { // 80 elements a part: 20 rows, not whole rows of 8
+            const auto eights = [&] {
+                loom::map_blocks<8, 4>(narrow, out, [](const loom::block<float, 8, 4>& b) { return b; });
+            };
+            CHECK_THROWS_WITH_AS(eights(), doctest::Contains("whole rows of 8 x 4 blocks"), loom::error);
+            CHECK(out.to_host() == std::vector<float>(160, 2.0f));
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 // output as it was. The passes' CUDA text is compiled with NVRTC where it is built in.
 #include "support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -134,6 +135,27 @@ TEST_CASE("map_blocks: a 4 x 4 product, a transpose and blocks of 2 x 4, exact o
             for (std::size_t i = 0; i < 2; ++i)
                 for (std::size_t j = 0; j < 4; ++j)
                     want[(bi + i) * cols + bj + j] = h[(bi + 1 - i) * cols + bj + 3 - j] - h[bi * cols + bj];
+    CHECK(y.to_host() == want);
+}
+
+TEST_CASE("map_blocks on a vector through loom::reshape: runs of 8 elements as 1 x 8 blocks") {
+    const std::size_t n = 8 * 37;
+    const std::vector<std::int64_t> h = random_values<std::int64_t>(n, -1000, 1000, 6);
+    loom::vector<std::int64_t> x(ctx(), h), y(ctx(), n);
+    loom::matrix<std::int64_t> ym = loom::reshape(y, 1, n);
+    // Each run reversed, less the run's smallest value.
+    loom::map_blocks<1, 8>(loom::reshape(x, 1, n), ym, [](const loom::block<std::int64_t, 1, 8>& b) {
+        loom::traced<std::int64_t> least = b(0, 0);
+        for (int k = 1; k < 8; ++k) least = loom::min(least, b(0, k));
+        loom::block<std::int64_t, 1, 8> out;
+        for (int k = 0; k < 8; ++k) out(0, k) = b(0, 7 - k) - least;
+        return out;
+    });
+    std::vector<std::int64_t> want(n);
+    for (std::size_t r = 0; r < n; r += 8) {
+        const std::int64_t least = *std::min_element(h.begin() + std::ptrdiff_t(r), h.begin() + std::ptrdiff_t(r + 8));
+        for (std::size_t k = 0; k < 8; ++k) want[r + k] = h[r + 7 - k] - least;
+    }
     CHECK(y.to_host() == want);
 }
 

@@ -64,7 +64,8 @@ private:
 // The context's block map (src/runtime/run_block_map.cpp): `body` (block_trace::finish's) over
 // every rows x cols block of the `count` input matrices (`buffers[0 .. count)`) into the output
 // matrix `buffers[count]`, all of `matrix_rows` x `matrix_cols` elements, checked. The call's
-// pending statements run first; on a context of several devices, refused.
+// pending statements run first; on a context of several devices each part runs its rows of
+// blocks (runtime/parts/blocks_across_parts.cpp).
 struct block_map_call {
     const shape* body = nullptr;
     const buffer_ptr* buffers = nullptr;

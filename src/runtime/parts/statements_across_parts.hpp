@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fusion/statement_queue.hpp"
+#include "loom/detail/block_trace.hpp"
 #include "ir/shape.hpp"
 #include "loom/compaction.hpp"
 #include "loom/keyed.hpp"
@@ -122,6 +123,11 @@ void keyed_scan_across_parts(context_impl& ctx, const keyed_scan_call& call, con
 // loom::length_error, both outputs unchanged, where they do not fit.
 std::uint64_t reduce_by_key_across_parts(context_impl& ctx, const keyed_scan_call& call, const buffer_ptr& keys_out,
                                          const buffer_ptr& values_out);
+
+// A block map (loom::map_blocks, its call checked) on ctx (several()): each part holding whole
+// rows of blocks runs the one-device block map over them, all parts at once; a split that cuts a
+// row of blocks, and MPI ranks, are refused (blocks_across_parts.cpp).
+void block_map_across_parts(context_impl& ctx, const block_map_call& call);
 
 // A reduction on ctx (several()) whose input's slots are the last recorded in ctx's queue: each
 // part reduces its elements into partial results on its device (its pending statements fused into
