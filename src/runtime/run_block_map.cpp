@@ -1,11 +1,10 @@
 // loom::map_blocks at run time (loom/block.hpp, docs/blocks.md): the call checked, the traced
 // body's values bound (the inputs, the block geometry, the lambda's host numbers), its plan found
 // or made (skeleton::plan_block_map), and the executor's run of its one pass.
-#include <cstring>
+#include <array>
 #include <mutex>
 #include <string>
 
-#include "launch/policy.hpp"
 #include "loom/detail/block_trace.hpp"
 #include "loom/error.hpp"
 #include "loom/reduce.hpp"
@@ -51,10 +50,10 @@ context_impl& checked_context(const block_map_call& call) {
 } // namespace
 
 void run_block_map(const block_map_call& call) {
+    const std::uint64_t blocks = (call.matrix_rows / call.rows) * (call.matrix_cols / call.cols);
+    if (blocks == 0) return; // matrices of no elements (even with no context): nothing to do
     context_impl& ctx = checked_context(call);
     std::unique_lock<std::recursive_mutex> lock(context_mutex(ctx));
-    const std::uint64_t blocks = (call.matrix_rows / call.rows) * (call.matrix_cols / call.cols);
-    if (blocks == 0) return;
     if (ctx.several()) return block_map_across_parts(ctx, call);
     run_pending(ctx);
 
@@ -63,7 +62,7 @@ void run_block_map(const block_map_call& call) {
     for (std::size_t k = 0; k < call.inputs; ++k) recorder.vector_slot(call.buffers[k]);
     const std::uint64_t geometry[] = {call.matrix_cols / call.cols, call.matrix_cols, call.rows * call.matrix_cols};
     for (const std::uint64_t& g : geometry) recorder.scalar_slot(&g, sizeof g);
-    std::vector<std::int32_t> truths(call.constants->size()); // bool values travel as int32
+    std::array<std::int32_t, max_block_constants> truths{}; // bool values travel as int32
     for (std::size_t j = 0; j < call.constants->size(); ++j) {
         const dtype t = (*call.constant_types)[j];
         const scalar_bits& value = (*call.constants)[j];
@@ -83,7 +82,7 @@ void run_block_map(const block_map_call& call) {
     request.slot_class = &in.slot_class;
     request.output = out->type;
     request.guarded = ctx.guard() != nullptr;
-    request.form = ir::map_form::grid_stride; // a block a work-item, on every device (see below)
+    request.form = ir::map_form::grid_stride; // a block a work-item, on every device (see the launch)
     block_map_key& key = ctx.plans().key<block_map_key>();
     key.body_shape = body->id;
     key.output_type = std::uint32_t(request.output);

@@ -306,9 +306,10 @@ TEST_CASE("map_blocks: the mistakes are refused, and the output is as it was") {
     y = loom::matrix<float>(ctx(), 8, 8, 3.0f);
     CHECK_THROWS_WITH_AS(loom::map_blocks<4>(foreign, y, identity), doctest::Contains("another context"), loom::error);
     unchanged();
-    // An empty output: a length_error.
-    loom::matrix<float> empty;
+    // An empty output: a length_error; empty matrices both: nothing to do.
+    loom::matrix<float> empty, none;
     CHECK_THROWS_AS(loom::map_blocks<4>(x, empty, identity), loom::length_error);
+    CHECK_NOTHROW(loom::map_blocks<4>(none, empty, identity));
 }
 
 TEST_CASE("map_blocks' pass is valid CUDA C++ (NVRTC, sm_90, where built in)") {

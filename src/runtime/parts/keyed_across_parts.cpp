@@ -41,20 +41,18 @@ namespace {
 
 using ir::no_node;
 
-// Whether keys a and b of type t are equal as == on the device says.
+// a == b, both of type T.
+template <class T> bool equal_as(const scalar_bits& a, const scalar_bits& b) {
+    T x{}, y{};
+    std::memcpy(&x, a.word, sizeof x);
+    std::memcpy(&y, b.word, sizeof y);
+    return x == y;
+}
+
+// Whether keys a and b of type t are equal as == on the device says (floats: NaN unlike all).
 bool keys_equal(dtype t, const scalar_bits& a, const scalar_bits& b) {
-    if (t == dtype::f32) {
-        float x = 0, y = 0;
-        std::memcpy(&x, a.word, sizeof x);
-        std::memcpy(&y, b.word, sizeof y);
-        return x == y;
-    }
-    if (t == dtype::f64) {
-        double x = 0, y = 0;
-        std::memcpy(&x, a.word, sizeof x);
-        std::memcpy(&y, b.word, sizeof y);
-        return x == y;
-    }
+    if (t == dtype::f32) return equal_as<float>(a, b);
+    if (t == dtype::f64) return equal_as<double>(a, b);
     return std::memcmp(a.word, b.word, size_of(t)) == 0; // integers and booleans
 }
 
