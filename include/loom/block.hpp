@@ -384,9 +384,10 @@ template <class... M, class Run> void with_inputs(const std::tuple<M&...>& in, R
 
 // out's every R x C block = f(the same block of in), f taking a const loom::block<In, R, C>& and
 // returning a loom::block<T, R, C> (its values converted to Out as static_cast converts). in and
-// out are matrices of one size, a whole number of blocks each way, of one context, and out is not
-// in (a loom::error; a loom::length_error for sizes). f is traced at every call (its host numbers
-// read anew); pending statements run first; the blocks run as one kernel, one block a work-item.
+// out are matrices of one size, a whole number of blocks each way (a loom::length_error
+// otherwise), of one context (a loom::error); out may be in. f is traced at every call (its host
+// numbers read anew); pending statements run first; the blocks run as one kernel, one block a
+// work-item.
 template <std::size_t R, std::size_t C = R, class In, class Out, class F>
 void map_blocks(const matrix<In>& in, matrix<Out>& out, const F& f) {
     detail::check_block_sizes<R, C>(out, in);

@@ -116,14 +116,14 @@ struct compact_key {
     auto fields() const { return std::tie(input_shape, value_type, guarded, offsets_group, bindings); }
 };
 
-// A block map's key (skeleton::plan_block_map): its traced body, as the context runs it, and the
-// output's type. Bindings: the body's slot classes.
+// A block map's key (skeleton::plan_block_map): its traced body, as the context runs it, the
+// output's type, and the input it is (in place), if any. Bindings: the body's slot classes.
 struct block_map_key {
-    std::uint32_t body_shape = 0, output_type = 0, form = 0;
+    std::uint32_t body_shape = 0, output_type = 0, form = 0, in_place = 0;
     bool guarded = false;
     std::vector<std::uint32_t> bindings;
 
-    auto fields() const { return std::tie(body_shape, output_type, form, guarded, bindings); }
+    auto fields() const { return std::tie(body_shape, output_type, form, in_place, guarded, bindings); }
 };
 
 // A plan with its kernels compiled and the scratch its calls keep.

@@ -24,8 +24,7 @@ constexpr std::size_t max_block_constants = 96;
 // The work-items of a group of the block map's launch.
 constexpr std::uint64_t block_group = 64;
 
-// Throws unless the output and every input are matrices of one context, and the output is no
-// input.
+// Throws unless the output and every input are matrices of one context.
 context_impl& checked_context(const block_map_call& call) {
     const buffer_ptr& out = call.buffers[call.inputs];
     if (!out) throw length_error("loom::map_blocks: the output matrix is empty; make it the inputs' size first");
@@ -36,9 +35,6 @@ context_impl& checked_context(const block_map_call& call) {
         if (in->ctx != &ctx)
             throw error("loom::map_blocks: input " + std::to_string(k + 1) +
                         " belongs to another context than the output");
-        if (in.get() == out.get())
-            throw error("loom::map_blocks: the output is also input " + std::to_string(k + 1) +
-                        "; write the blocks into another matrix");
     }
     if (call.constants->size() > max_block_constants)
         throw error("loom::map_blocks: the block lambda uses " + std::to_string(call.constants->size()) +
@@ -78,6 +74,10 @@ void run_block_map(const block_map_call& call) {
     const buffer_ptr& out = call.buffers[call.inputs];
 
     skeleton::block_map_request request;
+    // In place: the output is an input, and the kernel stores through that input's parameter (a
+    // block's elements are all read before any is written, and no block reads another's).
+    for (std::size_t k = 0; k < call.inputs; ++k)
+        if (call.buffers[k].get() == out.get()) request.in_place = std::uint32_t(k);
     request.body = body;
     request.slot_class = &in.slot_class;
     request.output = out->type;
@@ -88,6 +88,7 @@ void run_block_map(const block_map_call& call) {
     key.output_type = std::uint32_t(request.output);
     key.form = std::uint32_t(request.form);
     key.guarded = request.guarded;
+    key.in_place = request.in_place;
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
     cached_plan& cached = ctx.plans().find_or_plan<block_map_key>(
         [&] { return skeleton::plan_block_map(request, ctx.device().dialect()); });

@@ -20,10 +20,13 @@ struct block_map_request {
     dtype output = dtype::f32;
     bool guarded = false;
     ir::map_form form = ir::map_form::grid_stride;
+    // The input slot whose matrix is the output (in place), or not_in_place: the output is result 0.
+    static constexpr std::uint32_t not_in_place = 0xFFFFFFFFu;
+    std::uint32_t in_place = not_in_place;
 };
 
-// The pass reads the input slots, writes result 0 (the output matrix) and covers extent n, the
-// blocks.
+// The pass reads the input slots, writes result 0 (the output matrix; in place, the input's
+// parameter, read-write) and covers extent n, the blocks.
 plan::plan plan_block_map(const block_map_request& r, const codegen::dialect& d);
 
 } // namespace loom::skeleton
