@@ -1,22 +1,27 @@
 // Loom on its CUDA backend against handwritten CUDA kernels (kernels.cu) on one GPU: the
 // element-wise maps, dot and sum, the inclusive scan, the 2-D stencil, the sort of floats and
-// the sparse product of the 2-D Poisson matrix (n rows), with cudaMemcpyAsync device to device
-// as the bandwidth reference. Variants: loom_expr (Loom's one expression, loom::sort(x, z), or
-// z = A * x with A in its automatic layout), handwritten (the kernel at its tuned geometry; CUB
-// for the scan and the sort; for the product the fastest of CSR a row per thread, vector CSR
-// of 2-32 threads a row and sliced ELL of 32-row slices), interleaved (the two run by
+// the sparse product of the 2-D Poisson matrix (n rows) and the 8x8 block DCT of a square image,
+// with cudaMemcpyAsync device to device as the bandwidth reference. Variants: loom_expr (Loom's
+// one expression, loom::sort(x, z), z = A * x with A in its automatic layout, or
+// loom::map_blocks<8, 8> with examples/dct8x8.cpp's lambda), handwritten (the kernel at its tuned
+// geometry; CUB for the scan and the sort; for the product the fastest of CSR a row per thread,
+// vector CSR of 2-32 threads a row and sliced ELL of 32-row slices; for the DCT a thread a block,
+// its rows read as floats or float4s), interleaved (the two run by
 // run, bench::time_interleaved), and copy/copybuffer (the device-to-device copy). Host time
 // after a synchronize, as in the OpenCL suite; every variant is checked against a host
 // reference before it is timed. Built where nvcc and Loom's CUDA backend are; run by
 // `bench/run.sh --cuda` where a GPU is (bench/README.md). Without one it says why and stops.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dct8x8_work.hpp"
 #include "harness.hpp"
 #include "kernels.hpp"
 
@@ -24,7 +29,7 @@ namespace {
 
 namespace cb = cuda_baseline;
 
-enum class kind { map, reduce, scan, stencil, sort, spmv };
+enum class kind { map, reduce, scan, stencil, sort, spmv, dct };
 
 struct workload {
     std::string name;
@@ -49,6 +54,8 @@ const std::vector<workload>& workloads() {
         {"sort_float", kind::sort, cb::map_op::copy, false, 8},
         // A Poisson row: 5 entries of 8 bytes, its row_ptr, x and y.
         {"spmv_poisson", kind::spmv, cb::map_op::copy, false, 52},
+        // The 8x8 block DCT of a square image (bench/dct8x8_work.hpp): read once, written once.
+        {"dct8x8", kind::dct, cb::map_op::copy, false, 8},
     };
     return all;
 }
@@ -64,6 +71,20 @@ constexpr float stencil_c = 0.2f;
 const float* host_x(std::size_t n) { return bench::random_floats(1, 0.5f, 1.5f, n); }
 const float* host_y(std::size_t n) { return bench::random_floats(2, 0.5f, 1.5f, n); }
 std::size_t width(std::size_t n) { return std::size_t(std::llround(std::sqrt(double(n)))); } // sizes are 4^k
+
+// The input a workload reads: the DCT's image, or the random x of the others.
+const float* input_of(const workload& w, std::size_t n) {
+    return w.k == kind::dct ? bench::dct8x8::host_image(n) : host_x(n);
+}
+// The DCT's coefficients as the kernels take them, c[v * 8 + k].
+const float* dct_coefficients() {
+    static const std::array<float, 64> c = [] {
+        std::array<float, 64> f{};
+        for (std::size_t k = 0; k < 64; ++k) f[k] = float(bench::dct8x8::dct_matrix()[k]);
+        return f;
+    }();
+    return c.data();
+}
 
 std::string key(const workload& w, const std::string& variant, std::size_t n) {
     return w.name + "/" + variant + "/" + std::to_string(n);
@@ -141,6 +162,10 @@ const poisson_matrix& poisson(std::size_t n) {
 // The expected output of a map, scan, stencil, sort or product over the host inputs of size n.
 std::vector<float> reference(const workload& w, std::size_t n) {
     const float *x = host_x(n), *y = host_y(n);
+    if (w.k == kind::dct) { // of the image bench_dct8x8 transforms
+        const std::vector<double>& f = bench::dct8x8::reference(width(n));
+        return std::vector<float>(f.begin(), f.end());
+    }
     if (w.k == kind::stencil) return bench::stencil2d_reference(x, width(n), n / width(n), stencil_c);
     if (w.k == kind::sort) {
         std::vector<float> sorted(x, x + n);
@@ -170,7 +195,10 @@ std::vector<float> reference(const workload& w, std::size_t n) {
 // Empty when `got` is the workload's output over the host inputs. Contraction (nvcc's
 // default) and the scan's order of additions round differently from the host; a sort is exact.
 std::string check_output(const workload& w, std::size_t n, const std::vector<float>& got) {
-    const bench::tolerance tol{w.k == kind::scan ? 2e-3 : w.k == kind::sort ? 0.0 : 1e-5,
+    if (w.k == kind::dct) return bench::dct8x8::check(got, width(n)); // within 1e-5 of the pixel range
+    const bench::tolerance tol{w.k == kind::scan   ? 2e-3
+                               : w.k == kind::sort ? 0.0
+                                                   : 1e-5,
                                w.k == kind::scan || w.k == kind::sort ? 0.0 : 1e-6};
     const std::vector<float> expected = reference(w, n);
     return bench::compare(got.data(), expected.data(), expected.size(), tol);
@@ -199,6 +227,8 @@ struct loom_instance {
     std::string error;
     std::unique_ptr<loom::vector<float>> x, y, z;
     std::unique_ptr<loom::sparse_matrix<float>> a;
+    std::unique_ptr<loom::matrix<float>> xm, zm;                           // the DCT's image and output
+    std::optional<loom::block_map<8, 8, bench::dct8x8::dct_block>> blocks; // traced at its first call
     float value = 0; // a reduction's result, kept so that the call is not optimised away
     std::function<void()> once;
 };
@@ -223,7 +253,7 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
         auto p = std::make_unique<loom_instance>();
         try {
             loom::context& ctx = cuda_context();
-            p->x = std::make_unique<loom::vector<float>>(ctx, host_x(n), host_x(n) + n);
+            p->x = std::make_unique<loom::vector<float>>(ctx, input_of(w, n), input_of(w, n) + n);
             p->y = std::make_unique<loom::vector<float>>(ctx, host_y(n), host_y(n) + n);
             p->z = std::make_unique<loom::vector<float>>(ctx, n);
             loom::copy(bench::poison(n), *p->z);
@@ -248,6 +278,14 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
                 p->a = std::make_unique<loom::sparse_matrix<float>>(ctx, m.rows, m.rows, m.row_ptr, m.col, m.val);
                 loom::sparse_matrix<float>& a = *p->a; // m.rows == n: the sizes are powers of 4
                 p->once = [&a, &x, &z] { z = a * x; };
+                break;
+            }
+            case kind::dct: {
+                p->xm = std::make_unique<loom::matrix<float>>(loom::reshape(x, nx, nx));
+                p->zm = std::make_unique<loom::matrix<float>>(loom::reshape(z, nx, nx));
+                p->blocks.emplace(bench::dct8x8::dct_block{bench::dct8x8::dct_matrix()});
+                loom_instance* raw = p.get();
+                p->once = [raw] { (*raw->blocks)(*raw->xm, *raw->zm); };
                 break;
             }
             case kind::stencil:
@@ -301,9 +339,8 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
     case kind::map:
         for (bool float4s : {false, true}) // the scalar and the vector-load shape, each over block sizes
             for (int block : {128, 256, 512, 1024})
-                out.push_back({(float4s ? "float4:" : "") + std::to_string(block), [=, op = w.op] {
-                                   cb::map(op, x, y, z, scalars(), count, block, float4s);
-                               }});
+                out.push_back({(float4s ? "float4:" : "") + std::to_string(block),
+                               [=, op = w.op] { cb::map(op, x, y, z, scalars(), count, block, float4s); }});
         break;
     case kind::reduce: {
         const int sms = cb::multiprocessors();
@@ -327,8 +364,8 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
                        *length = p.length->data(), *sell_col = p.sell_col->data();
         const float *val = p.val->data(), *sell_val = p.sell_val->data();
         for (int block : {128, 256, 512})
-            out.push_back({"csr:" + std::to_string(block),
-                           [=] { cb::spmv_csr_scalar(row_ptr, col, val, x, z, rows, block); }});
+            out.push_back(
+                {"csr:" + std::to_string(block), [=] { cb::spmv_csr_scalar(row_ptr, col, val, x, z, rows, block); }});
         for (int lanes : {2, 4, 8, 32})
             for (int block : {128, 256})
                 out.push_back({"csr_vector" + std::to_string(lanes) + ":" + std::to_string(block),
@@ -336,6 +373,15 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
         for (int block : {128, 256, 512})
             out.push_back({"sell32:" + std::to_string(block),
                            [=] { cb::spmv_sell32(slice_ptr, length, sell_col, sell_val, x, z, rows, block); }});
+        break;
+    }
+    case kind::dct: { // a thread a block, the rows read as floats or as float4s, over block sizes
+        const unsigned side = unsigned(width(n));
+        const float* c = dct_coefficients();
+        for (bool float4s : {false, true})
+            for (int block : {64, 128, 256})
+                out.push_back({(float4s ? "block_float4:" : "block:") + std::to_string(block),
+                               [=] { cb::dct8x8(x, z, side, side, c, block, float4s); }});
         break;
     }
     case kind::stencil: {
@@ -372,7 +418,7 @@ cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
                 p->sell_val = std::make_unique<cb::buffer>(m.sell_val.size());
                 p->sell_val->upload(m.sell_val.data());
             }
-            p->x->upload(host_x(n));
+            p->x->upload(input_of(w, n));
             const std::vector<config> all = configs(w, n, *p);
             std::vector<std::string> names;
             for (const config& c : all) { // every geometry is checked, on fresh inputs and a poisoned output

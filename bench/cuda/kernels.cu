@@ -84,9 +84,8 @@ __device__ float block_sum(float a) {
     return warp == 0 ? warp_sum(a) : a;
 }
 
-template <bool Dot>
-__global__ void reduce_partials(const float* __restrict__ x, const float* __restrict__ y, unsigned n,
-                                float* __restrict__ partials) {
+template <bool Dot> __global__ void reduce_partials(const float* __restrict__ x, const float* __restrict__ y,
+                                                    unsigned n, float* __restrict__ partials) {
     const unsigned stride = gridDim.x * blockDim.x, first = blockIdx.x * blockDim.x + threadIdx.x;
     const unsigned quads = n / 4;
     const float4* x4 = reinterpret_cast<const float4*>(x); // cudaMalloc'd: 256-byte aligned
@@ -122,6 +121,56 @@ __global__ void stencil2d_kernel(const float* __restrict__ u, float* __restrict_
     const float west = u[x == 0 ? i : i - 1], east = u[x + 1 < nx ? i + 1 : i];
     const float south = u[y == 0 ? i : i - nx], north = u[y + 1 < ny ? i + nx : i];
     v[i] = m + c * (west + east + south + north - 4.0f * m);
+}
+
+__constant__ float dct_c[64]; // c[v * 8 + k]
+
+template <bool Float4s>
+__global__ void dct8x8_kernel(const float* __restrict__ x, float* __restrict__ f, unsigned width, unsigned blocks) {
+    const unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= blocks) return;
+    const unsigned per_row = width / 8, row = b / per_row, col = b - row * per_row;
+    const std::size_t origin = std::size_t(row) * 8 * width + std::size_t(col) * 8;
+    float t[8][8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        float in[8];
+        const float* p = x + origin + std::size_t(r) * width;
+        if (Float4s) {
+            const float4 lo = reinterpret_cast<const float4*>(p)[0], hi = reinterpret_cast<const float4*>(p)[1];
+            in[0] = lo.x, in[1] = lo.y, in[2] = lo.z, in[3] = lo.w, in[4] = hi.x, in[5] = hi.y, in[6] = hi.z,
+            in[7] = hi.w;
+        } else {
+#pragma unroll
+            for (int k = 0; k < 8; ++k) in[k] = p[k];
+        }
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            float s = 0.0f;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) s += dct_c[v * 8 + k] * in[k];
+            t[r][v] = s;
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < 8; ++u) {
+        float out[8];
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            float s = 0.0f;
+#pragma unroll
+            for (int r = 0; r < 8; ++r) s += dct_c[u * 8 + r] * t[r][v];
+            out[v] = s;
+        }
+        float* q = f + origin + std::size_t(u) * width;
+        if (Float4s) {
+            reinterpret_cast<float4*>(q)[0] = make_float4(out[0], out[1], out[2], out[3]);
+            reinterpret_cast<float4*>(q)[1] = make_float4(out[4], out[5], out[6], out[7]);
+        } else {
+#pragma unroll
+            for (int v = 0; v < 8; ++v) q[v] = out[v];
+        }
+    }
 }
 
 } // namespace
@@ -195,8 +244,10 @@ void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, un
 
 float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials,
              float* result) {
-    if (y_or_null) reduce_partials<true><<<blocks, block>>>(x, y_or_null, n, partials);
-    else reduce_partials<false><<<blocks, block>>>(x, x, n, partials);
+    if (y_or_null)
+        reduce_partials<true><<<blocks, block>>>(x, y_or_null, n, partials);
+    else
+        reduce_partials<false><<<blocks, block>>>(x, x, n, partials);
     check(cudaGetLastError(), "launching the reduction's first stage");
     reduce_final<<<1, 256>>>(partials, unsigned(blocks), result);
     check(cudaGetLastError(), "launching the reduction's second stage");
@@ -252,10 +303,10 @@ __global__ void csr_scalar_kernel(const unsigned* __restrict__ row_ptr, const un
     y[r] = s;
 }
 
-template <int Lanes>
-__global__ void csr_vector_kernel(const unsigned* __restrict__ row_ptr, const unsigned* __restrict__ col,
-                                  const float* __restrict__ val, const float* __restrict__ x, float* __restrict__ y,
-                                  unsigned rows) {
+template <int Lanes> __global__ void csr_vector_kernel(const unsigned* __restrict__ row_ptr,
+                                                       const unsigned* __restrict__ col, const float* __restrict__ val,
+                                                       const float* __restrict__ x, float* __restrict__ y,
+                                                       unsigned rows) {
     const unsigned thread = blockIdx.x * blockDim.x + threadIdx.x, r = thread / Lanes, lane = thread % Lanes;
     float s = 0.0f;
     if (r < rows)
@@ -301,6 +352,21 @@ void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsign
                  const float* x, float* y, unsigned rows, int block) {
     sell32_kernel<<<blocks_for(rows, block), block>>>(slice_ptr, length, col, val, x, y, rows);
     check(cudaGetLastError(), "launching the sliced ELL kernel");
+}
+
+void dct8x8(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block,
+            bool float4s) {
+    static const bool loaded = [&] {
+        check(cudaMemcpyToSymbol(dct_c, coefficients, 64 * sizeof(float)), "copying the DCT coefficients");
+        return true;
+    }();
+    (void)loaded;
+    const unsigned blocks = (width / 8) * (height / 8);
+    if (float4s)
+        dct8x8_kernel<true><<<blocks_for(blocks, block), block>>>(x, f, width, blocks);
+    else
+        dct8x8_kernel<false><<<blocks_for(blocks, block), block>>>(x, f, width, blocks);
+    check(cudaGetLastError(), "launching the DCT kernel");
 }
 
 void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by) {

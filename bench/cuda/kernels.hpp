@@ -118,6 +118,13 @@ void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsign
 // clamped at the edges; blocks of bx by by threads.
 void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by);
 
+// The 2-D DCT of every 8 x 8 block of a width x height image (both multiples of 8), F = C X C^T,
+// C the 64 coefficients c[v * 8 + k] (kept in constant memory from the first call): a thread a
+// block, its 64 values in registers, the rows then the columns; with `float4s` each row read and
+// written as two float4 (the rows of a block are 32-byte aligned).
+void dct8x8(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block,
+            bool float4s);
+
 // cudaMemcpyAsync device to device: the copy-bandwidth reference.
 void device_copy(const float* from, float* to, std::size_t n);
 
