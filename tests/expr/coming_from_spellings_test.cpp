@@ -155,6 +155,21 @@ TEST_CASE("coming-from.md: control flow on the device, interop and custom code")
     step.run();
     CHECK(x.to_host() == std::vector<float>(8, 3.0f));
 
+    // A work-item per small block: each 4 x 4 block transposed.
+    std::vector<float> square(64);
+    for (std::size_t i = 0; i < square.size(); ++i) square[i] = float(i);
+    loom::matrix<float> a(c, 8, 8, square), b(c, 8, 8);
+    loom::map_blocks<4, 4>(a, b, [](const loom::block<float, 4, 4>& in) {
+        loom::block<float, 4, 4> out;
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) out(i, j) = in(j, i);
+        return out;
+    });
+    const std::vector<float> transposed = b.to_host();
+    for (std::size_t i = 0; i < 8; ++i)
+        for (std::size_t j = 0; j < 8; ++j)
+            CHECK(transposed[i * 8 + j] == square[(i / 4 * 4 + j % 4) * 8 + j / 4 * 4 + i % 4]);
+
     if (c.backend_name() == "opencl") {
         void* mem = x.native_handle().opencl<void*>();
         loom::vector<float> wrapped = loom::vector<float>::wrap(c, mem, 8);
