@@ -57,6 +57,8 @@ template <class A> using traced_value_t = typename traced_value<std::decay_t<A>>
 // The common type of two operands' values (min, max, where's choices).
 template <class A, class B> using common_value_t = std::common_type_t<traced_value_t<A>, traced_value_t<B>>;
 
+template <class D> inline constexpr bool no_host_value = false; // traced::operator bool's
+
 // Operands of a traced operation: traced values and host numbers, at least one traced.
 template <class... A> using enable_if_traced =
     std::enable_if_t<(is_traced_v<A> || ...) && ((is_traced_v<A> || std::is_arithmetic_v<std::decay_t<A>>)&&...), int>;
@@ -122,6 +124,15 @@ public:
     }
     std::uint64_t trace_id() const { return id_; }
     bool has_value() const { return id_ != 0; }
+
+    // A traced value is not known on the host: `if (v > 0)`, `v > 0 ? a : b` and `float f = v`
+    // fail to compile with this message.
+    template <class D = void> operator bool() const { // NOLINT: exists only to explain
+        static_assert(detail::no_host_value<D>, "loom::traced: a block's value is computed by the kernel and is not "
+                                                "known on the host; choose with loom::where(c, a, b) instead of if "
+                                                "or ?:, and keep the block's arithmetic in loom::traced values");
+        return false;
+    }
     static traced of(detail::node_ref n, std::uint64_t trace) {
         traced t;
         t.node_ = n;
