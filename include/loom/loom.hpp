@@ -7,6 +7,7 @@
 #pragma once
 
 #include "loom/array3.hpp"
+#include "loom/binary_search.hpp"
 #include "loom/block.hpp"
 #include "loom/compaction.hpp"
 #include "loom/compensated_sum.hpp"

@@ -126,6 +126,16 @@ struct block_map_key {
     auto fields() const { return std::tie(body_shape, output_type, form, in_place, guarded, bindings); }
 };
 
+// A binary search's key (skeleton::plan_search). Bindings: the input's slot classes (the sorted
+// vector's the last).
+struct search_key {
+    std::uint32_t input_shape = 0, key_type = 0, result_type = 0, bound = 0;
+    bool descending = false, guarded = false;
+    std::vector<std::uint32_t> bindings;
+
+    auto fields() const { return std::tie(input_shape, key_type, result_type, bound, descending, guarded, bindings); }
+};
+
 // A plan with its kernels compiled and the scratch its calls keep.
 struct cached_plan {
     plan::plan plan;
@@ -205,7 +215,7 @@ private:
 
     cache::program_cache& programs_;
     std::tuple<keyed<reduce_key>, keyed<scan_key>, keyed<axis_key>, keyed<sort_key>, keyed<keyed_scan_key>,
-               keyed<compact_key>, keyed<merge_key>, keyed<block_map_key>>
+               keyed<compact_key>, keyed<merge_key>, keyed<block_map_key>, keyed<search_key>>
         tables_;
 };
 

@@ -134,6 +134,19 @@ TEST_CASE("coming-from.md: reductions, scans, stencils") {
     CHECK(out.to_host() == std::vector<float>{1, 3, 3, 7});
 }
 
+TEST_CASE("coming-from.md: binary searches") {
+    loom::context& c = ctx();
+    loom::vector<float> sorted(c, std::vector<float>{1, 2, 2, 3}), values(c, std::vector<float>{2, 0, 5});
+    loom::vector<std::uint32_t> places(c, 3), found(c, 3);
+    loom::lower_bound(sorted, values, places);
+    CHECK(places.to_host() == std::vector<std::uint32_t>{1, 0, 4});
+    loom::upper_bound(sorted, values, places);
+    CHECK(places.to_host() == std::vector<std::uint32_t>{3, 0, 4});
+    loom::binary_search(sorted, values, found);
+    CHECK(found.to_host() == std::vector<std::uint32_t>{1, 0, 0});
+    CHECK(loom::lower_bound(sorted, 2.5f) == 3);
+}
+
 TEST_CASE("coming-from.md: control flow on the device, interop and custom code") {
     loom::context& c = ctx();
     loom::vector<float> x(c, 8, 1.0f);

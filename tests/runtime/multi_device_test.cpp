@@ -155,6 +155,9 @@ TEST_CASE("what runs on one device is refused on several with a loom::error, and
     refused([&] { loom::sort(x, y, by_size); }, "a sort with a comparator");
     const loom::vector<std::uint32_t> at(group, n, 3u);
     refused([&] { y = loom::gather(x, at); }, "a gather");
+    loom::vector<std::uint32_t> places(group, n, 7u);
+    refused([&] { loom::lower_bound(x, y, places); }, "a binary search");
+    CHECK(places.to_host() == std::vector<std::uint32_t>(n, 7u));
 }
 
 TEST_CASE("contexts over several devices: LOOM_DEVICE's list, and the mistakes refused") {
