@@ -89,22 +89,25 @@ void binary_search(const vector<T>& sorted, const E& values, vector<R>& found, d
     detail::search(sorted, values, found, detail::search_kind::found, true);
 }
 
-// One host value: its place, read back (a one-element search); 0 for an empty sorted vector.
+namespace detail {
+// One host value's place in sorted (0 for an empty one): a one-element search, read back.
+template <class T, class V> std::uint64_t place_of(const vector<T>& sorted, V value, search_kind kind) {
+    if (!sorted.buffer()) return 0;
+    const context ctx(shared_context_of(*sorted.buffer()));
+    vector<std::uint64_t> place(ctx, 1);
+    search(sorted, vector<T>(ctx, 1, T(value)), place, kind, false);
+    return place[0];
+}
+} // namespace detail
+
+// One host value's place: std::lower_bound's and std::upper_bound's answers, read back.
 template <class T, class V, std::enable_if_t<std::is_arithmetic_v<V>, int> = 0>
 std::uint64_t lower_bound(const vector<T>& sorted, V value) {
-    if (!sorted.buffer()) return 0;
-    const context ctx(detail::shared_context_of(*sorted.buffer()));
-    vector<std::uint64_t> place(ctx, 1);
-    detail::search(sorted, vector<T>(ctx, 1, T(value)), place, detail::search_kind::lower, false);
-    return place[0];
+    return detail::place_of(sorted, value, detail::search_kind::lower);
 }
 template <class T, class V, std::enable_if_t<std::is_arithmetic_v<V>, int> = 0>
 std::uint64_t upper_bound(const vector<T>& sorted, V value) {
-    if (!sorted.buffer()) return 0;
-    const context ctx(detail::shared_context_of(*sorted.buffer()));
-    vector<std::uint64_t> place(ctx, 1);
-    detail::search(sorted, vector<T>(ctx, 1, T(value)), place, detail::search_kind::upper, false);
-    return place[0];
+    return detail::place_of(sorted, value, detail::search_kind::upper);
 }
 
 } // namespace loom

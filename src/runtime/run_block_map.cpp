@@ -102,14 +102,7 @@ void run_block_map(const block_map_call& call) {
     sizes.geometry[0] = {(blocks + group - 1) / group * group, std::uint32_t(group)};
     sizes.extents[0][std::size_t(codegen::pass_extent::n)] = blocks;
     sizes.elements[0] = blocks;
-    call_values values;
-    values.slots = in.slots;
-    values.slot_count = body->slots.size();
-    values.guard = ctx.guard();
-    values.results = &out;
-    values.result_count = 1;
-    ctx.execution().run_passes(cached.plan, cached.scratch, cached.kernels.data(), sizes, values,
-                               ctx.call_scratch().args);
+    run_into(ctx, cached, sizes, in, *body, out);
 }
 
 } // namespace loom::detail

@@ -76,14 +76,7 @@ void run_search(context_impl& ctx, const search_call& call, const buffer_ptr& so
     sizes.extents[0][std::size_t(codegen::pass_extent::n)] = n;
     sizes.extents[0][std::size_t(codegen::pass_extent::chunk)] = sorted->length;
     sizes.elements[0] = n;
-    call_values values;
-    values.slots = in.slots;
-    values.slot_count = input->slots.size();
-    values.guard = ctx.guard();
-    values.results = &output;
-    values.result_count = 1;
-    ctx.execution().run_passes(cached.plan, cached.scratch, cached.kernels.data(), sizes, values,
-                               ctx.call_scratch().args);
+    run_into(ctx, cached, sizes, in, *input, output);
 }
 
 } // namespace loom::detail

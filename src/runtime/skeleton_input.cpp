@@ -6,6 +6,7 @@
 #include "loom/error.hpp"
 #include "runtime/buffer.hpp"
 #include "runtime/context_impl.hpp"
+#include "runtime/plan_cache.hpp"
 #include "skeleton/skeleton_kernel.hpp"
 
 namespace loom::detail {
@@ -70,6 +71,18 @@ bound_input bind_input(context_impl& ctx, const shape& s, std::uint64_t view_len
     }
     in.has_length = have_length;
     return in;
+}
+
+void run_into(context_impl& ctx, cached_plan& cached, const plan::launch_sizes& sizes, const bound_input& in,
+              const shape& s, const buffer_ptr& output) {
+    call_values values;
+    values.slots = in.slots;
+    values.slot_count = s.slots.size();
+    values.guard = ctx.guard();
+    values.results = &output;
+    values.result_count = 1;
+    ctx.execution().run_passes(cached.plan, cached.scratch, cached.kernels.data(), sizes, values,
+                               ctx.call_scratch().args);
 }
 
 } // namespace loom::detail

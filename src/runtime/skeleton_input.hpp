@@ -10,6 +10,7 @@
 #include "backend/device.hpp"
 #include "fusion/statement_queue.hpp"
 #include "ir/shape.hpp"
+#include "plan/plan.hpp"
 
 namespace loom::detail {
 
@@ -43,6 +44,12 @@ struct bound_input {
 // The input's slots, classes and common length; checks contexts and lengths. `view_length`:
 // the elements of the input's views (0: none), which its viewed vectors do not tell.
 bound_input bind_input(context_impl& ctx, const shape& s, std::uint64_t view_length, const char* what);
+
+// A plan of one output vector run by the executor (allocate, bind, launch) over the input `in`
+// binds (of shape s), with `sizes`: the block map's and the binary search's calls.
+struct cached_plan;
+void run_into(context_impl& ctx, cached_plan& cached, const plan::launch_sizes& sizes, const bound_input& in,
+              const shape& s, const buffer_ptr& output);
 
 // The input's slots: the last s.slots.size() recorded (where a flush may have moved them).
 const fusion::bound_slot* input_slots(context_impl& ctx, const shape& s);
