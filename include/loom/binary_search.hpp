@@ -3,6 +3,7 @@
 //
 //   loom::lower_bound(sorted, values, places);   // places[i]: the first j with !(sorted[j] < values[i])
 //   loom::upper_bound(sorted, values, places);   // ... the first j with values[i] < sorted[j]
+//   loom::equal_range(sorted, values, first, last); // both: the range of keys equal to values[i]
 //   loom::binary_search(sorted, values, found);  // found[i]: 1 where values[i] is in sorted, else 0
 //   std::uint64_t j = loom::lower_bound(sorted, 2.5f);   // one value, the place read back
 //
@@ -79,6 +80,18 @@ template <class T, class E, class R> void upper_bound(const vector<T>& sorted, c
 template <class T, class E, class R>
 void upper_bound(const vector<T>& sorted, const E& values, vector<R>& places, descending_order) {
     detail::search(sorted, values, places, detail::search_kind::upper, true);
+}
+// first[i], last[i] = lower_bound's and upper_bound's places: the range of keys equal to
+// values[i] (std::equal_range's), in two passes.
+template <class T, class E, class R>
+void equal_range(const vector<T>& sorted, const E& values, vector<R>& first, vector<R>& last) {
+    lower_bound(sorted, values, first);
+    upper_bound(sorted, values, last);
+}
+template <class T, class E, class R>
+void equal_range(const vector<T>& sorted, const E& values, vector<R>& first, vector<R>& last, descending_order) {
+    lower_bound(sorted, values, first, descending);
+    upper_bound(sorted, values, last, descending);
 }
 // found[i] = 1 where a key equal to values[i] (in the sort's order) is in sorted, else 0.
 template <class T, class E, class R> void binary_search(const vector<T>& sorted, const E& values, vector<R>& found) {

@@ -145,6 +145,10 @@ TEST_CASE("coming-from.md: binary searches") {
     loom::binary_search(sorted, values, found);
     CHECK(found.to_host() == std::vector<std::uint32_t>{1, 0, 0});
     CHECK(loom::lower_bound(sorted, 2.5f) == 3);
+    loom::vector<std::uint32_t> last(c, 3);
+    loom::equal_range(sorted, values, places, last);
+    CHECK(places.to_host() == std::vector<std::uint32_t>{1, 0, 4});
+    CHECK(last.to_host() == std::vector<std::uint32_t>{3, 0, 4});
 }
 
 TEST_CASE("coming-from.md: control flow on the device, interop and custom code") {

@@ -22,7 +22,7 @@
 using skeleton_test::ctx;
 using skeleton_test::random_values;
 
-TEST_CASE("lower_bound, upper_bound and binary_search of integers with repeated keys, as std's") {
+TEST_CASE("lower_bound, upper_bound, equal_range and binary_search of integers with repeated keys, as std's") {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(1000), std::size_t(65537)}) {
         CAPTURE(n);
         std::vector<std::int32_t> keys = random_values<std::int32_t>(n, -300, 300, 1);
@@ -46,6 +46,10 @@ TEST_CASE("lower_bound, upper_bound and binary_search of integers with repeated 
         CHECK(lower.to_host() == want_lower);
         CHECK(upper.to_host() == want_upper);
         CHECK(found.to_host() == want_found);
+        loom::vector<std::uint32_t> first(ctx(), m), last(ctx(), m);
+        loom::equal_range(sorted, values, first, last);
+        CHECK(first.to_host() == want_lower);
+        CHECK(last.to_host() == want_upper);
         // Values from an expression (converted to the keys' type), and one host value.
         loom::lower_bound(sorted, values * 2 + 1, lower);
         for (std::size_t i = 0; i < m; ++i)
