@@ -2,7 +2,8 @@
 // every 8x8 block, F = C X C^T. Loom as examples/dct8x8.cpp writes it (`loom_blocks`:
 // loom::map_blocks<8, 8>(f), f transforming one block's rows, then its columns, traced once; the
 // block in registers, one block a work-item; `loom_blocks_contract` in a context with fp_contract
-// on, the rounding the handwritten kernels get), the earlier formulation in two passes (`loom_expr`:
+// on, the rounding the handwritten kernels get; `loom_blocks_traced` the same lambda traced at
+// every call, map_blocks(x, f, lambda)), the earlier formulation in two passes (`loom_expr`:
 // a row pass of eight statements through stride-8 views, a column pass as one matrix statement
 // over index<0>() and index<1>() with gathers), the same with both passes as gathers
 // (`loom_gathers`), and with the column pass's row found by a multiply and a shift (`loom_rowmagic`), against
@@ -92,11 +93,14 @@ struct loom_instance {
     loom::context* ctx = nullptr;
     bool gathers = false, magic = false;
     std::optional<loom::block_map<8, 8, dct_block>> blocks; // traced at its first call
+    bool traced_each_call = false;                          // loom_blocks_traced: map_blocks(x, f, fn)
     std::unique_ptr<loom::matrix<float>> x, t, f;
     std::unique_ptr<loom::vector<float>> x_flat, t_flat, f_flat, c;
     std::vector<loom::vector<float>> weight; // weight[k][i] = C[i % 8][k]
     void once() {
-        if (blocks)
+        if (traced_each_call)
+            loom::map_blocks<8, 8>(*x, *f, dct_block{dct_matrix()});
+        else if (blocks)
             (*blocks)(*x, *f);
         else if (gathers)
             gathers_transform(*x, *t, *f, *c);
@@ -118,6 +122,7 @@ loom_instance& loom_prepared(const std::string& variant, std::size_t n) {
             p->ctx = &bench::loom_context(true, variant == "loom_contract" || variant == "loom_blocks_contract");
             if (variant == "loom_blocks" || variant == "loom_blocks_contract")
                 p->blocks.emplace(dct_block{dct_matrix()});
+            p->traced_each_call = variant == "loom_blocks_traced";
             p->gathers = variant == "loom_gathers";
             p->magic = variant == "loom_rowmagic";
             loom::context& ctx = *p->ctx;
@@ -417,8 +422,8 @@ void register_all() {
     for (std::int64_t side : {512, 1024, 2048, 4096})
         if (double(side) * double(side) <= std::ldexp(1.0, bench::max_log2())) n.push_back(side);
     if (n.empty()) return;
-    for (const char* variant :
-         {"loom_blocks", "loom_blocks_contract", "loom_expr", "loom_contract", "loom_gathers", "loom_rowmagic"}) {
+    for (const char* variant : {"loom_blocks", "loom_blocks_contract", "loom_blocks_traced", "loom_expr",
+                                "loom_contract", "loom_gathers", "loom_rowmagic"}) {
         const std::string v = variant;
         bench::add(
             "dct8x8/" + v, [v](benchmark::State& s) { run_loom(s, v); }, n);

@@ -24,6 +24,7 @@
 #include <execution>
 #endif
 
+#include "checked_variants.hpp"
 #include "harness.hpp"
 #include "opencl_baseline.hpp"
 
@@ -52,11 +53,8 @@ const inputs& inputs_of(std::size_t n) {
     return in;
 }
 
-struct instance {
-    virtual ~instance() = default;
-    virtual void once() = 0;                 // the merge, finished (timed)
+struct instance : bench::checked_instance {  // once(): the merge, finished (timed)
     virtual std::vector<float> result() = 0; // the merged keys on the host
-    std::string error;
 };
 
 struct loom_merge : instance {
@@ -110,41 +108,25 @@ struct host_merge : instance {
 
 using make_instance = std::unique_ptr<instance> (*)(const inputs&);
 
-// The variant at n, made and checked once (the first merge also builds the kernels).
-instance& prepared(const std::string& variant, std::size_t n, make_instance make) {
-    return bench::prepared<instance>("merge/" + variant + "/" + std::to_string(n), [&]() -> instance* {
-        const inputs& in = inputs_of(n);
-        std::unique_ptr<instance> p;
-        std::string error;
-        try {
-            p = make(in);
-            p->once();
-            const std::vector<float> got = p->result();
-            if (got.size() != in.merged.size() ||
-                (!got.empty() && std::memcmp(got.data(), in.merged.data(), got.size() * sizeof(float)) != 0))
-                error = "differs from std::merge's result";
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        if (!p) p = std::make_unique<host_merge>(in, false); // a holder for the error
-        p->error = error.empty() ? "" : "merge/" + variant + "/" + std::to_string(n) + ": " + error;
-        return p.release();
-    });
-}
-
+// The variant at n, made and checked once, then timed.
 void add_variant(const std::string& variant, make_instance make) {
-    bench::add(
-        "merge/" + variant,
-        [=](benchmark::State& s) {
-            instance& p = prepared(variant, std::size_t(s.range(0)), make);
-            if (!p.error.empty()) {
-                s.SkipWithError(p.error.c_str());
-                return;
-            }
-            bench::time_loop(s, [&] { p.once(); });
-            bench::set_bytes(s, double(s.range(0)) * 2 * sizeof(float));
+    const std::string name = "merge/" + variant;
+    bench::add_checked(
+        name,
+        [=](std::size_t n) -> bench::checked_instance& {
+            const inputs& in = inputs_of(n);
+            return bench::checked(
+                name, n, [&] { return make(in); },
+                [&](instance& p) -> std::string {
+                    const std::vector<float> got = p.result();
+                    if (got.size() != in.merged.size() ||
+                        (!got.empty() && std::memcmp(got.data(), in.merged.data(), got.size() * sizeof(float)) != 0))
+                        return "differs from std::merge's result";
+                    return "";
+                });
         },
-        bench::sizes(14, 24, 2));
+        bench::sizes(14, 24, 2),
+        [](benchmark::State& s) { bench::set_bytes(s, double(s.range(0)) * 2 * sizeof(float)); });
 }
 
 void register_all() {

@@ -17,6 +17,7 @@
 #include <execution>
 #endif
 
+#include "checked_variants.hpp"
 #include "harness.hpp"
 
 namespace {
@@ -36,24 +37,23 @@ const inputs& inputs_of(std::size_t n) {
         in.values.assign(pool + n, pool + 2 * n);
         in.places.resize(n);
         for (std::size_t i = 0; i < n; ++i)
-            in.places[i] = std::uint32_t(std::lower_bound(in.keys.begin(), in.keys.end(), in.values[i]) - in.keys.begin());
+            in.places[i] =
+                std::uint32_t(std::lower_bound(in.keys.begin(), in.keys.end(), in.values[i]) - in.keys.begin());
         made_for = n;
     }
     return in;
 }
 
-struct instance {
-    virtual ~instance() = default;
-    virtual void once() = 0; // the searches, finished (timed)
+struct instance : bench::checked_instance { // once(): the searches, finished (timed)
     virtual std::vector<std::uint32_t> result() = 0;
-    std::string error;
 };
 
 struct loom_search : instance {
     loom::context& ctx = bench::loom_context(true);
     loom::vector<float> keys, values;
     loom::vector<std::uint32_t> places;
-    explicit loom_search(const inputs& in) : keys(ctx, in.keys), values(ctx, in.values), places(ctx, in.values.size()) {}
+    explicit loom_search(const inputs& in)
+        : keys(ctx, in.keys), values(ctx, in.values), places(ctx, in.values.size()) {}
     void once() override {
         loom::lower_bound(keys, values, places);
         ctx.finish();
@@ -83,43 +83,29 @@ struct host_search : instance {
 
 using make_instance = std::unique_ptr<instance> (*)(const inputs&);
 
-// The variant at n, made and checked once (the first search also builds the kernel).
-instance& prepared(const std::string& variant, std::size_t n, make_instance make) {
-    return bench::prepared<instance>("search/" + variant + "/" + std::to_string(n), [&]() -> instance* {
-        const inputs& in = inputs_of(n);
-        std::unique_ptr<instance> p;
-        std::string error;
-        try {
-            p = make(in);
-            p->once();
-            if (p->result() != in.places) error = "differs from std::lower_bound's places";
-        } catch (const std::exception& e) {
-            error = e.what();
-        }
-        if (!p) p = std::make_unique<host_search>(in, false); // a holder for the error
-        p->error = error.empty() ? "" : "search/" + variant + "/" + std::to_string(n) + ": " + error;
-        return p.release();
-    });
-}
-
+// The variant at n, made and checked once, then timed.
 void add_variant(const std::string& variant, make_instance make) {
-    bench::add(
-        "search/" + variant,
-        [=](benchmark::State& s) {
-            instance& p = prepared(variant, std::size_t(s.range(0)), make);
-            if (!p.error.empty()) {
-                s.SkipWithError(p.error.c_str());
-                return;
-            }
-            bench::time_loop(s, [&] { p.once(); });
+    const std::string name = "search/" + variant;
+    bench::add_checked(
+        name,
+        [=](std::size_t n) -> bench::checked_instance& {
+            const inputs& in = inputs_of(n);
+            return bench::checked(
+                name, n, [&] { return make(in); },
+                [&](instance& p) -> std::string {
+                    return p.result() == in.places ? "" : "differs from std::lower_bound's places";
+                });
+        },
+        bench::sizes(14, 22, 2),
+        [](benchmark::State& s) {
             s.counters["searches/s"] =
                 benchmark::Counter(double(s.range(0)), benchmark::Counter::kIsIterationInvariantRate);
-        },
-        bench::sizes(14, 22, 2));
+        });
 }
 
 void register_all() {
-    add_variant("loom", [](const inputs& in) -> std::unique_ptr<instance> { return std::make_unique<loom_search>(in); });
+    add_variant("loom",
+                [](const inputs& in) -> std::unique_ptr<instance> { return std::make_unique<loom_search>(in); });
     add_variant("std_lower_bound",
                 [](const inputs& in) -> std::unique_ptr<instance> { return std::make_unique<host_search>(in, false); });
 #if LOOM_BENCH_HAVE_TBB

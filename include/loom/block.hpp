@@ -23,7 +23,9 @@
 // dct(x, out);
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -436,13 +438,14 @@ private:
         detail::check_block_sizes<R, C>(out, in...);
         detail::run_blocks<R, C>(work_for<Out, In...>(), out, in...);
     }
-    // The trace for these element types, made at their first call.
+    // The trace for these element types, made at their first call (a later call allocates
+    // nothing: the types are compared in place).
     template <class Out, class... In> const detail::traced_blocks& work_for() const {
         std::lock_guard<std::mutex> guard(cache_->lock);
-        std::vector<dtype> types{dtype_v<Out>, dtype_v<In>...};
+        const dtype types[] = {dtype_v<Out>, dtype_v<In>...};
         for (const auto& [key, work] : cache_->traces)
-            if (key == types) return work;
-        cache_->traces.emplace_back(std::move(types),
+            if (std::equal(key.begin(), key.end(), std::begin(types), std::end(types))) return work;
+        cache_->traces.emplace_back(std::vector<dtype>(std::begin(types), std::end(types)),
                                     detail::trace_blocks<R, C, Out, In...>(f_, std::index_sequence_for<In...>{}));
         return cache_->traces.back().second;
     }
