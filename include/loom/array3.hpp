@@ -300,7 +300,7 @@ auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<
         run_axis_reduce(ctx, {input.shape, Axis == 2 ? 1u : 0u, rows, cols, ops, outputs, count});
     }
     return std::make_tuple(
-        expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(std::get<K>(results)))...);
+        expr::make_terminal(std::move(std::get<K>(results)))...);
 }
 
 } // namespace detail

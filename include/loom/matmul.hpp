@@ -89,7 +89,7 @@ template <class TA, class TB> auto matmul(const matrix<TA>& a, const matrix<TB>&
         else
             detail::run_matmul(*ctx, {&a.buffer(), &b.buffer(), m, n, k}, result.memory.get());
     }
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(result));
+    return expr::make_terminal(std::move(result));
 }
 
 } // namespace loom

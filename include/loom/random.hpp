@@ -71,13 +71,11 @@ template <class T, detail::random_distribution D> struct random_draw {
         r.scalar_slot(&stream, sizeof stream);
     }
 };
-template <class T, detail::random_distribution D> struct terminal_value_type<random_draw<T, D>> {
-    using type = T;
-};
+template <class T, detail::random_distribution D> struct terminal_value_type<random_draw<T, D>> { using type = T; };
 
 template <class T, detail::random_distribution D> auto random_terminal(std::uint64_t seed, std::uint64_t stream) {
     check_draw_type<T, D>();
-    return proto::make_expr<proto::tag::terminal, domain>(random_draw<T, D>{seed, stream});
+    return make_terminal(random_draw<T, D>{seed, stream});
 }
 
 // A draw at a counter the caller computes (an integer expression: loom::index(ctx, n), a
@@ -87,9 +85,8 @@ auto random_call(const I& counter, std::uint64_t seed, std::uint64_t stream) {
     check_draw_type<T, D>();
     static_assert(std::is_integral_v<value_type_t<I>> && !std::is_same_v<value_type_t<I>, bool>,
                   "loom::random_*(counter, seed): the counter is an integer expression, such as loom::index(ctx, n)");
-    return proto::make_expr<proto::tag::function, domain>(
-        source_call<T, std::uint64_t, std::uint64_t, std::uint64_t>{random_function_id<T, D>()}, as_child(counter),
-        seed, stream);
+    return make_node<proto::tag::function>(
+        source_call<T, std::uint64_t, std::uint64_t, std::uint64_t>{random_function_id<T, D>()}, counter, seed, stream);
 }
 template <class I> using if_counter = std::enable_if_t<is_operand_v<I>, int>;
 

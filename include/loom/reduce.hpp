@@ -103,8 +103,8 @@ template <class E> void collect_operation_slots(const E& e, std::vector<detail::
 }
 
 template <class T, class Op> auto trace_operation(const Op& op) {
-    const auto a = proto::make_expr<proto::tag::terminal, domain>(operand_tag<T, 0>{});
-    const auto b = proto::make_expr<proto::tag::terminal, domain>(operand_tag<T, 1>{});
+    const auto a = make_terminal(operand_tag<T, 0>{});
+    const auto b = make_terminal(operand_tag<T, 1>{});
     auto tree = op(a, b);
     static_assert(is_expression_v<decltype(tree)>,
                   "loom: a reduction or scan operation must return an expression of its two arguments, built with "

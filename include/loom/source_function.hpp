@@ -45,8 +45,7 @@ public:
                                              "signature declares");
         static_assert(((expr::is_operand_v<X> || std::is_arithmetic_v<X>)&&...),
                       "loom::function: arguments must be loom::vector, Loom expressions or arithmetic host scalars");
-        return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::source_call<R, A...>{id_},
-                                                                                expr::as_child(args)...);
+        return expr::make_node<expr::proto::tag::function>(expr::source_call<R, A...>{id_}, args...);
     }
 
     const std::string& name() const { return name_; }

@@ -347,10 +347,10 @@ template <class T, class X> inline constexpr bool sparse_operand_v =
 
 template <class T, class I, class X> auto sparse_product(const sparse_matrix<T, I>& a, const X& x) {
     if constexpr (std::is_same_v<X, vector<T>>) {
-        return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(a.times(x));
+        return expr::make_terminal(a.times(x));
     } else {
         const vector<T> v(x); // an expression: into a vector first (the product reads it at other indices)
-        return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(a.times(v));
+        return expr::make_terminal(a.times(v));
     }
 }
 

@@ -104,7 +104,7 @@ template <class T, class Policy, unsigned Dimensions> struct neighbour_read {
 
 template <class T, class Policy, unsigned Dimensions>
 auto make_neighbour_read(const neighbour_read<T, Policy, Dimensions>& n) {
-    return proto::make_expr<proto::tag::terminal, domain>(n);
+    return make_terminal(n);
 }
 
 // A convolution's coefficient: a host number passed as a kernel argument of its own, never
@@ -226,7 +226,7 @@ auto convolve(const std::array<C, N>& coeffs, const E& x, std::size_t center = N
     using T = typename decltype(s)::value_type;
     auto tap = [&](std::size_t t) {
         const std::int64_t k = std::int64_t(t) - std::int64_t(center);
-        const auto c = expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::coefficient<C>{coeffs[t]});
+        const auto c = expr::make_terminal(expr::coefficient<C>{coeffs[t]});
         return c * expr::make_neighbour_read(
                                expr::neighbour_read<T, Policy, 1>{s.source, k, 0, 0, 0, 0, policy});
     };

@@ -44,10 +44,7 @@ inline bool is_float_type(dtype t) { return t == dtype::f32 || t == dtype::f64; 
 // an expression holds one (vector_ref, scalar_ref).
 template <class I> auto index_operand(const I& idx) {
     static_assert(is_operand_v<I>, "loom::gather/scatter: the index must be a loom::vector or a Loom expression");
-    if constexpr (is_expression_v<I>)
-        return idx;
-    else
-        return proto::make_expr<proto::tag::terminal, domain>(as_child(idx));
+    return as_child(idx);
 }
 
 } // namespace expr
@@ -239,8 +236,7 @@ template <class T, class I> struct gather_read {
 template <class T, class I> auto gather(const vector<T>& x, const I& idx) {
     if (!x.buffer()) throw error("loom::gather from an empty loom::vector");
     using index_type = decltype(expr::index_operand(idx));
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
-        expr::gather_read<T, index_type>{expr::vector_ref<T>::of(x), expr::index_operand(idx)});
+    return expr::make_terminal(expr::gather_read<T, index_type>{expr::vector_ref<T>::of(x), expr::index_operand(idx)});
 }
 
 // The target of loom::scatter(y, idx) = e: y[idx[i]] = e[i]; indices outside y are skipped.

@@ -1,10 +1,11 @@
-// Loom's Boost.Proto domain: the expression wrapper, the terminal tags, and the
-// operators. loom::vector is not itself a Proto expression; the operators below wrap it
-// in a terminal that refers to it, so building an expression never copies a vector.
+// Loom's Boost.Proto domain: the expression wrapper, the terminal tags, how nodes are built, and
+// the operators. loom::vector is not itself a Proto expression; the operators below wrap it in a
+// terminal that holds its buffer, so building an expression never copies a vector.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include <boost/proto/core.hpp>
 
@@ -55,32 +56,17 @@ template <class T> using held_t = typename holder_of<T>::type;
 
 // Children are held by value, a vector, device scalar or matrix as held_t (its buffer, shared
 // and counted as a vector's), so an expression kept in a variable stays valid when the objects it
-// names are destroyed. A node is a few pointers and host scalars, so
-// copying is cheap, and an expression returned from a function never refers to a temporary
-// that has died.
-// Assignments are statements, not expressions: a grammar that rejects them keeps Proto's
-// own operator+= and friends out of overload resolution, so `v += x * y` reaches
-// loom::vector's members, which record the statement.
-struct grammar
-    : proto::not_<proto::or_<
-          proto::or_<proto::assign<proto::_, proto::_>, proto::plus_assign<proto::_, proto::_>,
-                     proto::minus_assign<proto::_, proto::_>, proto::multiplies_assign<proto::_, proto::_>,
-                     proto::divides_assign<proto::_, proto::_>, proto::modulus_assign<proto::_, proto::_>>,
-          proto::or_<proto::bitwise_and_assign<proto::_, proto::_>, proto::bitwise_or_assign<proto::_, proto::_>,
-                     proto::bitwise_xor_assign<proto::_, proto::_>, proto::shift_left_assign<proto::_, proto::_>,
-                     proto::shift_right_assign<proto::_, proto::_>>>> {};
+// names are destroyed, and an expression returned from a function never refers to a temporary
+// that has died. A node is a few pointers and host scalars. Loom builds every node itself
+// (make_node, below) and moves a temporary child into its parent: only a named expression used
+// again is copied, so a statement written in one line costs one count per terminal, not one per
+// terminal and level of the tree (Proto's own builders copy each child from a const reference).
+// The grammar matches nothing, which keeps Proto's built-in operators (and its operator+= and
+// friends, so `v += x * y` reaches loom::vector's members) out of overload resolution: Loom's
+// operators below are the only ones that build Loom nodes.
+struct grammar : proto::not_<proto::_> {};
 
-struct domain : proto::domain<proto::generator<expression>, grammar> {
-    template <class T, class Enable = void> struct as_child : proto_base_domain::as_expr<T> {};
-    template <class T> struct as_child<
-        T, std::enable_if_t<is_device_object<std::remove_const_t<T>>::value && !is_held_v<std::remove_const_t<T>>>>
-        : proto_base_domain::as_child<T> {};
-    template <class T> struct as_child<T, std::enable_if_t<is_held_v<std::remove_const_t<T>>>> {
-        using held = held_t<std::remove_const_t<T>>;
-        using result_type = decltype(proto::make_expr<proto::tag::terminal, domain>(std::declval<held>()));
-        result_type operator()(T& v) const { return proto::make_expr<proto::tag::terminal, domain>(held::of(v)); }
-    };
-};
+struct domain : proto::domain<proto::generator<expression>, grammar> {};
 
 // Host memory where a device operand goes: a container or range (std::vector, std::array), a
 // pointer or an array. Rejected where the operator builds its node, not later at the statement.
@@ -109,15 +95,17 @@ template <class D> inline constexpr bool no_host_number = false;
         return 0;                                                                                                      \
     }
 
-template <class E> struct expression : proto::extends<E, expression<E>, domain>, expression_anchor {
+template <class E> struct expression : expression_anchor {
+    BOOST_PROTO_BASIC_EXTENDS_(E, expression<E>, domain)
     LOOM_NOT_A_HOST_NUMBER
     static_assert(!is_host_memory_terminal<E>::value,
                   "loom: an expression operand must be a loom::vector, a Loom expression or an arithmetic host "
                   "scalar; this one is host memory (a std::vector, an array or a pointer): copy it into a "
                   "loom::vector first");
-    using base = proto::extends<E, expression<E>, domain>;
-    template <class N = E, std::enable_if_t<std::is_default_constructible_v<N>, int> = 0> expression() : base(N()) {}
-    expression(const E& e) : base(e) {}
+    template <class N = E, std::enable_if_t<std::is_default_constructible_v<N>, int> = 0> expression()
+        : proto_expr_() {}
+    expression(const E& e) : proto_expr_(e) {}
+    expression(E&& e) : proto_expr_(std::move(e)) {}
 };
 
 // Terminal values other than vectors and host scalars.
@@ -135,32 +123,64 @@ template <class E> inline constexpr bool is_expression_v =
 // What may appear as an operand of a Loom function: a vector, a device scalar or a Loom expression.
 template <class A> inline constexpr bool is_operand_v = is_operand_object<std::decay_t<A>>::value || is_expression_v<A>;
 
-// Children of a function node: host scalars and expression temporaries by value (they
-// are small and may be temporaries), device objects as the operators hold them (held_t).
-template <class A> decltype(auto) as_child(A&& a) {
-    if constexpr (is_held_v<std::decay_t<A>>)
-        return held_t<std::decay_t<A>>::of(a);
-    else if constexpr (is_device_object<std::decay_t<A>>::value)
-        return boost::cref(a);
+// A terminal node holding v: by value, or by reference for a boost::cref (the vector a compound
+// assignment writes, loom/expr/lower.hpp).
+template <class V> using terminal_node = expression<proto::basic_expr<proto::tag::terminal, proto::term<V>, 0>>;
+template <class T> struct is_boost_reference : std::false_type {};
+template <class T> struct is_boost_reference<boost::reference_wrapper<T>> : std::true_type {};
+template <class V> auto make_terminal(V&& v) {
+    using D = std::decay_t<V>;
+    if constexpr (is_boost_reference<D>::value) {
+        using node = terminal_node<typename D::type&>;
+        return node(typename node::proto_base_expr{v.get()});
+    } else {
+        using node = terminal_node<D>;
+        return node(typename node::proto_base_expr{std::forward<V>(v)});
+    }
+}
+
+// A child as its parent holds it: an expression as it is (moved when a temporary), a device
+// object through its holder (held_t), anything else (a host scalar, a function's tag) as a
+// terminal holding its value.
+template <class A> auto as_child(A&& a) {
+    using D = std::decay_t<A>;
+    static_assert(!is_device_object<D>::value || is_held_v<D>,
+                  "loom: a device object needs a holder_of specialisation to appear in an expression");
+    if constexpr (is_expression_v<D>)
+        return D(std::forward<A>(a));
+    else if constexpr (is_held_v<D>)
+        return make_terminal(held_t<D>::of(a));
     else
-        return std::decay_t<A>(std::forward<A>(a));
+        return make_terminal(std::forward<A>(a));
+}
+
+// The node Tag(children...), each child as as_child holds it, moved in: the type Proto's
+// make_expr names for these children, built without its copies.
+template <class Tag, class... A> auto make_node(A&&... a) {
+    using node = typename proto::result_of::make_expr<Tag, domain, decltype(as_child(std::forward<A>(a)))...>::type;
+    return node(typename node::proto_base_expr{as_child(std::forward<A>(a))...});
 }
 
 template <opcode Op, class... A> auto call(A&&... args) {
-    return proto::make_expr<proto::tag::function, domain>(function_tag<Op>{}, as_child(std::forward<A>(args))...);
+    return make_node<proto::tag::function>(function_tag<Op>{}, std::forward<A>(args)...);
 }
 
 } // namespace expr
 
-// x + y, 2 * x, -x, ...: Proto builds the node when an operand is a loom::vector or a
-// loom::scalar (found by argument-dependent lookup in this namespace); nodes that already are Loom
-// expressions combine through Proto's own operators. Only element-wise operators are
-// defined: compound assignments are loom::vector members that record a statement, and
-// &, *, ++, --, comma keep their C++ meaning.
+// x + y, 2 * x, -x, ...: a node when an operand is a Loom operand (a vector, device scalar,
+// view, matrix or Loom expression), found by argument-dependent lookup in this namespace (every
+// expression derives from loom::expression_anchor). Only element-wise operators are defined:
+// compound assignments are loom::vector members that record a statement, and &, *, ++, --,
+// comma keep their C++ meaning.
 #define LOOM_UNARY(op, name)                                                                                           \
-    BOOST_PROTO_DEFINE_UNARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain, 0)
+    template <class A, std::enable_if_t<expr::is_operand_v<A>, int> = 0> auto operator op(A&& a) {                     \
+        return expr::make_node<boost::proto::tag::name>(std::forward<A>(a));                                           \
+    }
 #define LOOM_BINARY(op, name)                                                                                          \
-    BOOST_PROTO_DEFINE_BINARY_OPERATOR(op, boost::proto::tag::name, expr::is_operand_object, expr::domain)
+    template <class L, class R, std::enable_if_t<expr::is_operand_v<L> || expr::is_operand_v<R>, int> = 0>             \
+    auto operator op(L&& l, R&& r) {                                                                                   \
+        return expr::make_node<boost::proto::tag::name>(std::forward<L>(l), std::forward<R>(r));                       \
+    }
 LOOM_UNARY(+, unary_plus)
 LOOM_UNARY(-, negate)
 LOOM_UNARY(~, complement)

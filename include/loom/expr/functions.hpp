@@ -140,8 +140,7 @@ template <class C, class A, class B, enable_if_loom_call<C, A, B> = 0> auto wher
 // Component I of a short vector expression (loom::get<0>(v) is v.x); loom::x(v) ... loom::w(v)
 // are the same, found unqualified by argument-dependent lookup.
 template <std::size_t I, class A, enable_if_loom_call<A> = 0> auto get(A&& a) {
-    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::component_tag<I>{},
-                                                                            expr::as_child(std::forward<A>(a)));
+    return expr::make_node<expr::proto::tag::function>(expr::component_tag<I>{}, std::forward<A>(a));
 }
 template <class A, enable_if_loom_call<A> = 0> auto x(A&& a) { return get<0>(std::forward<A>(a)); }
 template <class A, enable_if_loom_call<A> = 0> auto y(A&& a) { return get<1>(std::forward<A>(a)); }
@@ -152,8 +151,7 @@ template <class A, enable_if_loom_call<A> = 0> auto w(A&& a) { return get<3>(std
 // component type as static_cast does: OpenCL's (float4)(a, b, c, d), CUDA's make_float4.
 template <class V, class... A, enable_if_loom_call<A...> = 0> auto make_vec(A&&... a) {
     static_assert(is_short_vector_v<V>, "loom::make_vec<V>: V is a short vector type (loom::float4, loom::int2, ...)");
-    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::make_vector_tag<V>{},
-                                                                            expr::as_child(std::forward<A>(a))...);
+    return expr::make_node<expr::proto::tag::function>(expr::make_vector_tag<V>{}, std::forward<A>(a)...);
 }
 
 // Conversion to T, as static_cast<T> does it; a real value becomes a complex one with a zero
@@ -163,8 +161,7 @@ template <class V, class... A, enable_if_loom_call<A...> = 0> auto make_vec(A&&.
 template <class T, class A, enable_if_loom_call<A> = 0> auto cast(A&& a) {
     static_assert(is_host_number_v<T>,
                   "loom::cast<T>: T must be an arithmetic, std::complex or short vector (loom::float4) type");
-    return expr::proto::make_expr<expr::proto::tag::function, expr::domain>(expr::cast_tag<T>{},
-                                                                            expr::as_child(std::forward<A>(a)));
+    return expr::make_node<expr::proto::tag::function>(expr::cast_tag<T>{}, std::forward<A>(a));
 }
 
 // A host value converted to T (static_cast<T>): a host scalar of type T where one goes.
@@ -174,6 +171,6 @@ template <class T, class A, std::enable_if_t<std::is_arithmetic_v<std::decay_t<A
 }
 
 // The element index i (a std::uint64_t) of the element being computed.
-inline auto index() { return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::index_tag{}); }
+inline auto index() { return expr::make_terminal(expr::index_tag{}); }
 
 } // namespace loom

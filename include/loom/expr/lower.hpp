@@ -385,9 +385,9 @@ template <class E> void bind(detail::statement_recorder& r, const E& e) {
 // The compound assignments of a device object (vector, scalar) whose member
 // assign(expression) records `*this = expression`: x op= e is x = x op e.
 #define LOOM_COMPOUND_ASSIGNMENT_(Self, op, proto_tag)                                                                 \
-    template <class E> Self& operator op(const E& e) {                                                                 \
-        return assign(::loom::expr::proto::make_expr<::loom::expr::proto::tag::proto_tag, ::loom::expr::domain>(       \
-            ::boost::cref(*this), ::loom::expr::as_child(e)));                                                         \
+    template <class E> Self& operator op(E&& e) {                                                                      \
+        return assign(                                                                                                 \
+            ::loom::expr::make_node<::loom::expr::proto::tag::proto_tag>(::boost::cref(*this), std::forward<E>(e)));   \
     }
 #define LOOM_COMPOUND_ASSIGNMENTS(Self)                                                                                \
     LOOM_COMPOUND_ASSIGNMENT_(Self, +=, plus)                                                                          \

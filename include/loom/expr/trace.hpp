@@ -20,12 +20,7 @@ namespace expr {
 // A map operand as the traced lambda sees it: a device object becomes a terminal holding it as
 // any expression does (held_t: its buffer's claim, so the traced result may outlive it), a host
 // scalar a terminal holding its value; an expression stays as it is.
-template <class A> auto as_operand(const A& a) {
-    if constexpr (is_expression_v<A>)
-        return a;
-    else
-        return proto::make_expr<proto::tag::terminal, domain>(as_child(a));
-}
+template <class A> auto as_operand(const A& a) { return as_child(a); }
 
 // An argument of a traced reduction or scan operation: the N-th operand (0 = the
 // accumulated value, 1 = the next element), of type T. Lowers to a scalar slot.

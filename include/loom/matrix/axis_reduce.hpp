@@ -97,7 +97,7 @@ auto reduce_each_along2(const std::tuple<const E&...>& inputs, const std::tuple<
         run_axis_reduce(ctx, {input, unsigned(Axis), rows, cols, ops, outputs, count});
     }
     return std::make_tuple(
-        expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(std::move(std::get<K>(results)))...);
+        expr::make_terminal(std::move(std::get<K>(results)))...);
 }
 
 template <int Axis, class... E, class... R, class Op, std::size_t... K>

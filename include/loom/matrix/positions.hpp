@@ -66,19 +66,19 @@ template <class T> struct terminal_is_3d<broadcast_read<T, 2>> : std::true_type 
 template <int D> auto index() {
     static_assert(D >= 0 && D <= 2,
                   "loom::index<D>(): D is 0 (the row) or 1 (the column), or 2 (the third axis of a 3-D array)");
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(expr::position<unsigned(D)>{});
+    return expr::make_terminal(expr::position<unsigned(D)>{});
 }
 
 // x as a row repeated down every row of a 2-D expression: element (i, j) is x[j]; x gives the
 // expression x.size() columns.
 template <class T> auto as_row(const vector<T>& x) {
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+    return expr::make_terminal(
         expr::broadcast_read<T, 1>{expr::vector_ref<T>::of(x)});
 }
 
 // x as a column repeated across every column: element (i, j) is x[i]; x gives x.size() rows.
 template <class T> auto as_column(const vector<T>& x) {
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+    return expr::make_terminal(
         expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
 }
 
@@ -88,7 +88,7 @@ template <class T> auto as_column(const vector<T>& x) {
 // expression 3-D (loom/array3.hpp).
 template <int D, class T> auto along(const vector<T>& x) {
     static_assert(D >= 0 && D <= 2, "loom::along<D>(x): D is the axis x lies along, 0, 1 or 2");
-    return expr::proto::make_expr<expr::proto::tag::terminal, expr::domain>(
+    return expr::make_terminal(
         expr::broadcast_read<T, unsigned(D)>{expr::vector_ref<T>::of(x)});
 }
 
