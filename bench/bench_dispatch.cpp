@@ -247,6 +247,37 @@ void register_all() {
         }
     });
 
+    // The two host sides run by run, alternately (timed apart, PoCL's wake-ups move either by
+    // more than the gap): `ratio` is Loom's record + flush over the handwritten setArg + enqueue,
+    // over the same iterations; each waits for its kernel untimed before the other starts.
+    add("dispatch_enqueue/interleaved", [](benchmark::State& s) {
+        auto& p = loom_saxpy("dispatch_enqueue/interleaved/loom", true, 2);
+        auto& h = opencl_saxpy("dispatch_enqueue/interleaved/handwritten", 2);
+        if (skip(s, p.error) || skip(s, h.error)) return;
+        auto& q = bench::ocl::env().queue;
+        long k = 0, j = 0;
+        double loom_total = 0, handwritten_total = 0;
+        for (auto _ : s) {
+            const auto t0 = std::chrono::steady_clock::now();
+            *p.y = a_of(k++) * *p.x + *p.y;
+            p.ctx->impl()->flush();
+            const auto t1 = std::chrono::steady_clock::now();
+            p.ctx->finish();
+            const auto t2 = std::chrono::steady_clock::now();
+            h.kernel.setArg(1, a_of(j++));
+            bench::ocl::enqueue(h.kernel, n, 0);
+            const auto t3 = std::chrono::steady_clock::now();
+            q.finish();
+            const double l = std::chrono::duration<double>(t1 - t0).count();
+            loom_total += l;
+            handwritten_total += std::chrono::duration<double>(t3 - t2).count();
+            s.SetIterationTime(l);
+        }
+        const double iterations = double(std::max<std::int64_t>(1, s.iterations()));
+        s.counters["ratio"] = handwritten_total > 0 ? loom_total / handwritten_total : 0;
+        s.counters["handwritten_us"] = handwritten_total * 1e6 / iterations;
+    });
+
     // 1000 statements, then one finish; time per statement. With fusion on Loom runs them as a
     // few kernels (the pending-statement limit flushes on its own); with fusion off, 1000.
     for (bool fused : {true, false}) {

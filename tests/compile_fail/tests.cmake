@@ -18,7 +18,8 @@ set(loom_compile_fail_cases
     "real_ifft|inverted by loom::ifft_real"
     "block_size|a block has 1 to 256 elements"
     "block_lambda_result|the lambda returns a loom::block<T, R, C>"
-    "block_host_if|choose with loom::where")
+    "block_host_if|choose with loom::where"
+    "expression_subscript|a Loom expression has no subscript")
 foreach(case ${loom_compile_fail_cases})
   string(REPLACE "|" ";" parts "${case}")
   list(GET parts 0 name)

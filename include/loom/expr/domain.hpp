@@ -95,9 +95,13 @@ template <class D> inline constexpr bool no_host_number = false;
         return 0;                                                                                                      \
     }
 
+template <class I> inline constexpr bool no_element_access = false;
+
 template <class E> struct expression : expression_anchor {
     BOOST_PROTO_BASIC_EXTENDS_(E, expression<E>, domain)
     LOOM_NOT_A_HOST_NUMBER
+    // Exists only to explain (a subscript is not element-wise).
+    template <class I> auto operator[](I&&) const { return element_access<I>(); }
     static_assert(!is_host_memory_terminal<E>::value,
                   "loom: an expression operand must be a loom::vector, a Loom expression or an arithmetic host "
                   "scalar; this one is host memory (a std::vector, an array or a pointer): copy it into a "
@@ -106,6 +110,14 @@ template <class E> struct expression : expression_anchor {
         : proto_expr_() {}
     expression(const E& e) : proto_expr_(e) {}
     expression(E&& e) : proto_expr_(std::move(e)) {}
+
+private:
+    template <class I> static auto element_access() {
+        static_assert(no_element_access<I>,
+                      "loom: a Loom expression has no subscript: it is computed element by element. "
+                      "Element i of a vector is x[i] (one read from the device); the elements of x at the "
+                      "indices of a vector or expression idx are loom::gather(x, idx)");
+    }
 };
 
 // Terminal values other than vectors and host scalars.
