@@ -65,6 +65,10 @@ struct context_statistics {
     std::uint64_t kernels_timed = 0;
     std::uint64_t kernel_ns = 0;
     std::uint64_t kernels_tuned = 0; // kernels whose launch geometry this context measured (tune)
+    // Vectors' device memory: new allocations, and memory a dead vector or temporary of the same
+    // size left, reused without asking the driver (docs/fusion.md, "Device memory").
+    std::uint64_t buffers_allocated = 0;
+    std::uint64_t buffers_reused = 0;
 };
 
 class context {

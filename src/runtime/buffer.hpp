@@ -13,12 +13,21 @@
 
 namespace loom::detail {
 
+class memory_pool;
+
 struct buffer {
+    buffer() = default;
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+    ~buffer(); // gives its memory back to `pool` (runtime/memory_pool.cpp)
+
     context_impl* ctx = nullptr; // the vectors naming this buffer keep the context alive
     std::uint64_t length = 0;
     dtype type = dtype::f32;
     std::unique_ptr<backend::memory> memory; // null until first needed
-    std::atomic<int> vector_refs{0};         // vectors may die on any thread
+    // Where memory goes when the buffer dies (executor::allocate sets it); null: freed.
+    std::shared_ptr<memory_pool> pool;
+    std::atomic<int> vector_refs{0}; // vectors may die on any thread
     // loom::name's name for it, or "": read only when logging or writing a kernel's header.
     std::string name;
     // Scratch for the flush being planned: the buffer's class number in that flush.

@@ -238,6 +238,8 @@ context_statistics context::statistics() const {
             sum.kernels_timed += s.kernels_timed;
             sum.kernel_ns += s.kernel_ns;
             sum.kernels_tuned += s.kernels_tuned;
+            sum.buffers_allocated += s.buffers_allocated;
+            sum.buffers_reused += s.buffers_reused;
         }
         return sum;
     }

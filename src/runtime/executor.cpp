@@ -47,20 +47,41 @@ void executor::run(backend::kernel& k, const backend::kernel_arg* args, std::siz
 }
 
 void executor::allocate(buffer& b) {
-    if (!b.memory) b.memory = device_.allocate(b.bytes());
+    if (b.memory) return;
+    b.memory = pool_->take(b.bytes());
+    if (b.memory) {
+        statistics_.memory_reused();
+    } else {
+        b.memory = allocate_new(b.bytes());
+        statistics_.memory_allocated();
+    }
+    b.pool = pool_;
 }
 
-std::unique_ptr<backend::memory> executor::allocate_bytes(std::size_t bytes) { return device_.allocate(bytes); }
+std::unique_ptr<backend::memory> executor::allocate_bytes(std::size_t bytes) { return allocate_new(bytes); }
+
+std::unique_ptr<backend::memory> executor::allocate_new(std::size_t bytes) {
+    try {
+        return device_.allocate(bytes);
+    } catch (const out_of_memory&) {
+        if (pool_->trim() == 0) throw;
+    }
+    return device_.allocate(bytes);
+}
 
 void executor::check_room(std::uint64_t needed, const char* what) const {
     const backend::device_info& info = device_.info();
-    const std::uint64_t total = info.global_memory, in_use = device_.memory_in_use();
-    if (total != 0 && (needed > total || in_use > total - needed))
-        throw out_of_memory("loom: out of device memory: " + std::string(what) + " need " + std::to_string(needed) +
-                            " bytes of new device memory, and " + info.name + " has " + std::to_string(total) +
-                            " bytes in all, " + std::to_string(in_use) +
-                            " of them allocated already by this process's contexts; free vectors you no longer "
-                            "need, or use smaller vectors or fewer at once");
+    const std::uint64_t total = info.global_memory;
+    const auto fits = [&] {
+        const std::uint64_t in_use = device_.memory_in_use();
+        return total == 0 || (needed <= total && in_use <= total - needed);
+    };
+    if (fits() || (pool_->trim() != 0 && fits())) return;
+    throw out_of_memory("loom: out of device memory: " + std::string(what) + " need " + std::to_string(needed) +
+                        " bytes of new device memory, and " + info.name + " has " + std::to_string(total) +
+                        " bytes in all, " + std::to_string(device_.memory_in_use()) +
+                        " of them allocated already by this process's contexts; free vectors you no longer "
+                        "need, or use smaller vectors or fewer at once");
 }
 
 namespace {

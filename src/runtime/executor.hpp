@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "backend/device.hpp"
 #include "fusion/statement_queue.hpp"
 #include "plan/plan.hpp"
 #include "runtime/buffer.hpp"
+#include "runtime/memory_pool.hpp"
 #include "runtime/run_statistics.hpp"
 
 namespace loom::detail {
@@ -62,7 +64,8 @@ struct call_values {
 class executor {
 public:
     executor(backend::device& device, run_statistics& statistics, std::uint64_t context_id)
-        : device_(device), statistics_(statistics), context_id_(context_id) {}
+        : device_(device), statistics_(statistics), context_id_(context_id),
+          pool_(std::make_shared<memory_pool>(memory_pool::capacity_for(device.info().global_memory))) {}
 
     void run(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g,
              const launch_label& label);
@@ -72,15 +75,17 @@ public:
     // runs. The only allocation for a plan's launch. Throws loom::error (out of memory)
     // having launched nothing.
     void allocate(const plan::plan& p, plan_scratch& scratch, const plan::launch_sizes& sizes, const call_values& call);
-    // Memory for one buffer that has none. Every device allocation of the runtime is one of
-    // these (or allocate_bytes): the only place memory is allocated.
+    // Memory for one buffer that has none: kept memory of its size (memory_pool.hpp) where there
+    // is some, else new. Every device allocation of the runtime is one of these (or
+    // allocate_bytes): the only place memory is allocated.
     void allocate(buffer& b);
     // Device memory that no buffer owns: a group's packed scalars, the tuner's trial copies.
     std::unique_ptr<backend::memory> allocate_bytes(std::size_t bytes);
     // Refuses (loom::out_of_memory, naming `what`) `needed` bytes of new memory the device cannot
     // hold beside what every context of the process holds on it already: some drivers (PoCL)
     // abort the process when a lazy allocation fails inside a launch. Called before any of a
-    // launch's memory is allocated, so that the launch fails whole.
+    // launch's memory is allocated, so that the launch fails whole. Kept memory is freed before
+    // a refusal.
     void check_room(std::uint64_t needed, const char* what) const;
     // The arguments of pass `pass`, appended to `args` in the kernel's order. By-value arguments
     // point into `call`, `sizes` and the plan: they stay valid until the launch.
@@ -101,9 +106,13 @@ public:
     void host_sync(const char* what);
 
 private:
+    // device_.allocate, again after freeing the kept memory when the device has no room.
+    std::unique_ptr<backend::memory> allocate_new(std::size_t bytes);
+
     backend::device& device_;
     run_statistics& statistics_;
     std::uint64_t context_id_;
+    std::shared_ptr<memory_pool> pool_; // shared with the buffers it gave memory, which give it back
 };
 
 } // namespace loom::detail

@@ -19,6 +19,8 @@ public:
     void kernel_launched() { ++counters_.kernels_launched; }
     void host_synced() { ++counters_.host_syncs; }
     void kernel_tuned() { ++counters_.kernels_tuned; }
+    void memory_allocated() { ++counters_.buffers_allocated; }
+    void memory_reused() { ++counters_.buffers_reused; }
 
     // The runtime's own counters; context::statistics() adds the program cache's and the device's.
     const context_statistics& counters() const { return counters_; }

@@ -1,0 +1,51 @@
+// Device memory that dead buffers gave back, kept for the next buffer of the same size: a loop
+// that makes and drops temporaries (a reduction's result adopted by its target, whose old memory
+// the temporary then frees) allocates nothing after its first iteration. A driver allocation
+// costs host time on every backend (PoCL: 1-2.5 us a buffer on this project's CPU machine, a
+// probe creating and filling 4 KiB buffers against reusing one), and CUDA's cuMemFree waits for
+// the device.
+//
+// Reuse needs no wait: every use of a context's memory is enqueued on its device's one in-order
+// queue or stream (kernels, transfers; a copy between two parts' devices makes the source's queue
+// wait for it, parts/parted_buffer.cpp), so work enqueued after a buffer died runs after
+// everything that used its memory. Memory the caller holds a handle of (loom::native_handle, a
+// wrapped buffer) is never kept. What is kept stays counted as in use (backend::memory_ledger);
+// the executor frees it all before refusing an allocation for want of room.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "backend/device.hpp"
+
+namespace loom::detail {
+
+class memory_pool {
+public:
+    // Keeps at most `capacity` bytes.
+    explicit memory_pool(std::uint64_t capacity) : capacity_(capacity) {}
+    memory_pool(const memory_pool&) = delete;
+    memory_pool& operator=(const memory_pool&) = delete;
+
+    // The capacity for a device of `global_memory` bytes: a sixteenth of it, at most 256 MiB, so
+    // that what one context keeps never crowds another context on the same device.
+    static std::uint64_t capacity_for(std::uint64_t global_memory);
+
+    // Kept memory of exactly `bytes`, or null.
+    std::unique_ptr<backend::memory> take(std::uint64_t bytes);
+    // Keeps m, of `bytes`, where it fits beside what is kept; frees it otherwise. Any thread.
+    void give(std::unique_ptr<backend::memory> m, std::uint64_t bytes);
+    // Frees everything kept; the bytes freed.
+    std::uint64_t trim();
+    std::uint64_t kept() const;
+
+private:
+    mutable std::mutex lock_;
+    std::multimap<std::uint64_t, std::unique_ptr<backend::memory>> free_;
+    std::uint64_t kept_ = 0;
+    const std::uint64_t capacity_;
+};
+
+} // namespace loom::detail
