@@ -64,7 +64,7 @@ std::unique_ptr<backend::memory> executor::allocate_new(std::size_t bytes) {
     try {
         return device_.allocate(bytes);
     } catch (const out_of_memory&) {
-        if (pool_->trim() == 0) throw;
+        if (memory_pool::trim_all() == 0) throw;
     }
     return device_.allocate(bytes);
 }
@@ -76,7 +76,7 @@ void executor::check_room(std::uint64_t needed, const char* what) const {
         const std::uint64_t in_use = device_.memory_in_use();
         return total == 0 || (needed <= total && in_use <= total - needed);
     };
-    if (fits() || (pool_->trim() != 0 && fits())) return;
+    if (fits() || (memory_pool::trim_all() != 0 && fits())) return;
     throw out_of_memory("loom: out of device memory: " + std::string(what) + " need " + std::to_string(needed) +
                         " bytes of new device memory, and " + info.name + " has " + std::to_string(total) +
                         " bytes in all, " + std::to_string(device_.memory_in_use()) +

@@ -65,7 +65,7 @@ class executor {
 public:
     executor(backend::device& device, run_statistics& statistics, std::uint64_t context_id)
         : device_(device), statistics_(statistics), context_id_(context_id),
-          pool_(std::make_shared<memory_pool>(memory_pool::capacity_for(device.info().global_memory))) {}
+          pool_(memory_pool::make(memory_pool::capacity_for(device.info().global_memory))) {}
 
     void run(backend::kernel& k, const backend::kernel_arg* args, std::size_t count, const backend::geometry& g,
              const launch_label& label);
@@ -84,8 +84,8 @@ public:
     // Refuses (loom::out_of_memory, naming `what`) `needed` bytes of new memory the device cannot
     // hold beside what every context of the process holds on it already: some drivers (PoCL)
     // abort the process when a lazy allocation fails inside a launch. Called before any of a
-    // launch's memory is allocated, so that the launch fails whole. Kept memory is freed before
-    // a refusal.
+    // launch's memory is allocated, so that the launch fails whole. What every context keeps
+    // for reuse is freed before a refusal.
     void check_room(std::uint64_t needed, const char* what) const;
     // The arguments of pass `pass`, appended to `args` in the kernel's order. By-value arguments
     // point into `call`, `sizes` and the plan: they stay valid until the launch.
@@ -106,7 +106,8 @@ public:
     void host_sync(const char* what);
 
 private:
-    // device_.allocate, again after freeing the kept memory when the device has no room.
+    // device_.allocate, again after freeing every context's kept memory when the device has no
+    // room.
     std::unique_ptr<backend::memory> allocate_new(std::size_t bytes);
 
     backend::device& device_;

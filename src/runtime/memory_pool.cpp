@@ -8,6 +8,43 @@
 
 namespace loom::detail {
 
+namespace {
+
+struct pool_registry {
+    std::mutex lock;
+    std::vector<std::weak_ptr<memory_pool>> pools;
+};
+
+pool_registry& registry() {
+    static pool_registry& r = *new pool_registry; // never destroyed: buffers may die at exit
+    return r;
+}
+
+} // namespace
+
+std::shared_ptr<memory_pool> memory_pool::make(std::uint64_t capacity) {
+    auto pool = std::make_shared<memory_pool>(capacity);
+    pool_registry& r = registry();
+    std::lock_guard<std::mutex> guard(r.lock);
+    r.pools.erase(std::remove_if(r.pools.begin(), r.pools.end(), [](const auto& w) { return w.expired(); }),
+                  r.pools.end());
+    r.pools.push_back(pool);
+    return pool;
+}
+
+std::uint64_t memory_pool::trim_all() {
+    std::vector<std::shared_ptr<memory_pool>> live;
+    {
+        pool_registry& r = registry();
+        std::lock_guard<std::mutex> guard(r.lock);
+        for (const std::weak_ptr<memory_pool>& w : r.pools)
+            if (auto p = w.lock()) live.push_back(std::move(p));
+    }
+    std::uint64_t bytes = 0;
+    for (const std::shared_ptr<memory_pool>& p : live) bytes += p->trim();
+    return bytes;
+}
+
 std::uint64_t memory_pool::capacity_for(std::uint64_t global_memory) {
     return std::min<std::uint64_t>(global_memory / 16, std::uint64_t(256) << 20);
 }

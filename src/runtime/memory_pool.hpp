@@ -10,13 +10,15 @@
 // wait for it, parts/parted_buffer.cpp), so work enqueued after a buffer died runs after
 // everything that used its memory. Memory the caller holds a handle of (loom::native_handle, a
 // wrapped buffer) is never kept. What is kept stays counted as in use (backend::memory_ledger);
-// the executor frees it all before refusing an allocation for want of room.
+// before refusing an allocation for want of room, the executor frees what every context keeps
+// (another context's kept memory counts on the same device).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "backend/device.hpp"
 
@@ -29,8 +31,12 @@ public:
     memory_pool(const memory_pool&) = delete;
     memory_pool& operator=(const memory_pool&) = delete;
 
-    // The capacity for a device of `global_memory` bytes: a sixteenth of it, at most 256 MiB, so
-    // that what one context keeps never crowds another context on the same device.
+    // A pool that trim_all reaches while it lives.
+    static std::shared_ptr<memory_pool> make(std::uint64_t capacity);
+    // Frees what every pool made by make keeps; the bytes freed.
+    static std::uint64_t trim_all();
+
+    // The capacity for a device of `global_memory` bytes: a sixteenth of it, at most 256 MiB.
     static std::uint64_t capacity_for(std::uint64_t global_memory);
 
     // Kept memory of exactly `bytes`, or null.

@@ -2,7 +2,8 @@
 // counting stand-in for device memory, then through contexts: a loop of temporaries allocates
 // only in its first iteration, reused memory gives the values its new vector says (not what it
 // held before), work still enqueued on the memory runs before its next use, memory a caller
-// holds a handle of is never reused, and kept memory is freed before an allocation is refused.
+// holds a handle of is never reused, and kept memory (of any context) is freed before an
+// allocation is refused.
 // Every value is checked against a host loop.
 #include <doctest/doctest.h>
 
@@ -136,31 +137,35 @@ TEST_CASE("memory a caller holds a handle of is never reused") {
     CHECK(allocated(c) == made + 1);
 }
 
-TEST_CASE("kept memory is freed before an allocation is refused for want of room") {
-    loom::context c(on_opencl());
-    loom::backend::device& device = c.impl()->device();
-    const std::uint64_t total = device.info().global_memory;
-    const std::uint64_t largest = std::min(device.info().max_allocation, total);
-    const std::size_t n = 1 << 20; // 4 MiB a vector, well inside the pool's capacity
-    const std::uint64_t bytes = n * sizeof(float);
-    loom::vector<float> x(c, n, 2.0f);
-    {
-        loom::vector<float> kept(c, n, 5.0f);
-        c.finish();
+TEST_CASE("kept memory is freed before an allocation is refused for want of room, whichever context keeps it") {
+    for (bool other : {false, true}) {
+        CAPTURE(other);
+        loom::context c(on_opencl()), d(on_opencl()); // one device
+        loom::context& asks = other ? d : c;          // the context that needs the room
+        loom::backend::device& device = c.impl()->device();
+        const std::uint64_t total = device.info().global_memory;
+        const std::uint64_t largest = std::min(device.info().max_allocation, total);
+        const std::size_t n = 1 << 20; // 4 MiB a vector, well inside a pool's capacity
+        const std::uint64_t bytes = n * sizeof(float);
+        loom::vector<float> x(c, n, 2.0f);
+        {
+            loom::vector<float> kept(c, n, 5.0f);
+            c.finish();
+        }
+        const std::uint64_t in_use = device.memory_in_use(); // x and the kept memory
+        REQUIRE(in_use >= 2 * bytes);
+        // Hold all but half a vector's worth (never written: the driver commits none of it).
+        std::vector<std::unique_ptr<loom::backend::memory>> held;
+        const std::uint64_t to_hold = total - in_use - bytes / 2;
+        for (std::uint64_t left = to_hold; left > 0; left -= std::min(left, largest))
+            held.push_back(device.allocate(std::min(left, largest)));
+        // A new vector of another size needs new memory: there is room for it only once the kept
+        // memory is freed.
+        const std::size_t m = n - 1;
+        loom::vector<float> a(asks, m, 1.0f);
+        a = a * 2.0f + 3.0f;
+        CHECK(a.to_host() == std::vector<float>(m, 5.0f));
+        CHECK(x.to_host() == std::vector<float>(n, 2.0f));
+        held.clear();
     }
-    const std::uint64_t in_use = device.memory_in_use(); // x and the kept memory
-    REQUIRE(in_use >= 2 * bytes);
-    // Hold all but half a vector's worth (never written: the driver commits none of it).
-    std::vector<std::unique_ptr<loom::backend::memory>> held;
-    const std::uint64_t to_hold = total - in_use - bytes / 2;
-    for (std::uint64_t left = to_hold; left > 0; left -= std::min(left, largest))
-        held.push_back(device.allocate(std::min(left, largest)));
-    // A new vector of another size needs new memory: there is room for it only once the kept
-    // memory is freed.
-    const std::size_t m = n - 1;
-    loom::vector<float> a(c, m, 1.0f);
-    a = a * 2.0f + 3.0f;
-    CHECK(a.to_host() == std::vector<float>(m, 5.0f));
-    CHECK(x.to_host() == std::vector<float>(n, 2.0f));
-    held.clear();
 }
