@@ -6,12 +6,13 @@
 // one chain); the counter us_per_statement divides by the statements. dispatch_sum and
 // dispatch_scan time a cached loom::sum (with its read) and inclusive_scan (with a finish). "sync" variants include
 // the finish; "enqueue" variants time only the host side (record + flush, or setArg +
-// enqueue) and wait untimed.
+// enqueue) and wait untimed. host_tree builds an expression tree and records nothing.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness.hpp"
@@ -391,6 +392,24 @@ void register_all() {
     add("dispatch_empty_finish/handwritten", [](benchmark::State& s) {
         auto& q = bench::ocl::env().queue;
         bench::time_loop(s, [&] { q.finish(); });
+    });
+
+    // Building examples/nbody.cpp's tree (its named parts and the tuple of three products that
+    // loom::sum takes), recorded nowhere: the front end's own host cost, copies and shared counts.
+    add("host_tree/nbody", [](benchmark::State& s) {
+        auto& p = loom_saxpy("host_tree/nbody", true, 0);
+        if (skip(s, p.error)) return;
+        const loom::vector<float>&x = *p.x, &y = *p.y;
+        const float eps2 = 1e-4f;
+        bench::time_loop(s, [&] {
+            const auto dx = loom::as_row(x) - loom::as_column(x);
+            const auto dy = loom::as_row(y) - loom::as_column(y);
+            const auto dz = loom::as_row(x) - loom::as_column(y);
+            const auto inv_r = loom::rsqrt(dx * dx + dy * dy + dz * dz + eps2);
+            const auto weight = loom::as_row(y) * (inv_r * inv_r * inv_r);
+            auto tree = std::make_tuple(weight * dx, weight * dy, weight * dz);
+            benchmark::DoNotOptimize(tree);
+        });
     });
 }
 

@@ -1,9 +1,7 @@
 // Device memory that dead buffers gave back, kept for the next buffer of the same size: a loop
 // that makes and drops temporaries (a reduction's result adopted by its target, whose old memory
 // the temporary then frees) allocates nothing after its first iteration. A driver allocation
-// costs host time on every backend (PoCL: 1-2.5 us a buffer on this project's CPU machine, a
-// probe creating and filling 4 KiB buffers against reusing one), and CUDA's cuMemFree waits for
-// the device.
+// costs host time on every backend, and CUDA's cuMemFree waits for the device.
 //
 // Reuse needs no wait: every use of a context's memory is enqueued on its device's one in-order
 // queue or stream (kernels, transfers; a copy between two parts' devices makes the source's queue
