@@ -250,28 +250,43 @@ void register_all() {
 
     // The two host sides run by run, alternately (timed apart, PoCL's wake-ups move either by
     // more than the gap): `ratio` is Loom's record + flush over the handwritten setArg + enqueue,
-    // over the same iterations; each waits for its kernel untimed before the other starts.
+    // over the same iterations; each waits for its kernel untimed before the other starts, and
+    // which goes first alternates from one iteration to the next.
     add("dispatch_enqueue/interleaved", [](benchmark::State& s) {
         auto& p = loom_saxpy("dispatch_enqueue/interleaved/loom", true, 2);
         auto& h = opencl_saxpy("dispatch_enqueue/interleaved/handwritten", 2);
         if (skip(s, p.error) || skip(s, h.error)) return;
         auto& q = bench::ocl::env().queue;
         long k = 0, j = 0;
-        double loom_total = 0, handwritten_total = 0;
-        for (auto _ : s) {
-            const auto t0 = std::chrono::steady_clock::now();
+        const auto loom_side = [&] {
+            const auto start = std::chrono::steady_clock::now();
             *p.y = a_of(k++) * *p.x + *p.y;
             p.ctx->impl()->flush();
-            const auto t1 = std::chrono::steady_clock::now();
+            const auto stop = std::chrono::steady_clock::now();
             p.ctx->finish();
-            const auto t2 = std::chrono::steady_clock::now();
+            return std::chrono::duration<double>(stop - start).count();
+        };
+        const auto handwritten_side = [&] {
+            const auto start = std::chrono::steady_clock::now();
             h.kernel.setArg(1, a_of(j++));
             bench::ocl::enqueue(h.kernel, n, 0);
-            const auto t3 = std::chrono::steady_clock::now();
+            const auto stop = std::chrono::steady_clock::now();
             q.finish();
-            const double l = std::chrono::duration<double>(t1 - t0).count();
+            return std::chrono::duration<double>(stop - start).count();
+        };
+        double loom_total = 0, handwritten_total = 0;
+        bool loom_first = true;
+        for (auto _ : s) {
+            double l = 0;
+            if (loom_first) {
+                l = loom_side();
+                handwritten_total += handwritten_side();
+            } else {
+                handwritten_total += handwritten_side();
+                l = loom_side();
+            }
+            loom_first = !loom_first;
             loom_total += l;
-            handwritten_total += std::chrono::duration<double>(t3 - t2).count();
             s.SetIterationTime(l);
         }
         const double iterations = double(std::max<std::int64_t>(1, s.iterations()));
