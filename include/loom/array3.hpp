@@ -299,8 +299,7 @@ auto reduce_each_along3(const std::tuple<const E&...>& inputs, const std::tuple<
         if (input.extents == 2 || (input.extents == 1 && Axis == 0)) recorder.scalar_slot(&d2, sizeof d2);
         run_axis_reduce(ctx, {input.shape, Axis == 2 ? 1u : 0u, rows, cols, ops, outputs, count});
     }
-    return std::make_tuple(
-        expr::make_terminal(std::move(std::get<K>(results)))...);
+    return std::make_tuple(expr::make_terminal(std::move(std::get<K>(results)))...);
 }
 
 } // namespace detail

@@ -42,8 +42,7 @@ template <> struct terminal_value_type<counted_index> { using type = std::uint64
 
 // The element index i (a std::uint64_t) of n elements of `ctx`.
 inline auto index(const context& ctx, std::uint64_t n) {
-    return expr::make_terminal(
-        expr::counted_index{detail::new_buffer(ctx.impl(), n, dtype::u8), n});
+    return expr::make_terminal(expr::counted_index{detail::new_buffer(ctx.impl(), n, dtype::u8), n});
 }
 
 } // namespace loom

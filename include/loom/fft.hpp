@@ -95,16 +95,13 @@ template <class T> vector<std::complex<T>> copy_of_spectrum(const vector<std::co
 }
 
 template <class T> auto as_vector_operand(buffer_ptr memory, std::uint64_t n) {
-    return expr::make_terminal(
-        expr::vector_ref<T>(expr::counted_buffer(std::move(memory)), n));
+    return expr::make_terminal(expr::vector_ref<T>(expr::counted_buffer(std::move(memory)), n));
 }
 template <class T> auto as_matrix_operand(buffer_ptr memory, std::uint64_t rows, std::uint64_t cols) {
-    return expr::make_terminal(
-        expr::matrix_ref<T>(expr::counted_buffer(std::move(memory)), rows, cols));
+    return expr::make_terminal(expr::matrix_ref<T>(expr::counted_buffer(std::move(memory)), rows, cols));
 }
 template <class T> auto as_array3_operand(buffer_ptr memory, const std::array<std::uint64_t, 3>& e) {
-    return expr::make_terminal(
-        expr::array3_ref<T>{expr::counted_buffer(std::move(memory)), {e[0], e[1], e[2]}});
+    return expr::make_terminal(expr::array3_ref<T>{expr::counted_buffer(std::move(memory)), {e[0], e[1], e[2]}});
 }
 
 template <class T> constexpr T inverse_scale(std::uint64_t points) { return T(1) / T(points); }

@@ -96,8 +96,7 @@ auto reduce_each_along2(const std::tuple<const E&...>& inputs, const std::tuple<
         (expr::bind(recorder, std::get<K>(inputs)), ...); // in values_shape's order
         run_axis_reduce(ctx, {input, unsigned(Axis), rows, cols, ops, outputs, count});
     }
-    return std::make_tuple(
-        expr::make_terminal(std::move(std::get<K>(results)))...);
+    return std::make_tuple(expr::make_terminal(std::move(std::get<K>(results)))...);
 }
 
 template <int Axis, class... E, class... R, class Op, std::size_t... K>

@@ -57,8 +57,7 @@ template <class T, bool Transposed> struct terminal_value_type<matrix_window<T, 
 // operand of 2-D expressions. `B = loom::transpose(A);` and `A = loom::transpose(A)` (square:
 // computed into a temporary first, as any statement reading its target elsewhere) both work.
 template <class T> auto transpose(const matrix<T>& a) {
-    return expr::make_terminal(
-        expr::matrix_window<T, true>{expr::matrix_ref<T>::of(a), 0, 0, a.cols(), a.rows()});
+    return expr::make_terminal(expr::matrix_window<T, true>{expr::matrix_ref<T>::of(a), 0, 0, a.cols(), a.rows()});
 }
 
 // A rows x cols block of a matrix, from (first_row, first_col) (loom::matrix::block): read in
@@ -202,14 +201,12 @@ public:
         cols_ = result.cols;
         // The result's claim moved into a vector terminal, held here alone, which the storage
         // takes as loom::vector takes one (no fill of its own first, which would be pending).
-        auto elements = expr::make_terminal(
-            expr::vector_ref<T>(std::move(result.memory), rows_ * cols_));
+        auto elements = expr::make_terminal(expr::vector_ref<T>(std::move(result.memory), rows_ * cols_));
         storage_ = vector<T>(std::move(elements));
     }
 
     // The value of a block (its shape).
-    template <class U> matrix(const matrix_block<U>& b)
-        : matrix(expr::make_terminal(b.window())) {}
+    template <class U> matrix(const matrix_block<U>& b) : matrix(expr::make_terminal(b.window())) {}
 
     // A device copy: a statement, so it fuses.
     matrix(const matrix& other) = default;
@@ -289,8 +286,7 @@ public:
     // expressions (C = A.block(0, 0, 8, 8) * 2.0f), and of a non-const matrix also a target
     // (A.block(0, 0, 8, 8) = B * 2.0f; loom::matrix_block). A block reaching outside: loom::error.
     auto block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) const {
-        return expr::make_terminal(
-            window(first_row, first_col, rows, cols));
+        return expr::make_terminal(window(first_row, first_col, rows, cols));
     }
     matrix_block<T> block(std::size_t first_row, std::size_t first_col, std::size_t rows, std::size_t cols) {
         return matrix_block<T>(window(first_row, first_col, rows, cols));

@@ -72,14 +72,12 @@ template <int D> auto index() {
 // x as a row repeated down every row of a 2-D expression: element (i, j) is x[j]; x gives the
 // expression x.size() columns.
 template <class T> auto as_row(const vector<T>& x) {
-    return expr::make_terminal(
-        expr::broadcast_read<T, 1>{expr::vector_ref<T>::of(x)});
+    return expr::make_terminal(expr::broadcast_read<T, 1>{expr::vector_ref<T>::of(x)});
 }
 
 // x as a column repeated across every column: element (i, j) is x[i]; x gives x.size() rows.
 template <class T> auto as_column(const vector<T>& x) {
-    return expr::make_terminal(
-        expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
+    return expr::make_terminal(expr::broadcast_read<T, 0>{expr::vector_ref<T>::of(x)});
 }
 
 // x laid along axis D of a multi-dimensional expression, repeated along the others: element
@@ -88,8 +86,7 @@ template <class T> auto as_column(const vector<T>& x) {
 // expression 3-D (loom/array3.hpp).
 template <int D, class T> auto along(const vector<T>& x) {
     static_assert(D >= 0 && D <= 2, "loom::along<D>(x): D is the axis x lies along, 0, 1 or 2");
-    return expr::make_terminal(
-        expr::broadcast_read<T, unsigned(D)>{expr::vector_ref<T>::of(x)});
+    return expr::make_terminal(expr::broadcast_read<T, unsigned(D)>{expr::vector_ref<T>::of(x)});
 }
 
 } // namespace loom
