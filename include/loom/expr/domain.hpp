@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/core/ref.hpp>
 #include <boost/proto/core.hpp>
 
 #include "loom/dtype.hpp"
@@ -138,11 +139,9 @@ template <class A> inline constexpr bool is_operand_v = is_operand_object<std::d
 // A terminal node holding v: by value, or by reference for a boost::cref (the vector a compound
 // assignment writes, loom/expr/lower.hpp).
 template <class V> using terminal_node = expression<proto::basic_expr<proto::tag::terminal, proto::term<V>, 0>>;
-template <class T> struct is_boost_reference : std::false_type {};
-template <class T> struct is_boost_reference<boost::reference_wrapper<T>> : std::true_type {};
 template <class V> auto make_terminal(V&& v) {
     using D = std::decay_t<V>;
-    if constexpr (is_boost_reference<D>::value) {
+    if constexpr (boost::is_reference_wrapper<D>::value) {
         using node = terminal_node<typename D::type&>;
         return node(typename node::proto_base_expr{v.get()});
     } else {
