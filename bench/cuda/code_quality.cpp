@@ -369,15 +369,21 @@ int run(const options& o) {
             unnamed(emit_reduce_pass(sum, {{sum.root, &plus}}, group, geo.chunked, d)));
     out.add({"loom_reduce_pass2", "reduce", 4, 0, "sum and dot, pass 2 over the partials" + g},
             unnamed(emit_reduce_pass(partials, {{0, &plus}}, group, geo.chunked, d)));
-    // inclusive_scan(x, z): out of place, three passes (skeleton/plan_scan.cpp), tiled on a GPU.
+    // inclusive_scan(x, z): out of place (skeleton/plan_scan.cpp): on a GPU one pass with
+    // decoupled look-back after a pass clearing the tiles' status; three passes when chunked.
     const bool chunked = geo.chunked;
-    const std::string t = " (group " + std::to_string(group) + (chunked ? ", chunked)" : ", tiled)");
-    out.add({"loom_scan_pass1", "scan", 4, 0, "inclusive_scan(x, z), pass 1: chunk totals" + t},
-            unnamed(emit_scan_pass(sum, plus, scan_pass::chunk_totals, false, no_class, group, chunked, d)));
-    out.add({"loom_scan_pass2", "scan", 4, 4, "inclusive_scan(x, z), pass 2: scan of the totals" + t},
-            unnamed(emit_scan_pass(partials, plus, scan_pass::scan_totals, true, no_class, group, chunked, d)));
-    out.add({"loom_scan_pass3", "scan", 4, 4, "inclusive_scan(x, z), pass 3: the output" + t},
-            unnamed(emit_scan_pass(sum, plus, scan_pass::scan_output, false, no_class, group, chunked, d)));
+    const std::string t = " (group " + std::to_string(group) + (chunked ? ", chunked)" : ", single pass)");
+    if (chunked) {
+        out.add({"loom_scan_pass1", "scan", 4, 0, "inclusive_scan(x, z), pass 1: chunk totals" + t},
+                unnamed(emit_scan_pass(sum, plus, scan_pass::chunk_totals, false, no_class, group, chunked, d)));
+        out.add({"loom_scan_pass2", "scan", 4, 4, "inclusive_scan(x, z), pass 2: scan of the totals" + t},
+                unnamed(emit_scan_pass(partials, plus, scan_pass::scan_totals, true, no_class, group, chunked, d)));
+        out.add({"loom_scan_pass3", "scan", 4, 4, "inclusive_scan(x, z), pass 3: the output" + t},
+                unnamed(emit_scan_pass(sum, plus, scan_pass::scan_output, false, no_class, group, chunked, d)));
+    } else {
+        out.add({"loom_scan_single_pass", "scan", 4, 4, "inclusive_scan(x, z), the single pass" + t},
+                unnamed(emit_scan_pass(sum, plus, scan_pass::single_pass, false, no_class, group, chunked, d)));
+    }
     out.finish();
     return 0;
 }

@@ -71,6 +71,17 @@ struct dialect {
         // second) below in a 32-lane warp, closed by the caller; nullptr where the dialect has no
         // warp of a fixed width (OpenCL C 1.2). Takes 32- and 64-bit arithmetic types.
         const char* shuffle_up;
+        // What a single-pass scan's look-back needs (codegen/scan_pass.cpp): work-groups that
+        // publish values to each other through global memory while all of them run.
+        const char* atomic_add;   // the start of a call adding its second argument to the 32-bit
+                                  // unsigned the first points at, returning the old value
+        const char* global_fence; // a statement: this work-item's global writes before it are seen
+                                  // by every work-group before its writes after it
+        const char* volatile_global; // qualifiers of a pointer whose loads and stores reach the
+                                     // device-wide level of memory (no stale per-core cache)
+        // Whether a short vector or complex value loads whole through such a pointer; where
+        // not (CUDA's vector types are structs), it loads component by component.
+        bool volatile_vectors;
     } group;
     const char* function_prefix; // before a device function called from a kernel
     // Whether the dialect has vector types named "<type>N" (OpenCL C's float16) that take

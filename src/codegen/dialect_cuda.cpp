@@ -97,7 +97,8 @@ const dialect cuda = {
     cuda_bit_builtin,
     {"__shared__", "__syncthreads();",
      "__syncthreads();", // orders the block's global memory accesses as well
-     "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, "},
+     "threadIdx.x", "blockIdx.x", "gridDim.x", "__shfl_up_sync(0xffffffffu, ", "atomicAdd(", "__threadfence();",
+     "volatile", false},
     "static __device__ __forceinline__",
     false,   // the CPU lanes forms stay scalar (they run on CPU devices)
     "make_", // NVRTC declares make_float4 ...; vector_types.cpp defines make_loom_double4 ...

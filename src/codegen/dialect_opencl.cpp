@@ -47,7 +47,8 @@ const dialect opencl = {
     opencl_math_name,
     opencl_bit_builtin,
     {"__local", "barrier(CLK_LOCAL_MEM_FENCE);", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
-     "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr},
+     "(uint)get_local_id(0)", "(uint)get_group_id(0)", "(uint)get_num_groups(0)", nullptr, "atomic_add(",
+     "mem_fence(CLK_GLOBAL_MEM_FENCE);", "volatile __global", true},
     "static",
     true,
     nullptr, // (float4)(a, b, c, d)

@@ -13,8 +13,9 @@ enum class parameter_role : std::uint8_t {
     packed_scalars, // the input kernel's packed scalars (loom_scalars)
     guard,          // loom::loop_while's guard (loom_guard)
     output,         // index: accumulator k's results (reduce, axis passes), or the scan's output
-    totals,         // the scan's chunk totals (written by its first pass)
-    offsets,        // the scan's scanned totals (read by its last pass)
+    totals,         // the scan's chunk totals (written by its first pass, or by the single pass)
+    offsets,        // the scan's scanned totals (read by its last pass, or written by the single pass)
+    tile_status,    // the single-pass scan's status of each tile, and its ticket counter
     identity,       // index: operation k's identity
     initial,        // the scan's first value (its identity, or an exclusive scan's init)
     capture,        // index: operation k, item: its capture j

@@ -6,6 +6,7 @@
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
+#include "loom/error.hpp"
 #include "ir/promotion.hpp"
 
 namespace loom::codegen {
@@ -206,51 +207,136 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
     b.line("total = ts[" + std::to_string(s.group - 1) + "];");
 }
 
-// The tiled layout's body (see scan_pass.hpp), after the signature. A tile is group *
-// tile_items elements: read coalesced (element base + j * group + lid) into work-group memory,
+// Tiles one look-back step reads: one a work-item of the first warp, or of a smaller group.
+unsigned look_back_window(const scan_pass_kernel& s) { return s.group < 32 ? s.group : 32; }
+
+// Element j of the single-pass scan's buffer `name`, loaded through a volatile pointer (the
+// device-wide value, not a copy a core's cache kept from before it was published). A short
+// vector or complex value loads component by component where the dialect's are structs.
+std::string published(const dialect& d, const pass_text& p, const std::string& name, const std::string& j) {
+    const dtype t = p.s.op->type;
+    auto load = [&](const std::string& type, const std::string& component) {
+        return "((" + std::string(d.group.volatile_global) + " " + type + "*)(" + name + " + " + j + "))" +
+               component;
+    };
+    if (d.group.volatile_vectors || (!ir::is_complex(t) && !is_short_vector(t))) return "*" + load(p.t, "");
+    if (ir::is_complex(t)) {
+        const std::string c = t == dtype::c64 ? "float" : "double";
+        return complex_value(d, t, load(c, "[0]"), load(c, "[1]"));
+    }
+    std::vector<std::string> parts;
+    for (unsigned l = 0; l < width_of(t); ++l)
+        parts.push_back(load(type_name(d, component_dtype(t)), "[" + std::to_string(l) + "]"));
+    return vector_value(d, t, parts);
+}
+
+// The work-group memory of the single-pass layout's ticket and look-back (OpenCL C declares
+// it at the kernel's outermost scope), and the ticket: this group's tile, g.
+void take_ticket(source_builder& b, const pass_text& p) {
+    const dialect& d = b.dialect();
+    const std::string q = d.group.array_qualifier;
+    const std::string window = std::to_string(look_back_window(p.s));
+    b.line(q + " " + p.t + " window[" + window + "];");
+    b.line(q + " unsigned int window_status[" + window + "];");
+    b.line(q + " " + p.t + " carry_of_tile;");
+    b.line(q + " unsigned int looked_back, ticket;");
+    b.declare_const("unsigned int", "lid", d.group.local_id);
+    b.declare_const(std::string(d.index_type), "tiles", "(n + chunk - 1u) / chunk"); // the ticket counter follows them
+    b.line("if (lid == 0u) ticket = " + std::string(d.group.atomic_add) + "status + tiles, 1u);");
+    b.line(d.group.barrier);
+    b.declare_const("unsigned int", "g", "ticket");
+}
+
+// The single-pass layout's look-back, after the group scan (`total` is the tile's total): sets
+// `carry` to the fold of every element before the tile (from `init`). Tile g publishes its total
+// (status 1) at once, then looks back over the tiles before it, a window of look_back_window at
+// a time, each work-item of the window waiting for its tile's status: the nearest tile whose
+// status is 2 gives the fold up to its end, and the totals of the tiles after it are folded on,
+// in order. Then g publishes its own fold (status 2). Tile 0 publishes status 2 only, so every
+// look-back ends. Values are written before their status, a global fence between; read after
+// it, a fence between. A tile waits only for tiles whose tickets came before its own: their
+// groups started first and wait for nothing later, so the waits end on any device that keeps
+// a started work-group running.
+void look_back(source_builder& b, const pass_text& p) {
+    const dialect& d = b.dialect();
+    const std::string t = p.t, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";
+    const std::string w = std::to_string(look_back_window(p.s)) + "u";
+    b.open("if (lid == 0u)");
+    b.open("if (g == 0u)");
+    b.line("offsets[0] = " + p.call("init", "total") + ";");
+    b.line(d.group.global_fence);
+    b.line(status + "[0] = 2u;");
+    b.line("carry_of_tile = init;");
+    b.close();
+    b.open("else");
+    b.line("totals[g] = total;");
+    b.line(d.group.global_fence);
+    b.line(status + "[g] = 1u;");
+    b.close();
+    b.close();
+    b.open("if (g != 0u)"); // uniform: every work-item of the group has the same ticket
+    b.declare(t, "folded", "id"); // lid 0's: the fold of the tiles looked at, in order
+    b.open_for("unsigned int end = g", "", "end = end > " + w + " ? end - " + w + " : 0u");
+    b.open("if (lid < " + w + ")");
+    b.declare("unsigned int", "state", "3u"); // 3: no tile here (past tile 0)
+    b.open("if (end > lid)");
+    b.open("do");
+    b.line("state = " + status + "[end - 1u - lid];");
+    b.close(" while (state == 0u);");
+    b.line(d.group.global_fence);
+    b.line("window[lid] = state == 2u ? " + published(d, p, "offsets", "(end - 1u - lid)") + " : " +
+           published(d, p, "totals", "(end - 1u - lid)") + ";");
+    b.close();
+    b.line("window_status[lid] = state;");
+    b.close();
+    b.line(d.group.barrier);
+    b.open("if (lid == 0u)");
+    b.declare("unsigned int", "k", "0u"); // the nearest tile with its fold, or the window's end
+    b.line("while (k < " + w + " && window_status[k] == 1u) ++k;");
+    b.declare(t, "f", "k < " + w + " ? window[k] : window[" + w + " - 1u]");
+    b.line("if (k == " + w + ") --k;");
+    b.open_for("unsigned int l = k", "l > 0u", "--l");
+    b.line("f = " + p.call("f", "window[l - 1u]") + ";");
+    b.close();
+    b.line("folded = end == g ? f : " + p.call("f", "folded") + ";");
+    b.line("looked_back = window_status[k] == 2u;");
+    b.close();
+    b.line(d.group.barrier);
+    b.line("if (looked_back) break;");
+    b.close();
+    b.open("if (lid == 0u)");
+    b.line("offsets[g] = " + p.call("folded", "total") + ";");
+    b.line(d.group.global_fence);
+    b.line(status + "[g] = 2u;");
+    b.line("carry_of_tile = folded;");
+    b.close();
+    b.close();
+    b.line(d.group.barrier);
+    b.line("carry = carry_of_tile;");
+}
+
+// The single-pass layout's body (see scan_pass.hpp), after the signature. A tile is group *
+// tile_items elements: read coalesced (element first + j * group + lid) into work-group memory,
 // each work-item scans its tile_items consecutive ones in registers, the work-items' totals are
-// scanned across the group (group_exclusive_scan), each work-item writes its prefixed values
-// back, and the tile is written out coalesced. About five barriers a tile; one value a
-// work-item a tile (a Hillis-Steele scan of the elements themselves) takes 18 for 256 elements,
-// and ncu found such passes barrier-bound on a GPU (docs/skeleton-scan.md). Pass 1 of a
-// commutative operation needs no order: each work-item folds its elements, and the group
-// combines the folds once.
-void tiled_scan_body(source_builder& b, const pass_text& p) {
+// scanned across the group (group_exclusive_scan), the look-back finds the tile's carry, each
+// work-item writes its prefixed values back, and the tile is written out coalesced. One value
+// a work-item (a Hillis-Steele scan of the elements themselves) takes 18 barriers for 256
+// elements, and ncu found such passes barrier-bound on a GPU (docs/skeleton-scan.md).
+void single_pass_body(source_builder& b, const pass_text& p) {
     const scan_pass_kernel& s = p.s;
     const dialect& d = b.dialect();
     const std::string index = d.index_type, w = std::to_string(s.group) + "u", t = p.t;
     const unsigned tile = s.group * tile_items;
     const std::string k = std::to_string(tile_items) + "u";
-    const bool folds = s.pass == scan_pass::chunk_totals && commutative(*s.op);
-    if (!folds)
-        b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + std::to_string(tile + tile / 32) + "];");
+    b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + std::to_string(tile + tile / 32) + "];");
     b.line(std::string(d.group.array_qualifier) + " " + t + " ts[" + std::to_string(s.group) + "];");
-    b.declare_const("unsigned int", "lid", d.group.local_id);
-    b.declare_const("unsigned int", "g", d.group.group_id);
+    take_ticket(b, p);
     b.declare_const(index, "first", "(" + index + ")g * chunk");
-    b.declare(index, "last", "first + chunk");
-    b.line("if (last > n) last = n;");
-    b.line(t + " before, total;");
-    if (folds) {
-        b.declare(t, "folded", "id");
-        b.open_for(index + " i = first + lid", "i < last", "i += " + w);
-        p.values(b);
-        b.line("folded = " + p.call("folded", p.root_value()) + ";");
-        b.close();
-        group_exclusive_scan(b, p, "folded");
-        b.line("if (lid == 0u) totals[g] = total;");
-        return;
-    }
-    if (s.pass == scan_pass::scan_output)
-        b.declare(t, "carry", p.call("init", "offsets[g]"));
-    else if (s.pass == scan_pass::scan_totals)
-        b.declare(t, "carry", "init");
-    else
-        b.declare(t, "carry", "id");
-    b.open_for(index + " base = first", "base < last", "base += " + std::to_string(tile) + "u");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    b.line(t + " before, total, carry;");
     b.open_for("unsigned int j = 0u", "j < " + k, "++j");
     b.declare_const("unsigned int", "q", "j * " + w + " + lid");
-    b.declare_const(index, "i", "base + q");
+    b.declare_const(index, "i", "first + q");
     b.declare(t, "x", "id");
     b.open("if (i < last)");
     p.values(b);
@@ -264,23 +350,17 @@ void tiled_scan_body(source_builder& b, const pass_text& p) {
         b.line(t + " " + lane(int(j)) + " = " +
                p.call(lane(int(j) - 1), tile_slot("lid * " + k + " + " + std::to_string(j) + "u")) + ";");
     group_exclusive_scan(b, p, lane(int(tile_items) - 1));
-    if (s.pass != scan_pass::chunk_totals) {
-        b.declare_const(t, "prefix", p.call("carry", "before"));
-        for (unsigned j = 0; j < tile_items; ++j)
-            b.line(tile_slot("lid * " + k + " + " + std::to_string(j) + "u") + " = " + p.call("prefix", lane(int(j))) +
-                   ";");
-        b.line(d.group.barrier);
-        const bool shifted = s.exclusive || s.pass == scan_pass::scan_totals;
-        b.open_for("unsigned int j = 0u", "j < " + k, "++j");
-        b.declare_const("unsigned int", "q", "j * " + w + " + lid");
-        b.line("if (base + q < last) " + p.out +
-               "[base + q] = " + (shifted ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
-        b.close();
-        b.line(d.group.barrier);
-    }
-    b.line("carry = " + p.call("carry", "total") + ";");
+    look_back(b, p);
+    b.declare_const(t, "prefix", p.call("carry", "before"));
+    for (unsigned j = 0; j < tile_items; ++j)
+        b.line(tile_slot("lid * " + k + " + " + std::to_string(j) + "u") + " = " + p.call("prefix", lane(int(j))) +
+               ";");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int j = 0u", "j < " + k, "++j");
+    b.declare_const("unsigned int", "q", "j * " + w + " + lid");
+    b.line("if (first + q < last) " + p.out + "[first + q] = " +
+           (s.exclusive ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
     b.close();
-    if (s.pass == scan_pass::chunk_totals) b.line("if (lid == 0u) totals[g] = carry;");
 }
 
 } // namespace
@@ -305,6 +385,12 @@ kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param) buffer("out", true, parameter_role::output);
     if (s.pass == scan_pass::scan_output) buffer("offsets", false, parameter_role::offsets);
     if (s.pass == scan_pass::chunk_totals) buffer("totals", true, parameter_role::totals);
+    if (s.pass == scan_pass::single_pass) {
+        buffer("totals", true, parameter_role::totals);
+        buffer("offsets", true, parameter_role::offsets);
+        signature += buffer_parameter(d, type_name(d, dtype::u32), true, true) + "status, ";
+        layout.push_back({parameter_role::tile_status});
+    }
     signature += p.t + " id, " + p.t + " init, ";
     layout.push_back({parameter_role::identity});
     layout.push_back({parameter_role::initial});
@@ -314,13 +400,29 @@ kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::chunk)});
     layout.push_back({parameter_role::extent, std::uint32_t(pass_extent::n)});
     write_guard(b, p.input);
+    if (s.chunked != (s.pass != scan_pass::single_pass))
+        throw error("loom: internal error: a scan's three passes are chunked, its single pass tiled");
     if (s.chunked)
         chunked_scan_body(b, p);
     else
-        tiled_scan_body(b, p);
+        single_pass_body(b, p);
     b.close();
     kernel_source source = name_kernel(b.text(), d);
     source.layout = std::move(layout);
+    return source;
+}
+
+kernel_source emit_status_clear(const dialect& d) {
+    source_builder b(d);
+    const std::string index = d.index_type;
+    b.open(std::string(d.kernel_prefix) + " " + unnamed_kernel + "(" +
+           buffer_parameter(d, type_name(d, dtype::u32), true, true) + "status, " + index + " n)");
+    b.open_for(index + " i = " + d.global_id, "i < n", "i += " + std::string(d.global_size));
+    b.line("status[i] = 0u;");
+    b.close();
+    b.close();
+    kernel_source source = name_kernel(b.text(), d);
+    source.layout = {{parameter_role::tile_status}, {parameter_role::extent, std::uint32_t(pass_extent::n)}};
     return source;
 }
 

@@ -70,21 +70,23 @@ std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n) {
     return serial1 + serial2 + 2 * log_group;
 }
 
-scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n) {
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n,
+                                unsigned element_bytes) {
     scan_geometry g;
     g.group = skeleton_group_size(info);
     g.chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    // A tile in work-group memory takes at most 32 KiB (CUDA gives a block 48 KiB of static
+    // shared memory; the group's totals and the look-back's window take the rest).
+    if (!g.chunked)
+        while (g.group > 32 && std::uint64_t(g.group) * codegen::tile_items * element_bytes > 32768) g.group /= 2;
     const std::uint64_t wanted = groups_wanted(info);
     if (g.chunked) {
         g.groups = std::max<std::uint64_t>(1, std::min(wanted, (n + 64 * g.group - 1) / (64 * g.group)));
         g.parts = g.groups * g.group;
         g.chunk = ((n + g.parts - 1) / g.parts + 7) & ~std::uint64_t(7);
-    } else {
-        const std::uint64_t groups0 = std::max<std::uint64_t>(1, std::min(wanted, (n + g.group - 1) / g.group));
-        const std::uint64_t per_group = (n + groups0 - 1) / groups0;
-        const std::uint64_t tile = std::uint64_t(g.group) * codegen::tile_items;
-        g.chunk = (per_group + tile - 1) / tile * tile;
-        g.groups = (n + g.chunk - 1) / g.chunk;
+    } else { // a group a tile, as many as there are tiles (the single pass's look-back)
+        g.chunk = std::uint64_t(g.group) * codegen::tile_items;
+        g.groups = std::max<std::uint64_t>(1, (n + g.chunk - 1) / g.chunk);
         g.parts = g.groups;
     }
     return g;

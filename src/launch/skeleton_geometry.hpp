@@ -42,18 +42,19 @@ std::uint64_t reduce_chunk(const reduce_geometry& g, std::uint64_t n);
 // pass 2 and its tree.
 std::uint64_t reduce_depth(const reduce_geometry& g, std::uint64_t n);
 
-// Scans (codegen/scan_pass.hpp): tiled on GPUs (or with LOOM_KERNEL_FORM=grid_stride), a
-// chunk per group in whole tiles; chunked on CPU devices, a chunk per work-item (a multiple
-// of 8, at least 64 elements a work-item where n allows).
+// Scans (codegen/scan_pass.hpp): a single pass on GPUs (or with LOOM_KERNEL_FORM=grid_stride),
+// a tile per group; chunked on CPU devices, three passes, a chunk per work-item (a multiple of
+// 8, at least 64 elements a work-item where n allows).
 struct scan_geometry {
     unsigned group = 1;
     bool chunked = false;
     std::uint64_t groups = 0;
-    std::uint64_t chunk = 0; // elements per group (tiled) or per work-item (chunked)
-    std::uint64_t parts = 0; // the totals pass 2 scans: one per group (tiled) or work-item (chunked)
+    std::uint64_t chunk = 0; // elements per work-item (chunked) or the tile (single pass)
+    std::uint64_t parts = 0; // the chunks (pass 2 scans their totals) or the tiles
 };
 
-scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n);
+scan_geometry scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, std::uint64_t n,
+                                unsigned element_bytes);
 
 // Radix sorts (codegen/radix_pass.hpp): chunked on CPU devices (a part per work-item, 8-bit
 // digits), tiled on GPUs (a part per group of whole tiles, 4-bit digits), or as `forced` says.

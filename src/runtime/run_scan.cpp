@@ -52,7 +52,7 @@ void run_scan(context_impl& ctx, const scan_call& written, const buffer_ptr& out
     request.exclusive = call.exclusive;
     request.guarded = ctx.guard() != nullptr;
     request.output_class = output_class(*call.input, in, output);
-    request.geometry = launch::scan_geometry_for(ctx.info(), ctx.settings().form, n);
+    request.geometry = launch::scan_geometry_for(ctx.info(), ctx.settings().form, n, unsigned(size_of(sop.type)));
 
     scan_key& key = ctx.plans().key<scan_key>();
     key.input_shape = call.input->id;

@@ -37,6 +37,7 @@ std::vector<plan::argument> pass_arguments(const codegen::parameter_layout& layo
         case parameter_role::output: args.push_back(binding.outputs.at(p.index)); break;
         case parameter_role::totals: args.push_back({source::scratch, binding.totals}); break;
         case parameter_role::offsets: args.push_back({source::scratch, binding.offsets}); break;
+        case parameter_role::tile_status: args.push_back({source::scratch, binding.status}); break;
         case parameter_role::identity: args.push_back({source::identity, p.index, 0, ops.at(p.index).type}); break;
         case parameter_role::initial:
             args.push_back({binding.initial_from_call ? source::initial : source::identity, 0, 0, ops.at(0).type});

@@ -23,12 +23,29 @@ plan::plan plan_scan(const scan_request& r, const codegen::dialect& d) {
     totals.kernel.guarded = r.guarded;
 
     plan::plan p;
-    p.scratch = {sop.type, sop.type};
+    p.scratch = {sop.type, sop.type, dtype::u32};
     pass_binding binding;
     binding.totals = 0;
     binding.offsets = 1;
+    binding.status = 2;
     binding.outputs = {{plan::source::result, 0}};
     const launch::scan_geometry& g = r.geometry;
+    const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
+    if (!g.chunked) {
+        plan::pass clear;
+        clear.kernel = codegen::emit_status_clear(d);
+        clear.summary = "scan status clear";
+        clear.arguments = pass_arguments(clear.kernel.layout, input, ops, binding);
+        clear.kind = plan::pass_kind::scan;
+        p.passes.push_back(std::move(clear));
+        plan::pass scan;
+        scan.kernel = emit_scan_pass(input, ops[0], scan_pass::single_pass, r.exclusive, out_param, g.group, false, d);
+        scan.summary = "scan single pass" + shape;
+        scan.arguments = pass_arguments(scan.kernel.layout, input, ops, binding);
+        scan.kind = plan::pass_kind::scan;
+        p.passes.push_back(std::move(scan));
+        return p;
+    }
     auto add = [&](const input_kernel& in, scan_pass which, bool exclusive, std::uint32_t out, std::string summary,
                    const pass_binding& b) {
         plan::pass pass;
@@ -38,7 +55,6 @@ plan::plan plan_scan(const scan_request& r, const codegen::dialect& d) {
         pass.kind = plan::pass_kind::scan;
         p.passes.push_back(std::move(pass));
     };
-    const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
     pass_binding totals_only = binding; // pass 1 starts each chunk from the identity
     totals_only.initial_from_call = false;
     add(input, scan_pass::chunk_totals, r.exclusive, no_class, "scan pass 1" + shape, totals_only);
@@ -54,6 +70,19 @@ plan::plan plan_scan(const scan_request& r, const codegen::dialect& d) {
 plan::launch_sizes scan_launch(const launch::scan_geometry& g, std::uint64_t n) {
     plan::launch_sizes s;
     const auto n_extent = std::size_t(codegen::pass_extent::n), chunk = std::size_t(codegen::pass_extent::chunk);
+    if (!g.chunked) { // the tiles' status and the ticket counter after it; then a group a tile
+        const std::uint64_t words = g.groups + 1;
+        s.geometry[0] = {(words + g.group - 1) / g.group * g.group, g.group};
+        s.extents[0][n_extent] = words;
+        s.elements[0] = words;
+        s.geometry[1] = {g.groups * g.group, g.group};
+        s.extents[1][chunk] = g.chunk;
+        s.extents[1][n_extent] = n;
+        s.elements[1] = n;
+        s.scratch_elements[0] = s.scratch_elements[1] = g.groups;
+        s.scratch_elements[2] = words;
+        return s;
+    }
     s.geometry[0] = s.geometry[2] = {g.groups * g.group, g.group};
     s.geometry[1] = {g.group, g.group};
     s.extents[0][chunk] = s.extents[2][chunk] = g.chunk;

@@ -1,6 +1,8 @@
-// The scan planner: loom::inclusive_scan / exclusive_scan as a plan of three passes
-// (docs/skeleton-scan.md): each chunk's total, one group's exclusive scan of the totals, and
-// the chunks scanned again from their offsets into the output. Pure: no device, no context.
+// The scan planner: loom::inclusive_scan / exclusive_scan as a plan (docs/skeleton-scan.md).
+// Chunked (CPU devices), three passes: each chunk's total, one work-item's exclusive scan of
+// the totals, and the chunks scanned again from their offsets into the output. Otherwise
+// (GPUs) two: the tiles' status cleared, then one pass that reads every element once, each
+// group finding its tile's carry by decoupled look-back. Pure: no device, no context.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,8 @@ struct scan_request {
     launch::scan_geometry geometry;
 };
 
-// Scratch 0 holds the chunks' totals, scratch 1 their exclusive scan; result 0 is the output.
+// Scratch 0 holds the chunks' (tiles') totals, scratch 1 their exclusive scan (the tiles'
+// inclusive folds), scratch 2 the tiles' status; result 0 is the output.
 plan::plan plan_scan(const scan_request& r, const codegen::dialect& d);
 
 // The sizes of a call over n elements.

@@ -123,7 +123,7 @@ TEST_CASE("executor: a scan binds totals and offsets between its passes and its 
     r.slot_class = &classes;
     r.op = &op;
     r.exclusive = true;
-    r.geometry = loom::launch::scan_geometry_for(h.device.info(), std::nullopt, 5000);
+    r.geometry = loom::launch::scan_geometry_for(h.device.info(), std::nullopt, 5000, 4);
     const loom::plan::plan p = loom::skeleton::plan_scan(r, h.device.dialect());
     const loom::plan::launch_sizes sizes = loom::skeleton::scan_launch(r.geometry, 5000);
 
@@ -153,6 +153,53 @@ TEST_CASE("executor: a scan binds totals and offsets between its passes and its 
     CHECK(h.device.launches[0].args[3].as_u64() == 0); // pass 1 starts each chunk from the identity
     CHECK(last[6].as_u64() == 5000);
     CHECK(h.device.launches[1].geometry.global_items == r.geometry.group);
+}
+
+TEST_CASE("executor: a single-pass scan clears its tiles' status, then reads, writes and publishes in one pass") {
+    harness h;
+    loom::vector<std::int32_t> x;
+    const std::vector<std::uint32_t> classes{0};
+    const auto op = loom::expr::operation<std::int32_t>(loom::detail::plus_operation{}, 0);
+    loom::skeleton::scan_request r;
+    r.input = loom::expr::input_shape(x);
+    r.slot_class = &classes;
+    r.op = &op;
+    r.exclusive = true;
+    r.geometry = loom::launch::scan_geometry_for(h.device.info(), loom::ir::map_form::grid_stride, 5000, 4);
+    REQUIRE(!r.geometry.chunked);
+    const loom::plan::plan p = loom::skeleton::plan_scan(r, h.device.dialect());
+    const loom::plan::launch_sizes sizes = loom::skeleton::scan_launch(r.geometry, 5000);
+
+    loom::fusion::bound_slot slot{vector_buffer(5000, loom::dtype::i32), {}};
+    const loom::detail::buffer_ptr output = vector_buffer(5000, loom::dtype::i32);
+    const loom::detail::scalar_bits init = loom::detail::scalar_bits::of(std::int32_t(7));
+    loom::detail::call_values call;
+    call.slots = &slot;
+    call.slot_count = 1;
+    call.results = &output;
+    call.result_count = 1;
+    call.ops = &op;
+    call.initial = &init;
+    h.run_all(p, sizes, call);
+
+    REQUIRE(h.device.launches.size() == 2);
+    const std::uint64_t tiles = (5000 + r.geometry.chunk - 1) / r.geometry.chunk;
+    CHECK(r.geometry.groups == tiles);
+    const auto& status = h.scratch.memory[2];
+    REQUIRE(status);
+    CHECK(h.scratch.bytes[2] == (tiles + 1) * 4); // a word a tile, then the ticket counter
+    CHECK(h.device.launches[0].args[0].buffer == status.get());
+    CHECK(h.device.launches[0].args[1].as_u64() == tiles + 1);
+    const auto& scan = h.device.launches[1].args;
+    CHECK(scan[0].buffer == slot.buffer->memory.get());
+    CHECK(scan[1].buffer == output->memory.get());
+    CHECK(scan[2].buffer == h.scratch.memory[0].get()); // the tiles' totals
+    CHECK(scan[3].buffer == h.scratch.memory[1].get()); // their inclusive folds
+    CHECK(scan[4].buffer == status.get());
+    CHECK(scan[6].as_u64() == 7); // the exclusive scan's first value
+    CHECK(scan[7].as_u64() == r.geometry.chunk);
+    CHECK(scan[8].as_u64() == 5000);
+    CHECK(h.device.launches[1].geometry.global_items == tiles * r.geometry.group);
 }
 
 TEST_CASE("executor: an axis reduction writes its result vector, with rows and cols by value") {

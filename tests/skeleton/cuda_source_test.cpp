@@ -59,22 +59,38 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         emit_reduce_pass(dot, {{dot.root, &plus}}, 256, false, cuda).text(),
         emit_reduce_pass(partials_input({loom::dtype::f32}), {{0, &plus}}, 256, false, cuda).text(),
         emit_reduce_pass(dsin, {{dsin.root, &lo}, {dsin.root, &hi}}, 256, false, cuda).text(),
-        emit_scan_pass(ints, mod, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text(),
-        emit_scan_pass(partials_input({loom::dtype::i64}), mod, scan_pass::scan_totals, true, no_class, 256, false,
-                       cuda)
-            .text(),
-        emit_scan_pass(ints, mod, scan_pass::scan_output, true, 0, 256, false, cuda).text(),
+        emit_scan_pass(ints, mod, scan_pass::single_pass, false, no_class, 256, false, cuda).text(),
+        emit_scan_pass(ints, mod, scan_pass::single_pass, true, 0, 256, false, cuda).text(), // in place
     };
+    // The single pass's look-back: a ticket, tiles' values read through volatile pointers.
+    CHECK(sources.back().find("ticket = atomicAdd(status + tiles, 1u);") != std::string::npos);
+    CHECK(sources.back().find("*((volatile long long*)(offsets + (end - 1u - lid)))") != std::string::npos);
+    CHECK(sources.back().find("__threadfence();") != std::string::npos);
     // A 16-bit scan: its warp shuffles carry the values through an int.
     {
         loom::vector<std::int16_t> xs;
         const input_kernel shorts = build_input(*loom::expr::input_shape(xs + xs), {0, 0}, loom::dtype::i16);
         const combine_op splus = combine<std::int16_t>(loom::detail::plus_operation{}, std::int16_t(0));
-        for (auto pass : {scan_pass::chunk_totals, scan_pass::scan_output}) {
-            sources.push_back(emit_scan_pass(shorts, splus, pass, false, no_class, 256, false, cuda).text());
-            CHECK(sources.back().find("(short)__shfl_up_sync(0xffffffffu, (int)") != std::string::npos);
-        }
+        sources.push_back(emit_scan_pass(shorts, splus, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
+        CHECK(sources.back().find("(short)__shfl_up_sync(0xffffffffu, (int)") != std::string::npos);
     }
+    // Short vectors: CUDA's are structs, read through volatile pointers a component at a time.
+    {
+        loom::vector<loom::int4> xv;
+        loom::vector<loom::double4> xw;
+        const input_kernel ints4 = build_input(*loom::expr::input_shape(xv), {0}, loom::dtype::i32x4);
+        const input_kernel doubles4 = build_input(*loom::expr::input_shape(xw), {0}, loom::dtype::f64x4);
+        const combine_op plus4 = combine<loom::int4>(loom::detail::plus_operation{}, loom::int4{});
+        const combine_op plusd4 = combine<loom::double4>(loom::detail::plus_operation{}, loom::double4{});
+        sources.push_back(emit_scan_pass(ints4, plus4, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
+        CHECK(sources.back().find("((volatile int*)(totals + (end - 1u - lid)))[3]") != std::string::npos);
+        // 32-byte values: a group of 128, so that the tile fits in 32 KiB (launch::scan_geometry_for).
+        sources.push_back(
+            emit_scan_pass(doubles4, plusd4, scan_pass::single_pass, true, no_class, 128, false, cuda).text());
+    }
+    // The pass that clears the tiles' status before the single pass.
+    sources.push_back(loom::codegen::emit_status_clear(cuda).text());
+    const std::size_t status_clear = sources.size() - 1;
     // Inside loom::loop_while: guarded passes, reading a device scalar (a broadcast load).
     loom::scalar<float> sf;
     input_kernel scaled = build_input(*loom::expr::input_shape(xf * sf), {0, 1}, loom::dtype::f32);
@@ -88,10 +104,7 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     const std::size_t first_guarded = sources.size() - 1;
     sources.push_back(emit_reduce_pass(scaled, {{scaled.root, &plus}}, 256, false, cuda).text());
     sources.push_back(emit_reduce_pass(guarded_partials, {{0, &plus}}, 256, false, cuda).text());
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text());
-    sources.push_back(
-        emit_scan_pass(guarded_partials, plus, scan_pass::scan_totals, true, no_class, 256, false, cuda).text());
-    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::scan_output, false, no_class, 256, false, cuda).text());
+    sources.push_back(emit_scan_pass(scaled, plus, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
     // Map-reduce fusion: pass 1 also stores, per element, what the statements fused into it store.
     sources.push_back(emit_reduce_pass(stored, {{stored.root, &plus}}, 256, false, cuda).text());
     CHECK(sources.back().find("p2[i] = ") != std::string::npos);
@@ -136,7 +149,8 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
     for (std::size_t k = 0; k < sources.size(); ++k) {
         const std::string& s = sources[k];
         CAPTURE(s);
-        const bool barrier_free = k == first_guarded || (k >= first_chunked + 2); // the map, the chunked scans
+        // The map, the status clear, the chunked scans:
+        const bool barrier_free = k == first_guarded || k == status_clear || (k >= first_chunked + 2);
         CHECK((barrier_free || s.find("__shared__") != std::string::npos));
         CHECK((barrier_free || s.find("__syncthreads();") != std::string::npos));
         CHECK(s.find("__local") == std::string::npos);
@@ -165,15 +179,16 @@ TEST_CASE("complex reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and s
         emit_reduce_pass(turns, {{turns.root, &times}}, 256, false, cuda).text(),
         emit_reduce_pass(partials_input({loom::dtype::c128}), {{0, &times}}, 256, true, cuda).text(),
     };
-    // Scans: the warp scan's shuffles carry a complex value as its two components.
-    for (auto pass : {scan_pass::chunk_totals, scan_pass::scan_output}) {
-        sources.push_back(emit_scan_pass(dot, plus, pass, false, no_class, 256, false, cuda).text());
-        CHECK(sources.back().find("make_float2(__shfl_up_sync(0xffffffffu, x.x, o), __shfl_up_sync(0xffffffffu, "
-                                  "x.y, o))") != std::string::npos);
-        sources.push_back(emit_scan_pass(turns, times, pass, true, no_class, 256, false, cuda).text());
-    }
-    sources.push_back(emit_scan_pass(partials_input({loom::dtype::c128}), times, scan_pass::scan_totals, true, no_class,
-                                     256, false, cuda)
+    // Scans: the warp scan's shuffles carry a complex value as its two components, and the
+    // look-back reads one through volatile pointers a component at a time.
+    sources.push_back(emit_scan_pass(dot, plus, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
+    CHECK(sources.back().find("make_float2(__shfl_up_sync(0xffffffffu, x.x, o), __shfl_up_sync(0xffffffffu, "
+                              "x.y, o))") != std::string::npos);
+    CHECK(sources.back().find("make_float2(((volatile float*)(offsets + (end - 1u - lid)))[0], ((volatile "
+                              "float*)(offsets + (end - 1u - lid)))[1])") != std::string::npos);
+    sources.push_back(emit_scan_pass(turns, times, scan_pass::single_pass, true, no_class, 256, false, cuda).text());
+    sources.push_back(emit_scan_pass(partials_input({loom::dtype::c128}), times, scan_pass::chunk_totals, false,
+                                     no_class, 256, true, cuda)
                           .text());
     for (const std::string& s : sources) {
         CAPTURE(s);
@@ -240,8 +255,8 @@ TEST_CASE("reduce and scan passes calling source functions are valid CUDA C++ (N
     const combine_op pick = combine<float>([&](auto a, auto b) { return larger(a, b); }, 0.0f);
     const std::vector<std::string> sources = {
         emit_reduce_pass(in, {{in.root, &pick}}, 256, false, cuda).text(),
-        emit_scan_pass(in, pick, scan_pass::chunk_totals, false, no_class, 256, false, cuda).text(),
-        emit_scan_pass(in, pick, scan_pass::scan_output, true, 0, 256, false, cuda).text(),
+        emit_scan_pass(in, pick, scan_pass::single_pass, false, no_class, 256, false, cuda).text(),
+        emit_scan_pass(in, pick, scan_pass::single_pass, true, 0, 256, false, cuda).text(),
     };
     for (const std::string& source : sources) {
         // Both definitions, before the kernel: the input's call and the operation's.

@@ -5,7 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
+#include "launch/skeleton_geometry.hpp"
+#include "runtime/context_impl.hpp"
+#include "backend/device.hpp"
+#include "skeleton/scan_kernel.hpp"
 #include "skeleton/skeleton_kernel.hpp"
 
 using namespace skeleton_test;
@@ -37,7 +42,9 @@ TEST_CASE("a scan fuses its input expression and may write in place") {
     ctx().finish();
     const auto before = ctx().statistics();
     loom::inclusive_scan(x * x + 1, y);
-    CHECK(ctx().statistics().kernels_launched - before.kernels_launched == 3);
+    // Three passes over chunks (CPU devices), or the status cleared and one pass (GPUs).
+    const auto geo = loom::launch::scan_geometry_for(ctx().impl()->info(), ctx().impl()->settings().form, n, 8);
+    CHECK(ctx().statistics().kernels_launched - before.kernels_launched == (geo.chunked ? 3u : 2u));
     std::vector<std::int64_t> hy = y.to_host();
     std::int64_t run = 0;
     std::size_t bad = 0;
@@ -175,4 +182,87 @@ TEST_CASE("a scan sees pending statements and rejects mismatched lengths") {
     loom::inclusive_scan(x, y);
     CHECK(y[299] == 600);
     CHECK_THROWS_WITH_AS(loom::inclusive_scan(x, z), doctest::Contains("length mismatch"), loom::error);
+}
+
+// The single pass's look-back, run on this context's device with the tiles before the launch
+// set up by hand: tiles 0 .. 59 "ran earlier" (the ticket counter starts at 60), tile 0 and
+// tile 30 published their folds (status 2), the others only their totals (status 1), and the
+// totals of tiles 1 .. 29 are wrong on purpose, so that a look-back that went past tile 30
+// shows. The 40 groups launched then take tiles 60 .. 99: their look-backs cross windows of
+// totals (a group of 4 work-items reads 4 tiles a step) before they reach tile 30. A fill
+// forward (the last nonzero value) is not commutative: a fold out of order shows too.
+TEST_CASE("the single-pass scan's look-back folds published totals in order up to the nearest fold") {
+    using loom::skeleton::input_kernel;
+    const unsigned group = 4, tile = group * loom::codegen::tile_items, tiles = 100, done = 60;
+    const std::size_t n = std::size_t(tiles) * tile - 5; // a ragged last tile
+    std::vector<std::int32_t> h = random_values<std::int32_t>(n, -3, 40, 36);
+    for (std::int32_t& v : h) v = v < 0 ? 0 : v;                  // zeros carry the last value on
+    for (std::size_t i = 30 * tile; i < 60 * tile; ++i) h[i] = 0; // ... across many tiles
+    h[35 * tile + 3] = 1001; // the fill's nearest nonzero before tile 60 is tile 57's, windows away
+    h[50 * tile + 7] = 1002; // from these: folds in the wrong order take one of them instead
+    h[57 * tile + 1] = 1003;
+    h[56 * tile + 2] = 1004; // ... or this one, in tile 57's window
+    for (std::size_t i = 60 * tile; i < 99 * tile; ++i) h[i] = i % 997 == 0 ? std::int32_t(i) : 0;
+    const std::vector<bool> op_kinds = {false, true}; // fill forward, then +
+    for (bool plus : op_kinds) {
+        CAPTURE(plus);
+        auto fill = [](auto a, auto b) { return loom::where(b != 0, b, a); };
+        auto add = [](auto a, auto b) { return a + b; };
+        const loom::detail::skeleton_operation sop =
+            plus ? loom::expr::operation<std::int32_t>(add, 0) : loom::expr::operation<std::int32_t>(fill, 0);
+        auto apply = [&](std::int32_t a, std::int32_t b) { return plus ? a + b : (b != 0 ? b : a); };
+        std::vector<std::int32_t> inclusive(n);
+        std::int32_t run = 0;
+        for (std::size_t i = 0; i < n; ++i) inclusive[i] = run = apply(run, h[i]);
+        std::vector<std::int32_t> totals(tiles, 0), folds(tiles, 0);
+        std::vector<std::uint32_t> status(tiles + 1, 0);
+        for (unsigned t = 0; t < tiles; ++t) {
+            std::int32_t f = 0;
+            for (std::size_t i = std::size_t(t) * tile; i < std::min(n, std::size_t(t + 1) * tile); ++i)
+                f = apply(f, h[i]);
+            totals[t] = f;
+            folds[t] = inclusive[std::min(n, std::size_t(t + 1) * tile) - 1];
+        }
+        for (unsigned t = 1; t < 30; ++t) totals[t] = 12345 + std::int32_t(t); // never to be read
+        for (unsigned t = 0; t < done; ++t) status[t] = t == 0 || t == 30 ? 2 : 1;
+        status[tiles] = done;
+
+        loom::vector<std::int32_t> x(ctx(), h);
+        loom::skeleton::combine_op op{sop.op->body, sop.op->role, sop.type, {}};
+        op.captures = loom::codegen::capture_types(op); // the fill's 0 is a capture
+        const input_kernel in = loom::skeleton::build_input(*loom::expr::input_shape(x), {0}, loom::dtype::i32);
+        loom::backend::device& dev = ctx().impl()->device();
+        const auto source = loom::skeleton::emit_scan_pass(in, op, loom::codegen::scan_pass::single_pass, false,
+                                                           loom::skeleton::no_class, group, false, dev.dialect());
+        const loom::backend::build_result built = dev.build(source.text(), source.name);
+        auto buffer = [&](const void* data, std::size_t bytes) {
+            std::unique_ptr<loom::backend::memory> m = dev.allocate(bytes);
+            if (data) dev.write(*m, 0, data, bytes);
+            return m;
+        };
+        const auto in_mem = buffer(h.data(), n * 4), out_mem = buffer(nullptr, n * 4);
+        const auto totals_mem = buffer(totals.data(), tiles * 4), folds_mem = buffer(folds.data(), tiles * 4);
+        const auto status_mem = buffer(status.data(), (tiles + 1) * 4);
+        const std::int32_t id = 0, init = 0;
+        const std::uint64_t chunk = tile, length = n;
+        std::vector<loom::backend::kernel_arg> args = {{in_mem.get()},     {out_mem.get()},    {totals_mem.get()},
+                                                       {folds_mem.get()},  {status_mem.get()}, {nullptr, &id, 4},
+                                                       {nullptr, &init, 4}};
+        for (std::size_t c = 0; c < op.captures.size(); ++c)
+            args.push_back({nullptr, sop.captures.at(c).word, loom::size_of(op.captures[c])});
+        args.push_back({nullptr, &chunk, 8});
+        args.push_back({nullptr, &length, 8});
+        dev.launch(*built.compiled, args.data(), args.size(), {std::uint64_t(tiles - done) * group, group});
+        std::vector<std::int32_t> out(n), got_folds(tiles);
+        std::vector<std::uint32_t> got_status(tiles + 1);
+        dev.read(*out_mem, 0, out.data(), n * 4);
+        dev.read(*folds_mem, 0, got_folds.data(), tiles * 4);
+        dev.read(*status_mem, 0, got_status.data(), (tiles + 1) * 4);
+        std::size_t bad = 0, bad_folds = 0;
+        for (std::size_t i = std::size_t(done) * tile; i < n; ++i) bad += out[i] != inclusive[i];
+        for (unsigned t = done; t < tiles; ++t) bad_folds += got_status[t] != 2 || got_folds[t] != folds[t];
+        CHECK(bad == 0);
+        CHECK(bad_folds == 0);
+        CHECK(got_status[tiles] == tiles); // every ticket taken once
+    }
 }
