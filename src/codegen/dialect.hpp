@@ -73,12 +73,15 @@ struct dialect {
         const char* shuffle_up;
         // What a single-pass scan's look-back needs (codegen/scan_pass.cpp): work-groups that
         // publish values to each other through global memory while all of them run.
-        const char* atomic_add;   // the start of a call adding its second argument to the 32-bit
-                                  // unsigned the first points at, returning the old value
-        const char* global_fence; // a statement: this work-item's global writes before it are seen
-                                  // by every work-group before its writes after it
-        const char* volatile_global; // qualifiers of a pointer whose loads and stores reach the
-                                     // device-wide level of memory (no stale per-core cache)
+        // The start of a call adding its second argument to the 32-bit unsigned the first
+        // points at, returning the old value.
+        const char* atomic_add;
+        // A statement: this work-item's global writes before it are seen by every work-group
+        // before its writes after it.
+        const char* global_fence;
+        // The qualifiers of a pointer whose loads and stores reach the device-wide level of
+        // memory (no stale copy in a core's cache).
+        const char* volatile_global;
         // Whether a short vector or complex value loads whole through such a pointer; where
         // not (CUDA's vector types are structs), it loads component by component.
         bool volatile_vectors;

@@ -216,8 +216,7 @@ unsigned look_back_window(const scan_pass_kernel& s) { return s.group < 32 ? s.g
 std::string published(const dialect& d, const pass_text& p, const std::string& name, const std::string& j) {
     const dtype t = p.s.op->type;
     auto load = [&](const std::string& type, const std::string& component) {
-        return "((" + std::string(d.group.volatile_global) + " " + type + "*)(" + name + " + " + j + "))" +
-               component;
+        return "((" + std::string(d.group.volatile_global) + " " + type + "*)(" + name + " + " + j + "))" + component;
     };
     if (d.group.volatile_vectors || (!ir::is_complex(t) && !is_short_vector(t))) return "*" + load(p.t, "");
     if (ir::is_complex(t)) {
@@ -274,7 +273,7 @@ void look_back(source_builder& b, const pass_text& p) {
     b.line(status + "[g] = 1u;");
     b.close();
     b.close();
-    b.open("if (g != 0u)"); // uniform: every work-item of the group has the same ticket
+    b.open("if (g != 0u)");       // uniform: every work-item of the group has the same ticket
     b.declare(t, "folded", "id"); // lid 0's: the fold of the tiles looked at, in order
     b.open_for("unsigned int end = g", "", "end = end > " + w + " ? end - " + w + " : 0u");
     b.open("if (lid < " + w + ")");
@@ -358,8 +357,8 @@ void single_pass_body(source_builder& b, const pass_text& p) {
     b.line(d.group.barrier);
     b.open_for("unsigned int j = 0u", "j < " + k, "++j");
     b.declare_const("unsigned int", "q", "j * " + w + " + lid");
-    b.line("if (first + q < last) " + p.out + "[first + q] = " +
-           (s.exclusive ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
+    b.line("if (first + q < last) " + p.out +
+           "[first + q] = " + (s.exclusive ? "q == 0u ? carry : " + tile_slot("q - 1u") : tile_slot("q")) + ";");
     b.close();
 }
 
@@ -382,7 +381,8 @@ kernel_source emit_scan_pass(const scan_pass_kernel& s, const dialect& d) {
         signature += buffer_parameter(d, p.t, written, true) + name + ", ";
         layout.push_back({role});
     };
-    if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param) buffer("out", true, parameter_role::output);
+    if (s.pass != scan_pass::chunk_totals && s.out_param == no_output_param)
+        buffer("out", true, parameter_role::output);
     if (s.pass == scan_pass::scan_output) buffer("offsets", false, parameter_role::offsets);
     if (s.pass == scan_pass::chunk_totals) buffer("totals", true, parameter_role::totals);
     if (s.pass == scan_pass::single_pass) {

@@ -63,9 +63,9 @@ struct sort_geometry {
     unsigned group = 1;      // work-items per group of the count and scatter passes
     unsigned radix_bits = 8; // the digit's width
     std::uint64_t groups = 1;
-    std::uint64_t parts = 1; // work-items (chunked) or groups (tiled): each counts its own keys
-    std::uint64_t chunk = 0; // keys per part
-    unsigned offsets_group = 1; // the offsets pass's one group
+    std::uint64_t parts = 1;         // work-items (chunked) or groups (tiled): each counts its own keys
+    std::uint64_t chunk = 0;         // keys per part
+    unsigned offsets_group = 1;      // the offsets pass's one group
     std::uint64_t offsets_chunk = 0; // counts per work-item of the offsets pass
     // Chunked with one part: one work-item runs every digit in one launch (radix_pass::whole),
     // the work the three passes a digit would do on that one work-item, without their launches.

@@ -19,7 +19,7 @@ struct pass_binding {
     enum class input_from : std::uint8_t { slots, fused, scratch, given } input = input_from::slots;
     std::vector<std::uint32_t> partials;
     std::vector<plan::argument> given;
-    std::vector<plan::argument> outputs; // what accumulator k's output (the scan's output) is
+    std::vector<plan::argument> outputs;               // what accumulator k's output (the scan's output) is
     std::uint32_t totals = 0, offsets = 0, status = 0; // the scan's scratch buffers
     // The scan's first value: the call's (an exclusive scan's init, the last pass), or the
     // operation's identity (the passes over totals).

@@ -138,10 +138,10 @@ TEST_CASE("reduction and scan passes, their looped and epilogue variants, are na
             CHECK(is_kernel_name(looped.name));
             names.insert(looped.name);
             using passes = std::vector<loom::codegen::scan_pass>;
-            for (auto which : chunked ? passes{loom::codegen::scan_pass::chunk_totals,
-                                               loom::codegen::scan_pass::scan_totals,
-                                               loom::codegen::scan_pass::scan_output}
-                                      : passes{loom::codegen::scan_pass::single_pass}) {
+            for (auto which : chunked
+                                  ? passes{loom::codegen::scan_pass::chunk_totals,
+                                           loom::codegen::scan_pass::scan_totals, loom::codegen::scan_pass::scan_output}
+                                  : passes{loom::codegen::scan_pass::single_pass}) {
                 loom::codegen::scan_pass_kernel s;
                 s.input = &in;
                 s.root = lx;

@@ -62,9 +62,9 @@ TEST_CASE("reduction and scan passes read their input's neighbours lowered, in e
             CHECK(contains(reduce, "float " + folded + " = ("));
             if (std::string(d->name) == "cuda") compiles_with_nvrtc(reduce);
             using passes = std::vector<loom::codegen::scan_pass>;
-            for (auto pass : chunked ? passes{loom::codegen::scan_pass::chunk_totals,
-                                              loom::codegen::scan_pass::scan_output}
-                                     : passes{loom::codegen::scan_pass::single_pass}) {
+            for (auto pass : chunked
+                                 ? passes{loom::codegen::scan_pass::chunk_totals, loom::codegen::scan_pass::scan_output}
+                                 : passes{loom::codegen::scan_pass::single_pass}) {
                 loom::codegen::scan_pass_kernel s;
                 s.input = &in.kernel;
                 s.root = in.root;

@@ -149,7 +149,7 @@ TEST_CASE("executor: a scan binds totals and offsets between its passes and its 
     CHECK(last[0].buffer == slot.buffer->memory.get());
     CHECK(last[1].buffer == output->memory.get());
     CHECK(last[2].buffer == offsets.get());
-    CHECK(last[4].as_u64() == 7); // the exclusive scan's first value
+    CHECK(last[4].as_u64() == 7);                      // the exclusive scan's first value
     CHECK(h.device.launches[0].args[3].as_u64() == 0); // pass 1 starts each chunk from the identity
     CHECK(last[6].as_u64() == 5000);
     CHECK(h.device.launches[1].geometry.global_items == r.geometry.group);

@@ -71,7 +71,8 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         loom::vector<std::int16_t> xs;
         const input_kernel shorts = build_input(*loom::expr::input_shape(xs + xs), {0, 0}, loom::dtype::i16);
         const combine_op splus = combine<std::int16_t>(loom::detail::plus_operation{}, std::int16_t(0));
-        sources.push_back(emit_scan_pass(shorts, splus, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
+        sources.push_back(
+            emit_scan_pass(shorts, splus, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
         CHECK(sources.back().find("(short)__shfl_up_sync(0xffffffffu, (int)") != std::string::npos);
     }
     // Short vectors: CUDA's are structs, read through volatile pointers a component at a time.
@@ -82,7 +83,8 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         const input_kernel doubles4 = build_input(*loom::expr::input_shape(xw), {0}, loom::dtype::f64x4);
         const combine_op plus4 = combine<loom::int4>(loom::detail::plus_operation{}, loom::int4{});
         const combine_op plusd4 = combine<loom::double4>(loom::detail::plus_operation{}, loom::double4{});
-        sources.push_back(emit_scan_pass(ints4, plus4, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
+        sources.push_back(
+            emit_scan_pass(ints4, plus4, scan_pass::single_pass, false, no_class, 256, false, cuda).text());
         CHECK(sources.back().find("((volatile int*)(totals + (end - 1u - lid)))[3]") != std::string::npos);
         // 32-byte values: a group of 128, so that the tile fits in 32 KiB (launch::scan_geometry_for).
         sources.push_back(
