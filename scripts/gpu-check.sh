@@ -114,7 +114,7 @@ run_quick_bench() {
     local big='/(16777216|67108864)$'
     bench bench_cuda 300 bench_cuda "interleaved$big|copybuffer$big"
     if [ -x "$b/bench/bench_cuda_before" ]; then
-        local maps="^(copy|scale|saxpy|triad|chain8)/loom_expr$big"
+        local maps="^(copy|scale|saxpy|triad|chain8|inclusive_scan)/loom_expr$big"
         for round in 1 2; do
             bench "bench_cuda_before_$round" 60 bench_cuda_before "$maps"
             bench "bench_cuda_after_$round" 60 bench_cuda "$maps"
