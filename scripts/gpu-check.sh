@@ -120,6 +120,9 @@ run_quick_bench() {
             bench "bench_cuda_after_$round" 60 bench_cuda "$maps"
         done
     fi
+    # The stencil again with Loom's grid kernel tuned over group shapes (launch::grid_tuning_candidates;
+    # the choice and every shape's time are in the log, on LOOM_LOG=launch).
+    LOOM_TUNE=on LOOM_LOG=launch bench bench_cuda_stencil_tuned 120 bench_cuda "stencil2d_5pt/interleaved$big"
     if [ -n "$ocl" ]; then
         backend=opencl bench bench_elementwise_nvidia_opencl 120 bench_elementwise "interleaved$big"
     fi

@@ -37,7 +37,8 @@ std::optional<tuning_record> read_tuning(const fs::path& entry_dir, const std::s
         r.elements = j.at("elements").get<std::uint64_t>();
         for (const json& m : j.at("measured"))
             r.measured.emplace_back(m.at(0).get<std::uint32_t>(), m.at(1).get<double>());
-        if (r.choice == 0 || (r.form != "chunked" && r.form != "grid_stride")) return std::nullopt;
+        if (r.form != "chunked" && r.form != "grid_stride" && r.form != "grid_rows") return std::nullopt;
+        if (r.choice == 0 && r.form != "grid_rows") return std::nullopt; // grid_rows: 0 is the default shape
         return r;
     } catch (const json::exception&) {
         return std::nullopt;
@@ -72,13 +73,24 @@ std::string write_tuning(const fs::path& entry_dir, const std::string& hex, cons
 }
 
 std::string describe(const tuning_record& r) {
-    const char* unit = r.form == "chunked" ? " work-items per compute unit" : " work-items per group";
-    std::string s = r.form + ", " + std::to_string(r.choice) + unit + " (measured over " + std::to_string(r.elements) +
-                    " elements:";
+    // A grid_rows choice is a group's shape, columns | rows << 16 (launch::grid_shape); 0 is the
+    // default shape.
+    const bool shapes = r.form == "grid_rows";
+    auto choice_text = [&](std::uint32_t c) {
+        if (!shapes) return std::to_string(c);
+        if (c == 0) return std::string("default");
+        return std::to_string(c & 0xFFFFu) + "x" + std::to_string(c >> 16);
+    };
+    std::string s = r.form + ", ";
+    if (shapes)
+        s += "groups of " + std::string(r.choice == 0 ? "the default shape" : choice_text(r.choice) + " work-items");
+    else
+        s += choice_text(r.choice) + (r.form == "chunked" ? " work-items per compute unit" : " work-items per group");
+    s += " (measured over " + std::to_string(r.elements) + " elements:";
     for (const auto& [choice, us] : r.measured) {
         char text[48];
-        std::snprintf(text, sizeof text, " %u %.1f us", choice, us);
-        s += text;
+        std::snprintf(text, sizeof text, " %.1f us", us);
+        s += " " + choice_text(choice) + text;
         if (&choice != &r.measured.back().first) s += ",";
     }
     return s + ")";

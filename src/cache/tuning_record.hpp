@@ -16,7 +16,9 @@ namespace loom::cache {
 inline constexpr const char* tuning_file_name = "tuning.json";
 
 struct tuning_record {
-    std::string form;           // the kernel's form: "chunked" or "grid_stride"
+    // The kernel's form: "chunked", "grid_stride", or "grid_rows" (a grid kernel launched on
+    // rows in a non-chunked form: the choice is its group's shape, 0 the default one).
+    std::string form;
     std::uint32_t choice = 0;   // the winning launch::geometry_choice value
     std::uint64_t elements = 0; // the launch it was measured on
     // Every candidate tried and its median time in microseconds, the default first.

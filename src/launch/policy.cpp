@@ -68,6 +68,14 @@ std::vector<geometry_choice> tuning_candidates(const backend::device_info& devic
     return out;
 }
 
+std::vector<geometry_choice> grid_tuning_candidates(const backend::device_info& device, ir::map_form form) {
+    if (form == ir::map_form::chunked) return tuning_candidates(device, form);
+    std::vector<geometry_choice> out{{0}}; // the default shape (grid_geometry)
+    for (auto [across, down] : {std::pair<std::uint32_t, std::uint32_t>{64, 4}, {128, 2}, {256, 1}, {32, 4}, {16, 16}})
+        if (across * down <= device.max_work_group) out.push_back({grid_shape(across, down)});
+    return out;
+}
+
 bool wants_grid_form(const backend::device_info&) { return true; }
 
 std::optional<ir::map_form> form_from_environment() {
@@ -92,7 +100,11 @@ bool grid_geometry(const backend::device_info& device, ir::map_form form, std::u
     // Groups of 32 x 8. An interior-tested stencil map runs its per-element form only in
     // the groups at the border, and a narrower group puts fewer columns there
     // (docs/skeleton-stencil.md has the comparison). Rows narrower than 32 take 16.
-    const std::uint32_t across = width >= 32 ? 32 : 16, down = 8;
+    std::uint32_t across = width >= 32 ? 32 : 16, down = 8;
+    if (choice.value >> 16) { // a tuned shape (grid_shape)
+        across = choice.value & 0xFFFFu;
+        down = choice.value >> 16;
+    }
     g.group_size = across;
     g.group_rows = down;
     g.global_items = (width + across - 1) / across * across;

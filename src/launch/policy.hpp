@@ -36,6 +36,17 @@ backend::geometry map_geometry(const backend::device_info& device, ir::map_form 
 // Empty: nothing to tune.
 std::vector<geometry_choice> tuning_candidates(const backend::device_info& device, ir::map_form form);
 
+// A grid kernel's work-group shape (non-chunked forms) as a geometry_choice: `across` columns
+// by `down` rows, packed as across | down << 16. A choice with no rows (0, or a tuned block
+// size stored before grid kernels tuned their shape) is the default shape.
+constexpr std::uint32_t grid_shape(std::uint32_t across, std::uint32_t down) { return across | down << 16; }
+
+// The candidates the tuner measures for a grid kernel launched on rows (grid_geometry), the
+// default first: in the chunked form the map's; otherwise group shapes from one row of 256
+// work-items to 16 x 16 (a handwritten 5-point stencil's best shape depends on the GPU and
+// the grid: 128 x 2 and 256 x 1 on an H200), those the device's groups hold.
+std::vector<geometry_choice> grid_tuning_candidates(const backend::device_info& device, ir::map_form form);
+
 // Whether a kernel with 2-D neighbour reads gets its grid form (ir::kernel::grid_width_param)
 // on this device: every device, as a 1-D launch computes each read's row and column per
 // element (a 64-bit division per read on a GPU, docs/bench/gpu-code-quality.md).

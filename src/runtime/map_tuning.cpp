@@ -17,7 +17,12 @@ namespace {
 constexpr std::uint64_t tune_min_elements = std::uint64_t(1) << 20;
 constexpr int tune_repetitions = 5; // timed rounds over the candidates, after a warm-up; the median counts
 
-const char* form_name(ir::map_form f) { return f == ir::map_form::chunked ? "chunked" : "grid_stride"; }
+// The record's form: a grid kernel on rows in a non-chunked form tunes its group's shape
+// (launch::grid_shape), which its record says.
+const char* form_name(ir::map_form f, bool on_rows) {
+    if (f == ir::map_form::chunked) return "chunked";
+    return on_rows ? "grid_rows" : "grid_stride";
+}
 
 // The launch for `choice`: on whole rows of `width` where the grid form takes them, else the 1-D
 // launch, whose work-items take `lanes` elements each (the vector form, codegen/vector_map.hpp).
@@ -44,9 +49,12 @@ backend::geometry map_launcher::geometry_of(cache::cached_kernel& k, const fusio
 // their values: a kernel may read what it writes (y = y + x), and must run on them once.
 void map_launcher::tune(cache::cached_kernel& k, const fusion::kernel_group& g, const flush_planner& planner,
                         std::uint64_t length, std::uint64_t width, unsigned lanes) {
-    const std::vector<launch::geometry_choice> candidates = launch::tuning_candidates(device_.info(), g.kernel.form);
+    // width is set only for a grid kernel launched on rows (map_launcher::launch).
+    const std::vector<launch::geometry_choice> candidates =
+        width ? launch::grid_tuning_candidates(device_.info(), g.kernel.form)
+              : launch::tuning_candidates(device_.info(), g.kernel.form);
     cache::tuning_record record;
-    record.form = form_name(g.kernel.form);
+    record.form = form_name(g.kernel.form, width != 0);
     record.elements = length;
     record.choice = candidates.empty() ? 1 : candidates.front().value;
     std::vector<std::unique_ptr<backend::memory>> scratch;

@@ -51,6 +51,34 @@ TEST_CASE("grid geometry: a 2-D range covering every row, or none when the rows 
     CHECK_FALSE(loom::launch::grid_geometry(cpu, range, 64, 64 * 10 + 1, g)); // not whole rows
 }
 
+TEST_CASE("grid geometry: a tuned group shape, and the shapes the tuner measures") {
+    loom::backend::geometry g;
+    loom::backend::device_info gpu;
+    gpu.compute_units = 132;
+    gpu.gpu = true;
+    gpu.max_work_group = 1024;
+    const auto range = loom::ir::map_form::grid_stride;
+    CHECK(loom::launch::grid_geometry(gpu, range, 4096, 4096u * 300, g, {loom::launch::grid_shape(128, 2)}));
+    CHECK(g.group_size == 128);
+    CHECK(g.group_rows == 2);
+    CHECK(g.global_items == 4096);
+    CHECK(g.rows == 300);
+    CHECK(loom::launch::grid_geometry(gpu, range, 4000, 4000u * 301, g, {loom::launch::grid_shape(256, 1)}));
+    CHECK(g.global_items == 4096); // 4000 rounded up to the group
+    CHECK(g.rows == 301);
+    CHECK(loom::launch::grid_geometry(gpu, range, 4096, 4096u * 300, g, {128})); // a block size: the default
+    CHECK(g.group_size == 32);
+    CHECK(g.group_rows == 8);
+    const auto shapes = loom::launch::grid_tuning_candidates(gpu, range);
+    REQUIRE(shapes.size() == 6);
+    CHECK(shapes.front().value == 0); // the default first
+    CHECK(shapes[2].value == loom::launch::grid_shape(128, 2));
+    gpu.max_work_group = 128; // a device whose groups are smaller: the shapes that fit
+    CHECK(loom::launch::grid_tuning_candidates(gpu, range).size() == 2);
+    CHECK(loom::launch::grid_tuning_candidates(gpu, loom::ir::map_form::chunked) ==
+          loom::launch::tuning_candidates(gpu, loom::ir::map_form::chunked));
+}
+
 TEST_CASE("grid geometry, chunked: a 1-D launch of row bands, never more work-items than rows") {
     loom::backend::geometry g;
     loom::backend::device_info cpu;
@@ -133,7 +161,8 @@ TEST_CASE("matrix and 3-D array statements with positions equal the host on whol
         for (std::size_t r = 0; r < rows; ++r)
             for (std::size_t c = 0; c < cols; ++c) {
                 const std::size_t e = r * cols + c;
-                const float want = float(r) * 1000.0f + float(c) + hc[r] * hr[c] + hx[((r & band) + 3) % rows * cols + c];
+                const float want =
+                    float(r) * 1000.0f + float(c) + hc[r] * hr[c] + hx[((r & band) + 3) % rows * cols + c];
                 const long gx = long(e % rows), gy = long(e / rows); // the other grid's coordinates
                 wrong += hm[e] != want || hb[e] != float(c) - clamped(hx, long(rows), gx + 1, gy);
             }

@@ -89,6 +89,43 @@ TEST_CASE("the first large launch is tuned, its result unchanged, and the choice
     CHECK(second == expected);
 }
 
+TEST_CASE("a grid kernel on rows tunes its group's shape, its result unchanged") {
+    // LOOM_KERNEL_FORM=grid_stride gives this machine's CPU device the GPU form: a 2-D range in
+    // groups whose shape the tuner measures (launch::grid_tuning_candidates).
+    scratch_dir dir;
+    scoped_env cache_dir("LOOM_CACHE_DIR", dir.path().c_str());
+    scoped_env form("LOOM_KERNEL_FORM", "grid_stride");
+    const std::size_t nx = 1024, ny = 1024, n = nx * ny;
+    const auto hu = random_floats(59, n);
+    std::vector<float> expected(n);
+    auto at = [&](long x, long y) {
+        x = x < 0 ? 0 : (x >= long(nx) ? long(nx) - 1 : x);
+        y = y < 0 ? 0 : (y >= long(ny) ? long(ny) - 1 : y);
+        return hu[std::size_t(y) * nx + std::size_t(x)];
+    };
+    for (long y = 0; y < long(ny); ++y)
+        for (long x = 0; x < long(nx); ++x)
+            expected[std::size_t(y) * nx + std::size_t(x)] =
+                at(x, y) + 0.2f * (at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1) - 4.0f * at(x, y));
+    for (int round = 0; round < 2; ++round) { // measured, then read back by a new context
+        CAPTURE(round);
+        loom::context ctx(tuned(1));
+        loom::vector<float> u(ctx, hu), v(ctx, n);
+        const auto g = loom::grid(u, nx, ny);
+        v = u + 0.2f * (loom::at(g, -1, 0) + loom::at(g, 1, 0) + loom::at(g, 0, -1) + loom::at(g, 0, 1) - 4.0f * u);
+        CHECK(v.to_host() == expected);
+        CHECK(ctx.statistics().kernels_tuned == (round == 0 ? 1u : 0u));
+    }
+    const auto files = tuning_files(dir.path());
+    REQUIRE(files.size() == 1);
+    const auto record = loom::cache::read_tuning(files[0].parent_path(), files[0].parent_path().filename().string());
+    REQUIRE(record);
+    CHECK(record->form == "grid_rows");
+    CHECK(record->measured.size() >= 2);
+    CHECK(record->measured.front().first == 0); // the default shape first
+    CHECK(loom::cache::describe(*record).find("x") != std::string::npos);
+}
+
 TEST_CASE("a corrupt or foreign tuning record is ignored, and small launches are not tuned") {
     scratch_dir dir;
     scoped_env cache_dir("LOOM_CACHE_DIR", dir.path().c_str());
