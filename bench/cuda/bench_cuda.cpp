@@ -382,6 +382,8 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
             for (int block : {64, 128, 256})
                 out.push_back({(float4s ? "block_float4:" : "block:") + std::to_string(block),
                                [=] { cb::dct8x8(x, z, side, side, c, block, float4s); }});
+        for (int block : {64, 128, 256}) // eight threads a block, through shared memory
+            out.push_back({"rows:" + std::to_string(block), [=] { cb::dct8x8_rows(x, z, side, side, c, block); }});
         break;
     }
     case kind::stencil: {
@@ -389,6 +391,13 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
         for (auto [bx, by] : {std::pair<int, int>{32, 8}, {32, 4}, {64, 4}, {128, 2}, {16, 16}, {256, 1}})
             out.push_back({std::to_string(bx) + "x" + std::to_string(by),
                            [=] { cb::stencil2d(x, z, stencil_c, nx, ny, bx, by); }});
+        // Tiles in shared memory, and register blocking along y (the two known shapes).
+        for (auto [bx, by] : {std::pair<int, int>{32, 8}, {64, 4}, {128, 2}, {32, 16}})
+            out.push_back({"tile:" + std::to_string(bx) + "x" + std::to_string(by),
+                           [=] { cb::stencil2d_tiled(x, z, stencil_c, nx, ny, bx, by); }});
+        for (auto [bx, rows] : {std::pair<int, int>{128, 8}, {128, 32}, {256, 8}, {256, 32}, {64, 16}})
+            out.push_back({"columns:" + std::to_string(bx) + "x" + std::to_string(rows),
+                           [=] { cb::stencil2d_columns(x, z, stencil_c, nx, ny, bx, rows); }});
         break;
     }
     }

@@ -123,6 +123,45 @@ __global__ void stencil2d_kernel(const float* __restrict__ u, float* __restrict_
     v[i] = m + c * (west + east + south + north - 4.0f * m);
 }
 
+// The same step from a tile in shared memory: the block's (by + 2) x (bx + 2) cells, halo
+// included and clamped at the grid's edges, read once by the block, then every neighbour read
+// from shared memory.
+__global__ void stencil2d_tiled_kernel(const float* __restrict__ u, float* __restrict__ v, float c, unsigned nx,
+                                       unsigned ny) {
+    extern __shared__ float tile[];
+    const unsigned bx = blockDim.x, by = blockDim.y, pitch = bx + 2;
+    const int x0 = int(blockIdx.x * bx), y0 = int(blockIdx.y * by);
+    for (unsigned k = threadIdx.y * bx + threadIdx.x; k < (by + 2) * pitch; k += bx * by) {
+        const int ty = int(k / pitch), tx = int(k) - ty * int(pitch);
+        const int gx = min(max(x0 + tx - 1, 0), int(nx) - 1), gy = min(max(y0 + ty - 1, 0), int(ny) - 1);
+        tile[k] = u[std::size_t(gy) * nx + unsigned(gx)];
+    }
+    __syncthreads();
+    const unsigned x = unsigned(x0) + threadIdx.x, y = unsigned(y0) + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    const unsigned t = (threadIdx.y + 1) * pitch + threadIdx.x + 1;
+    const float m = tile[t];
+    v[std::size_t(y) * nx + x] = m + c * (tile[t - 1] + tile[t + 1] + tile[t - pitch] + tile[t + pitch] - 4.0f * m);
+}
+
+// The same step with register blocking along y: a thread a column of `rows` cells, the rows
+// before and after the current one kept in registers as it walks down, so that each cell's
+// column neighbours are read once; the row neighbours come from L1.
+__global__ void stencil2d_columns_kernel(const float* __restrict__ u, float* __restrict__ v, float c, unsigned nx,
+                                         unsigned ny, unsigned rows) {
+    const unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y0 = blockIdx.y * rows;
+    if (x >= nx || y0 >= ny) return;
+    const unsigned y1 = min(y0 + rows, ny), west = x == 0 ? x : x - 1, east = x + 1 < nx ? x + 1 : x;
+    float south = u[std::size_t(y0 == 0 ? 0 : y0 - 1) * nx + x], m = u[std::size_t(y0) * nx + x];
+    for (unsigned y = y0; y < y1; ++y) {
+        const std::size_t row = std::size_t(y) * nx;
+        const float north = u[std::size_t(y + 1 < ny ? y + 1 : y) * nx + x];
+        v[row + x] = m + c * (u[row + west] + u[row + east] + south + north - 4.0f * m);
+        south = m;
+        m = north;
+    }
+}
+
 __constant__ float dct_c[64]; // c[v * 8 + k]
 
 template <bool Float4s>
@@ -172,6 +211,46 @@ __global__ void dct8x8_kernel(const float* __restrict__ x, float* __restrict__ f
         }
     }
 }
+
+// The 8 x 8 DCT with eight threads a block: thread r reads row r (two float4), transforms it
+// into shared memory, and after the barrier computes output row r from the block's eight
+// transformed rows (a row of 9 floats, so that the column reads of a warp's threads do not
+// share a bank).
+__global__ void dct8x8_rows_kernel(const float* __restrict__ x, float* __restrict__ f, unsigned width,
+                                   unsigned blocks) {
+    extern __shared__ float rows[];
+    const unsigned local = threadIdx.x / 8, r = threadIdx.x % 8, b = blockIdx.x * (blockDim.x / 8) + local;
+    float* t = rows + local * 72;
+    const bool live = b < blocks;
+    const unsigned per_row = width / 8, row = live ? b / per_row : 0, col = live ? b - row * per_row : 0;
+    const std::size_t origin = std::size_t(row) * 8 * width + std::size_t(col) * 8;
+    if (live) {
+        const float* p = x + origin + std::size_t(r) * width;
+        const float4 lo = reinterpret_cast<const float4*>(p)[0], hi = reinterpret_cast<const float4*>(p)[1];
+        const float in[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            float s = 0.0f;
+#pragma unroll
+            for (int k = 0; k < 8; ++k) s += dct_c[v * 8 + k] * in[k];
+            t[r * 9 + v] = s;
+        }
+    }
+    __syncthreads();
+    if (!live) return;
+    float out[8];
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+        float s = 0.0f;
+#pragma unroll
+        for (int k = 0; k < 8; ++k) s += dct_c[r * 8 + k] * t[k * 9 + v];
+        out[v] = s;
+    }
+    float* q = f + origin + std::size_t(r) * width;
+    reinterpret_cast<float4*>(q)[0] = make_float4(out[0], out[1], out[2], out[3]);
+    reinterpret_cast<float4*>(q)[1] = make_float4(out[4], out[5], out[6], out[7]);
+}
+
 
 } // namespace
 
@@ -354,19 +433,45 @@ void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsign
     check(cudaGetLastError(), "launching the sliced ELL kernel");
 }
 
-void dct8x8(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block,
-            bool float4s) {
+// The coefficients into constant memory, at the first call of either DCT.
+static void load_dct_coefficients(const float* coefficients) {
     static const bool loaded = [&] {
         check(cudaMemcpyToSymbol(dct_c, coefficients, 64 * sizeof(float)), "copying the DCT coefficients");
         return true;
     }();
     (void)loaded;
+}
+
+void dct8x8(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block,
+            bool float4s) {
+    load_dct_coefficients(coefficients);
     const unsigned blocks = (width / 8) * (height / 8);
     if (float4s)
         dct8x8_kernel<true><<<blocks_for(blocks, block), block>>>(x, f, width, blocks);
     else
         dct8x8_kernel<false><<<blocks_for(blocks, block), block>>>(x, f, width, blocks);
     check(cudaGetLastError(), "launching the DCT kernel");
+}
+
+void dct8x8_rows(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block) {
+    load_dct_coefficients(coefficients);
+    const unsigned blocks = (width / 8) * (height / 8), per_group = unsigned(block) / 8;
+    const std::size_t shared = std::size_t(per_group) * 72 * sizeof(float);
+    dct8x8_rows_kernel<<<blocks_for(blocks, int(per_group)), block, shared>>>(x, f, width, blocks);
+    check(cudaGetLastError(), "launching the DCT kernel (eight threads a block)");
+}
+
+void stencil2d_tiled(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by) {
+    const dim3 block(bx, by), grid(blocks_for(nx, bx), blocks_for(ny, by));
+    const std::size_t shared = std::size_t(by + 2) * std::size_t(bx + 2) * sizeof(float);
+    stencil2d_tiled_kernel<<<grid, block, shared>>>(u, v, c, nx, ny);
+    check(cudaGetLastError(), "launching the shared-memory stencil kernel");
+}
+
+void stencil2d_columns(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int rows) {
+    const dim3 block(bx, 1), grid(blocks_for(nx, bx), blocks_for(ny, rows));
+    stencil2d_columns_kernel<<<grid, block>>>(u, v, c, nx, ny, unsigned(rows));
+    check(cudaGetLastError(), "launching the register-blocked stencil kernel");
 }
 
 void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by) {

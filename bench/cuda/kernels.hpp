@@ -117,6 +117,10 @@ void spmv_sell32(const unsigned* slice_ptr, const unsigned* length, const unsign
 // v = u + c (u[W] + u[E] + u[S] + u[N] - 4 u) on an nx by ny grid, rows contiguous, reads
 // clamped at the edges; blocks of bx by by threads.
 void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by);
+// The same, each block reading its tile and halo into shared memory once.
+void stencil2d_tiled(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int by);
+// The same with register blocking along y: blocks of bx threads, a thread a column of `rows` cells.
+void stencil2d_columns(const float* u, float* v, float c, unsigned nx, unsigned ny, int bx, int rows);
 
 // The 2-D DCT of every 8 x 8 block of a width x height image (both multiples of 8), F = C X C^T,
 // C the 64 coefficients c[v * 8 + k] (kept in constant memory from the first call): a thread a
@@ -124,6 +128,11 @@ void stencil2d(const float* u, float* v, float c, unsigned nx, unsigned ny, int 
 // written as two float4 (the rows of a block are 32-byte aligned).
 void dct8x8(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block,
             bool float4s);
+
+// The same with eight threads a block (block threads, a multiple of 8): thread r reads and
+// transforms row r, the block's transformed rows meet in shared memory, thread r writes output
+// row r; rows read and written as float4s.
+void dct8x8_rows(const float* x, float* f, unsigned width, unsigned height, const float* coefficients, int block);
 
 // cudaMemcpyAsync device to device: the copy-bandwidth reference.
 void device_copy(const float* from, float* to, std::size_t n);
