@@ -251,7 +251,6 @@ __global__ void dct8x8_rows_kernel(const float* __restrict__ x, float* __restric
     reinterpret_cast<float4*>(q)[1] = make_float4(out[4], out[5], out[6], out[7]);
 }
 
-
 } // namespace
 
 std::string device_problem() {
