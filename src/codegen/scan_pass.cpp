@@ -260,17 +260,19 @@ void look_back(source_builder& b, const pass_text& p) {
     const dialect& d = b.dialect();
     const std::string t = p.t, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";
     const std::string w = std::to_string(look_back_window(p.s)) + "u";
+    // Tile `at`'s value into `buffer`, then its status: whoever sees the status reads the value.
+    auto publish = [&](const std::string& buffer, const std::string& at, const std::string& value, const char* state) {
+        b.line(buffer + "[" + at + "] = " + value + ";");
+        b.line(d.group.global_fence);
+        b.line(status + "[" + at + "] = " + state + ";");
+    };
     b.open("if (lid == 0u)");
     b.open("if (g == 0u)");
-    b.line("offsets[0] = " + p.call("init", "total") + ";");
-    b.line(d.group.global_fence);
-    b.line(status + "[0] = 2u;");
+    publish("offsets", "0", p.call("init", "total"), "2u");
     b.line("carry_of_tile = init;");
     b.close();
     b.open("else");
-    b.line("totals[g] = total;");
-    b.line(d.group.global_fence);
-    b.line(status + "[g] = 1u;");
+    publish("totals", "g", "total", "1u");
     b.close();
     b.close();
     b.open("if (g != 0u)");       // uniform: every work-item of the group has the same ticket
@@ -304,9 +306,7 @@ void look_back(source_builder& b, const pass_text& p) {
     b.line("if (looked_back) break;");
     b.close();
     b.open("if (lid == 0u)");
-    b.line("offsets[g] = " + p.call("folded", "total") + ";");
-    b.line(d.group.global_fence);
-    b.line(status + "[g] = 2u;");
+    publish("offsets", "g", p.call("folded", "total"), "2u");
     b.line("carry_of_tile = folded;");
     b.close();
     b.close();

@@ -113,31 +113,48 @@ TEST_CASE("executor: a two-pass reduction allocates its input, partials and resu
     }
 }
 
-TEST_CASE("executor: a scan binds totals and offsets between its passes and its output last") {
+namespace {
+
+// An exclusive int32 + scan of 5000 elements from 7, planned in `form` (none: the device's)
+// and run on the harness.
+struct scan_run {
     harness h;
     loom::vector<std::int32_t> x;
     const std::vector<std::uint32_t> classes{0};
-    const auto op = loom::expr::operation<std::int32_t>(loom::detail::plus_operation{}, 0);
+    const loom::detail::skeleton_operation op = loom::expr::operation<std::int32_t>(loom::detail::plus_operation{}, 0);
     loom::skeleton::scan_request r;
-    r.input = loom::expr::input_shape(x);
-    r.slot_class = &classes;
-    r.op = &op;
-    r.exclusive = true;
-    r.geometry = loom::launch::scan_geometry_for(h.device.info(), std::nullopt, 5000, 4);
-    const loom::plan::plan p = loom::skeleton::plan_scan(r, h.device.dialect());
-    const loom::plan::launch_sizes sizes = loom::skeleton::scan_launch(r.geometry, 5000);
-
     loom::fusion::bound_slot slot{vector_buffer(5000, loom::dtype::i32), {}};
     const loom::detail::buffer_ptr output = vector_buffer(5000, loom::dtype::i32);
     const loom::detail::scalar_bits init = loom::detail::scalar_bits::of(std::int32_t(7));
-    loom::detail::call_values call;
-    call.slots = &slot;
-    call.slot_count = 1;
-    call.results = &output;
-    call.result_count = 1;
-    call.ops = &op;
-    call.initial = &init;
-    h.run_all(p, sizes, call);
+
+    explicit scan_run(std::optional<loom::ir::map_form> form) {
+        r.input = loom::expr::input_shape(x);
+        r.slot_class = &classes;
+        r.op = &op;
+        r.exclusive = true;
+        r.geometry = loom::launch::scan_geometry_for(h.device.info(), form, 5000, 4);
+        const loom::plan::plan p = loom::skeleton::plan_scan(r, h.device.dialect());
+        const loom::plan::launch_sizes sizes = loom::skeleton::scan_launch(r.geometry, 5000);
+        loom::detail::call_values call;
+        call.slots = &slot;
+        call.slot_count = 1;
+        call.results = &output;
+        call.result_count = 1;
+        call.ops = &op;
+        call.initial = &init;
+        h.run_all(p, sizes, call);
+    }
+};
+
+} // namespace
+
+TEST_CASE("executor: a scan binds totals and offsets between its passes and its output last") {
+    scan_run run(std::nullopt);
+    REQUIRE(run.r.geometry.chunked);
+    harness& h = run.h;
+    const auto& r = run.r;
+    const auto& slot = run.slot;
+    const auto& output = run.output;
 
     REQUIRE(h.device.launches.size() == 3);
     const auto& totals = h.scratch.memory[0];
@@ -156,31 +173,12 @@ TEST_CASE("executor: a scan binds totals and offsets between its passes and its 
 }
 
 TEST_CASE("executor: a single-pass scan clears its tiles' status, then reads, writes and publishes in one pass") {
-    harness h;
-    loom::vector<std::int32_t> x;
-    const std::vector<std::uint32_t> classes{0};
-    const auto op = loom::expr::operation<std::int32_t>(loom::detail::plus_operation{}, 0);
-    loom::skeleton::scan_request r;
-    r.input = loom::expr::input_shape(x);
-    r.slot_class = &classes;
-    r.op = &op;
-    r.exclusive = true;
-    r.geometry = loom::launch::scan_geometry_for(h.device.info(), loom::ir::map_form::grid_stride, 5000, 4);
-    REQUIRE(!r.geometry.chunked);
-    const loom::plan::plan p = loom::skeleton::plan_scan(r, h.device.dialect());
-    const loom::plan::launch_sizes sizes = loom::skeleton::scan_launch(r.geometry, 5000);
-
-    loom::fusion::bound_slot slot{vector_buffer(5000, loom::dtype::i32), {}};
-    const loom::detail::buffer_ptr output = vector_buffer(5000, loom::dtype::i32);
-    const loom::detail::scalar_bits init = loom::detail::scalar_bits::of(std::int32_t(7));
-    loom::detail::call_values call;
-    call.slots = &slot;
-    call.slot_count = 1;
-    call.results = &output;
-    call.result_count = 1;
-    call.ops = &op;
-    call.initial = &init;
-    h.run_all(p, sizes, call);
+    scan_run run(loom::ir::map_form::grid_stride);
+    REQUIRE(!run.r.geometry.chunked);
+    harness& h = run.h;
+    const auto& r = run.r;
+    const auto& slot = run.slot;
+    const auto& output = run.output;
 
     REQUIRE(h.device.launches.size() == 2);
     const std::uint64_t tiles = (5000 + r.geometry.chunk - 1) / r.geometry.chunk;
