@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "codegen/source_builder.hpp"
 #include "ir/kernel.hpp"
@@ -28,5 +30,23 @@ unsigned vector_map_lanes(const ir::kernel& k);
 // The map's loops in the vector form, over elements [0, n): the aligned vector loop and its
 // scalar tail, else the scalar loop. k's neighbour reads are lowered (it has none).
 void write_vector_map(source_builder& b, const ir::kernel& k, unsigned lanes);
+
+// What another pass's vector form (the single-pass scan's tiles, codegen/scan_pass.cpp) shares
+// with the map's, over the nodes `live` of k:
+// - the lanes they take, counting `also` (the type the pass stores): 4, or 2 where an element
+//   is 8 bytes; 0 where a live node is not a plain element-wise read or arithmetic, or there
+//   are too many;
+unsigned vector_lanes(const ir::kernel& k, const std::vector<bool>& live, dtype also);
+// - the buffers the live loads read, in parameter order;
+std::vector<std::uint32_t> vector_loads(const ir::kernel& k, const std::vector<bool>& live);
+// - "((size_t)pA % 16) | ...": nonzero where one of the buffers is not aligned to its vector;
+std::string misalignment(const ir::kernel& k, const std::vector<std::uint32_t>& params, unsigned lanes);
+// - the declarations of loom_v<p>, buffer p's `lanes` elements from element loom_first (a name
+//   the caller declares);
+void declare_vector_loads(source_builder& b, const ir::kernel& k, const std::vector<std::uint32_t>& params,
+                          unsigned lanes);
+// - one lane's values: the live nodes, each load the lane's component of its vector, `i` the
+//   element (declared by the caller).
+void write_lane_values(source_builder& b, const ir::kernel& k, const std::vector<bool>& live, unsigned lane);
 
 } // namespace loom::codegen

@@ -62,6 +62,11 @@ TEST_CASE("reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and sm_90, wh
         emit_scan_pass(ints, mod, scan_pass::single_pass, false, no_class, 256, false, cuda).text(),
         emit_scan_pass(ints, mod, scan_pass::single_pass, true, 0, 256, false, cuda).text(), // in place
     };
+    // A whole tile of a plain input moves as vectors: 64-bit integers two at a time (sources[3]).
+    CHECK(sources[3].find("const longlong2 loom_v0 = *(const longlong2 *)(p0 + loom_first);") != std::string::npos);
+    CHECK(sources[3].find("*(longlong2 *)(out + first + e) = make_longlong2(") != std::string::npos);
+    CHECK(sources.back().find("*(longlong2 *)(p0 + first + e) = make_longlong2((e == 0u ? carry : ") !=
+          std::string::npos); // in place and exclusive: lane 0 of the tile's first vector is the carry
     // The single pass's look-back: a ticket, tiles' values read through volatile pointers.
     CHECK(sources.back().find("ticket = atomicAdd(status + tiles, 1u);") != std::string::npos);
     CHECK(sources.back().find("*((volatile long long*)(offsets + (end - 1u - lid)))") != std::string::npos);
@@ -188,6 +193,7 @@ TEST_CASE("complex reduce and scan passes are valid CUDA C++ (NVRTC, sm_80 and s
                               "x.y, o))") != std::string::npos);
     CHECK(sources.back().find("make_float2(((volatile float*)(offsets + (end - 1u - lid)))[0], ((volatile "
                               "float*)(offsets + (end - 1u - lid)))[1])") != std::string::npos);
+    CHECK(sources.back().find("vector_tile") == std::string::npos); // complex values move one at a time
     sources.push_back(emit_scan_pass(turns, times, scan_pass::single_pass, true, no_class, 256, false, cuda).text());
     sources.push_back(emit_scan_pass(partials_input({loom::dtype::c128}), times, scan_pass::chunk_totals, false,
                                      no_class, 256, true, cuda)
