@@ -7,6 +7,7 @@
 #include "codegen/vector_map.hpp"
 #include "codegen/vector_types.hpp"
 #include "codegen/emit_core.hpp"
+#include "codegen/look_back.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
 #include "loom/error.hpp"
@@ -210,111 +211,10 @@ void group_exclusive_scan(source_builder& b, const pass_text& p, const std::stri
     b.line("total = ts[" + std::to_string(s.group - 1) + "];");
 }
 
-// Tiles one look-back step reads: one a work-item of the first warp, or of a smaller group.
-unsigned look_back_window(const scan_pass_kernel& s) { return s.group < 32 ? s.group : 32; }
-
-// Element j of the single-pass scan's buffer `name`, loaded through a volatile pointer (the
-// device-wide value, not a copy a core's cache kept from before it was published). A short
-// vector or complex value loads component by component where the dialect's are structs.
-std::string published(const dialect& d, const pass_text& p, const std::string& name, const std::string& j) {
-    const dtype t = p.s.op->type;
-    auto load = [&](const std::string& type, const std::string& component) {
-        return "((" + std::string(d.group.volatile_global) + " " + type + "*)(" + name + " + " + j + "))" + component;
-    };
-    if (d.group.volatile_vectors || (!ir::is_complex(t) && !is_short_vector(t))) return "*" + load(p.t, "");
-    if (ir::is_complex(t)) {
-        const std::string c = t == dtype::c64 ? "float" : "double";
-        return complex_value(d, t, load(c, "[0]"), load(c, "[1]"));
-    }
-    std::vector<std::string> parts;
-    for (unsigned l = 0; l < width_of(t); ++l)
-        parts.push_back(load(type_name(d, component_dtype(t)), "[" + std::to_string(l) + "]"));
-    return vector_value(d, t, parts);
-}
-
-// The work-group memory of the single-pass layout's ticket and look-back (OpenCL C declares
-// it at the kernel's outermost scope), and the ticket: this group's tile, g.
-void take_ticket(source_builder& b, const pass_text& p) {
-    const dialect& d = b.dialect();
-    const std::string q = d.group.array_qualifier;
-    const std::string window = std::to_string(look_back_window(p.s));
-    b.line(q + " " + p.t + " window[" + window + "];");
-    b.line(q + " unsigned int window_status[" + window + "];");
-    b.line(q + " " + p.t + " carry_of_tile;");
-    b.line(q + " unsigned int looked_back, ticket;");
-    b.declare_const("unsigned int", "lid", d.group.local_id);
-    b.declare_const(std::string(d.index_type), "tiles", "(n + chunk - 1u) / chunk"); // the ticket counter follows them
-    b.line("if (lid == 0u) ticket = " + std::string(d.group.atomic_add) + "status + tiles, 1u);");
-    b.line(d.group.barrier);
-    b.declare_const("unsigned int", "g", "ticket");
-}
-
-// The single-pass layout's look-back, after the group scan (`total` is the tile's total): sets
-// `carry` to the fold of every element before the tile (from `init`). Tile g publishes its total
-// (status 1) at once, then looks back over the tiles before it, a window of look_back_window at
-// a time, each work-item of the window waiting for its tile's status: the nearest tile whose
-// status is 2 gives the fold up to its end, and the totals of the tiles after it are folded on,
-// in order. Then g publishes its own fold (status 2). Tile 0 publishes status 2 only, so every
-// look-back ends. Values are written before their status, a global fence between; read after
-// it, a fence between. A tile waits only for tiles whose tickets came before its own: their
-// groups started first and wait for nothing later, so the waits end on any device that keeps
-// a started work-group running.
-void look_back(source_builder& b, const pass_text& p) {
-    const dialect& d = b.dialect();
-    const std::string t = p.t, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";
-    const std::string w = std::to_string(look_back_window(p.s)) + "u";
-    // Tile `at`'s value into `buffer`, then its status: whoever sees the status reads the value.
-    auto publish = [&](const std::string& buffer, const std::string& at, const std::string& value, const char* state) {
-        b.line(buffer + "[" + at + "] = " + value + ";");
-        b.line(d.group.global_fence);
-        b.line(status + "[" + at + "] = " + state + ";");
-    };
-    b.open("if (lid == 0u)");
-    b.open("if (g == 0u)");
-    publish("offsets", "0", p.call("init", "total"), "2u");
-    b.line("carry_of_tile = init;");
-    b.close();
-    b.open("else");
-    publish("totals", "g", "total", "1u");
-    b.close();
-    b.close();
-    b.open("if (g != 0u)");       // uniform: every work-item of the group has the same ticket
-    b.declare(t, "folded", "id"); // lid 0's: the fold of the tiles looked at, in order
-    b.open_for("unsigned int end = g", "", "end = end > " + w + " ? end - " + w + " : 0u");
-    b.open("if (lid < " + w + ")");
-    b.declare("unsigned int", "state", "3u"); // 3: no tile here (past tile 0)
-    b.open("if (end > lid)");
-    b.open("do");
-    b.line("state = " + status + "[end - 1u - lid];");
-    b.close(" while (state == 0u);");
-    b.line(d.group.global_fence);
-    b.line("window[lid] = state == 2u ? " + published(d, p, "offsets", "(end - 1u - lid)") + " : " +
-           published(d, p, "totals", "(end - 1u - lid)") + ";");
-    b.close();
-    b.line("window_status[lid] = state;");
-    b.close();
-    b.line(d.group.barrier);
-    b.open("if (lid == 0u)");
-    b.declare("unsigned int", "k", "0u"); // the nearest tile with its fold, or the window's end
-    b.line("while (k < " + w + " && window_status[k] == 1u) ++k;");
-    b.declare(t, "f", "k < " + w + " ? window[k] : window[" + w + " - 1u]");
-    b.line("if (k == " + w + ") --k;");
-    b.open_for("unsigned int l = k", "l > 0u", "--l");
-    b.line("f = " + p.call("f", "window[l - 1u]") + ";");
-    b.close();
-    b.line("folded = end == g ? f : " + p.call("f", "folded") + ";");
-    b.line("looked_back = window_status[k] == 2u;");
-    b.close();
-    b.line(d.group.barrier);
-    b.line("if (looked_back) break;");
-    b.close();
-    b.open("if (lid == 0u)");
-    publish("offsets", "g", p.call("folded", "total"), "2u");
-    b.line("carry_of_tile = folded;");
-    b.close();
-    b.close();
-    b.line(d.group.barrier);
-    b.line("carry = carry_of_tile;");
+// The look-back's view of this pass: the operation's type and call, from the call's init.
+look_back_fold fold_of(const pass_text& p) {
+    return {p.s.op->type, p.t,    [&p](const std::string& a, const std::string& b) { return p.call(a, b); },
+            p.s.group,    "init", "id"};
 }
 
 // The single-pass layout's body (see scan_pass.hpp), after the signature. A tile is group *
@@ -332,7 +232,7 @@ void single_pass_body(source_builder& b, const pass_text& p) {
     const std::string k = std::to_string(tile_items) + "u";
     b.line(std::string(d.group.array_qualifier) + " " + t + " s[" + std::to_string(tile + tile / 32) + "];");
     b.line(std::string(d.group.array_qualifier) + " " + t + " ts[" + std::to_string(s.group) + "];");
-    take_ticket(b, p);
+    take_ticket(b, fold_of(p));
     b.declare_const(index, "first", "(" + index + ")g * chunk");
     b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
     b.line(t + " before, total, carry;");
@@ -379,7 +279,7 @@ void single_pass_body(source_builder& b, const pass_text& p) {
         b.line(t + " " + lane(int(j)) + " = " +
                p.call(lane(int(j) - 1), tile_slot("lid * " + k + " + " + std::to_string(j) + "u")) + ";");
     group_exclusive_scan(b, p, lane(int(tile_items) - 1));
-    look_back(b, p);
+    look_back(b, fold_of(p));
     b.declare_const(t, "prefix", p.call("carry", "before"));
     for (unsigned j = 0; j < tile_items; ++j)
         b.line(tile_slot("lid * " + k + " + " + std::to_string(j) + "u") + " = " + p.call("prefix", lane(int(j))) +
