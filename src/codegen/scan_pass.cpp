@@ -7,7 +7,7 @@
 #include "codegen/vector_map.hpp"
 #include "codegen/vector_types.hpp"
 #include "codegen/emit_core.hpp"
-#include "codegen/look_back.hpp"
+#include "codegen/tile_fold.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
 #include "codegen/source_builder.hpp"
 #include "loom/error.hpp"
@@ -140,79 +140,8 @@ void chunked_scan_body(source_builder& b, const pass_text& p) {
     if (s.pass == scan_pass::chunk_totals) b.line("totals[gid] = carry;");
 }
 
-// A tile's position q in work-group memory: one slot of padding every 32, so that work-item l
-// reading its tile_items consecutive values (q = l * 8 + j) hits 32 different banks a warp.
-std::string tile_slot(const std::string& q) { return "s[(" + q + ") + ((" + q + ") >> 5)]"; }
-
-// The exclusive scan over the group of each work-item's total `v`: `before` (the operation over
-// the totals of the work-items before this one, id for the first) and `total` (the whole group's),
-// both declared by the caller. Where the dialect shuffles within a warp, a warp scan, the warps'
-// totals scanned by the first warp, two barriers; elsewhere a Hillis-Steele scan in ts[], two
-// barriers a step. The callers' next writes to s[] and ts[] come after a barrier every work-item
-// reaches only once it has read both.
-void group_exclusive_scan(source_builder& b, const pass_text& p, const std::string& v) {
-    const scan_pass_kernel& s = p.s;
-    const dialect& d = b.dialect();
-    const std::string w = std::to_string(s.group) + "u";
-    if (d.group.shuffle_up && s.group >= 32 && s.group % 32 == 0) {
-        // Types under 32 bits travel through an int: the shuffles take 32- and 64-bit types only.
-        // A complex value (float2, double2) travels as its two components, a short vector as its
-        // two or four.
-        const bool narrow = size_of(s.op->type) < 4;
-        auto shuffle = [&](const std::string& x, const std::string& delta) {
-            auto moved = [&](const std::string& value) {
-                return std::string(d.group.shuffle_up) + value + ", " + delta + ")";
-            };
-            if (ir::is_complex(s.op->type)) return complex_value(d, s.op->type, moved(x + ".x"), moved(x + ".y"));
-            if (is_short_vector(s.op->type)) { // component by component, a narrow one through an int
-                const dtype c = component_dtype(s.op->type);
-                const std::string ct = b.type(c);
-                std::vector<std::string> parts;
-                for (unsigned l = 0; l < width_of(s.op->type); ++l) {
-                    const std::string part = x + "." + component_name(l);
-                    parts.push_back(size_of(c) < 4 ? "(" + ct + ")" + moved("(int)" + part) : moved(part));
-                }
-                return vector_value(d, s.op->type, parts);
-            }
-            return narrow ? "(" + p.t + ")" + moved("(int)" + x) : moved(x);
-        };
-        const std::string warps = std::to_string(s.group / 32) + "u";
-        b.declare(p.t, "x", v);
-        b.open_for("unsigned int o = 1u", "o < 32u", "o <<= 1");
-        b.declare_const(p.t, "y", shuffle("x", "o"));
-        b.line("if ((lid & 31u) >= o) x = " + p.call("y", "x") + ";");
-        b.close();
-        b.line("if ((lid & 31u) == 31u) ts[lid >> 5] = x;");
-        b.line(d.group.barrier);
-        b.open("if (lid < 32u)");
-        b.declare(p.t, "z", "lid < " + warps + " ? ts[lid] : id");
-        b.open_for("unsigned int o = 1u", "o < 32u", "o <<= 1");
-        b.declare_const(p.t, "y", shuffle("z", "o"));
-        b.line("if (lid >= o) z = " + p.call("y", "z") + ";");
-        b.close();
-        b.line("if (lid < " + warps + ") ts[lid] = z;");
-        b.close();
-        b.line(d.group.barrier);
-        b.declare_const(p.t, "within", shuffle("x", "1u"));
-        b.line("before = (lid & 31u) == 0u ? id : within;");
-        b.line("if (lid >= 32u) before = " + p.call("ts[(lid >> 5) - 1u]", "before") + ";");
-        b.line("total = ts[" + std::to_string(s.group / 32 - 1) + "];");
-        return;
-    }
-    b.line("ts[lid] = " + v + ";");
-    b.line(d.group.barrier);
-    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
-    b.declare_const(p.t, "left", "lid >= o ? ts[lid - o] : id");
-    b.line(d.group.barrier);
-    b.line("if (lid >= o) ts[lid] = " + p.call("left", "ts[lid]") + ";");
-    b.line(d.group.barrier);
-    b.close();
-    b.line("before = lid == 0u ? id : ts[lid - 1u];");
-    b.line("total = ts[" + std::to_string(s.group - 1) + "];");
-}
-
-// The look-back's view of this pass: the operation's type and call, from the call's init.
-look_back_fold fold_of(const pass_text& p) {
+// The tile folds' view of this pass: the operation's type and call, the call's init, its identity.
+tile_fold fold_of(const pass_text& p) {
     return {p.s.op->type, p.t,    [&p](const std::string& a, const std::string& b) { return p.call(a, b); },
             p.s.group,    "init", "id"};
 }
@@ -278,7 +207,7 @@ void single_pass_body(source_builder& b, const pass_text& p) {
     for (unsigned j = 1; j < tile_items; ++j)
         b.line(t + " " + lane(int(j)) + " = " +
                p.call(lane(int(j) - 1), tile_slot("lid * " + k + " + " + std::to_string(j) + "u")) + ";");
-    group_exclusive_scan(b, p, lane(int(tile_items) - 1));
+    group_exclusive_scan(b, fold_of(p), lane(int(tile_items) - 1));
     look_back(b, fold_of(p));
     b.declare_const(t, "prefix", p.call("carry", "before"));
     for (unsigned j = 0; j < tile_items; ++j)

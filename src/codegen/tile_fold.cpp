@@ -1,5 +1,5 @@
-// Decoupled look-back as kernel text; see look_back.hpp.
-#include "codegen/look_back.hpp"
+// The single-pass passes' folds as kernel text; see tile_fold.hpp.
+#include "codegen/tile_fold.hpp"
 
 #include <vector>
 
@@ -11,12 +11,12 @@ namespace loom::codegen {
 namespace {
 
 // Tiles one look-back step reads: one a work-item of the first warp, or of a smaller group.
-unsigned look_back_window(const look_back_fold& f) { return f.group < 32 ? f.group : 32; }
+unsigned look_back_window(const tile_fold& f) { return f.group < 32 ? f.group : 32; }
 
 // Element j of buffer `name`, loaded through a volatile pointer (the
 // device-wide value, not a copy a core's cache kept from before it was published). A short
 // vector or complex value loads component by component where the dialect's are structs.
-std::string published(const dialect& d, const look_back_fold& f, const std::string& name, const std::string& j) {
+std::string published(const dialect& d, const tile_fold& f, const std::string& name, const std::string& j) {
     const dtype t = f.type;
     auto load = [&](const std::string& type, const std::string& component) {
         return "((" + std::string(d.group.volatile_global) + " " + type + "*)(" + name + " + " + j + "))" + component;
@@ -34,7 +34,7 @@ std::string published(const dialect& d, const look_back_fold& f, const std::stri
 
 } // namespace
 
-void take_ticket(source_builder& b, const look_back_fold& f) {
+void take_ticket(source_builder& b, const tile_fold& f) {
     const dialect& d = b.dialect();
     const std::string q = d.group.array_qualifier;
     const std::string window = std::to_string(look_back_window(f));
@@ -58,7 +58,7 @@ void take_ticket(source_builder& b, const look_back_fold& f) {
 // it, a fence between. A tile waits only for tiles whose tickets came before its own: their
 // groups started first and wait for nothing later, so the waits end on any device that keeps
 // a started work-group running.
-void look_back(source_builder& b, const look_back_fold& f) {
+void look_back(source_builder& b, const tile_fold& f) {
     const dialect& d = b.dialect();
     const std::string t = f.type_name, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";
     const std::string w = std::to_string(look_back_window(f)) + "u";
@@ -114,6 +114,68 @@ void look_back(source_builder& b, const look_back_fold& f) {
     b.close();
     b.line(d.group.barrier);
     b.line("carry = carry_of_tile;");
+}
+
+std::string tile_slot(const std::string& q) { return "s[(" + q + ") + ((" + q + ") >> 5)]"; }
+
+void group_exclusive_scan(source_builder& b, const tile_fold& f, const std::string& v) {
+    const dialect& d = b.dialect();
+    const std::string w = std::to_string(f.group) + "u";
+    if (d.group.shuffle_up && f.group >= 32 && f.group % 32 == 0) {
+        // Types under 32 bits travel through an int: the shuffles take 32- and 64-bit types only.
+        // A complex value (float2, double2) travels as its two components, a short vector as its
+        // two or four.
+        const bool narrow = size_of(f.type) < 4;
+        auto shuffle = [&](const std::string& x, const std::string& delta) {
+            auto moved = [&](const std::string& value) {
+                return std::string(d.group.shuffle_up) + value + ", " + delta + ")";
+            };
+            if (ir::is_complex(f.type)) return complex_value(d, f.type, moved(x + ".x"), moved(x + ".y"));
+            if (is_short_vector(f.type)) { // component by component, a narrow one through an int
+                const dtype c = component_dtype(f.type);
+                const std::string ct = b.type(c);
+                std::vector<std::string> parts;
+                for (unsigned l = 0; l < width_of(f.type); ++l) {
+                    const std::string part = x + "." + component_name(l);
+                    parts.push_back(size_of(c) < 4 ? "(" + ct + ")" + moved("(int)" + part) : moved(part));
+                }
+                return vector_value(d, f.type, parts);
+            }
+            return narrow ? "(" + f.type_name + ")" + moved("(int)" + x) : moved(x);
+        };
+        const std::string warps = std::to_string(f.group / 32) + "u";
+        b.declare(f.type_name, "x", v);
+        b.open_for("unsigned int o = 1u", "o < 32u", "o <<= 1");
+        b.declare_const(f.type_name, "y", shuffle("x", "o"));
+        b.line("if ((lid & 31u) >= o) x = " + f.call("y", "x") + ";");
+        b.close();
+        b.line("if ((lid & 31u) == 31u) ts[lid >> 5] = x;");
+        b.line(d.group.barrier);
+        b.open("if (lid < 32u)");
+        b.declare(f.type_name, "z", "lid < " + warps + " ? ts[lid] : " + f.identity);
+        b.open_for("unsigned int o = 1u", "o < 32u", "o <<= 1");
+        b.declare_const(f.type_name, "y", shuffle("z", "o"));
+        b.line("if (lid >= o) z = " + f.call("y", "z") + ";");
+        b.close();
+        b.line("if (lid < " + warps + ") ts[lid] = z;");
+        b.close();
+        b.line(d.group.barrier);
+        b.declare_const(f.type_name, "within", shuffle("x", "1u"));
+        b.line("before = (lid & 31u) == 0u ? " + f.identity + " : within;");
+        b.line("if (lid >= 32u) before = " + f.call("ts[(lid >> 5) - 1u]", "before") + ";");
+        b.line("total = ts[" + std::to_string(f.group / 32 - 1) + "];");
+        return;
+    }
+    b.line("ts[lid] = " + v + ";");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
+    b.declare_const(f.type_name, "left", "lid >= o ? ts[lid - o] : " + f.identity);
+    b.line(d.group.barrier);
+    b.line("if (lid >= o) ts[lid] = " + f.call("left", "ts[lid]") + ";");
+    b.line(d.group.barrier);
+    b.close();
+    b.line("before = lid == 0u ? " + f.identity + " : ts[lid - 1u];");
+    b.line("total = ts[" + std::to_string(f.group - 1) + "];");
 }
 
 } // namespace loom::codegen
