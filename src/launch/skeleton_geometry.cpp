@@ -164,6 +164,20 @@ keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, st
     return g;
 }
 
+compact_geometry compact_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                      std::uint64_t n, std::uint64_t room) {
+    compact_geometry g;
+    g.chunks = keyed_scan_geometry_for(info, forced, n);
+    const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    g.single_pass = !chunked && room >= n;
+    if (g.single_pass) {
+        g.tile_group = skeleton_group_size(info);
+        const std::uint64_t tile = std::uint64_t(g.tile_group) * codegen::tile_items;
+        g.tiles = std::max<std::uint64_t>(1, (n + tile - 1) / tile);
+    }
+    return g;
+}
+
 axis_geometry axis_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced, unsigned axis,
                                 std::uint64_t rows, std::uint64_t cols) {
     axis_geometry g;

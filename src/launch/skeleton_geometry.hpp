@@ -105,6 +105,20 @@ struct keyed_scan_geometry {
 keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                             std::uint64_t n);
 
+// Stream compactions (codegen/compact_pass.hpp): on GPUs, when the output has room for every
+// element (so that no write can overflow it), one pass over tiles of tile_group * tile_items
+// elements taken by ticket; otherwise, and on CPU devices, three passes over the keyed scans'
+// chunks.
+struct compact_geometry {
+    keyed_scan_geometry chunks; // the three passes'
+    bool single_pass = false;
+    unsigned tile_group = 0; // the single pass's work-items per group
+    std::uint64_t tiles = 0; // ... and its tiles (a group each)
+};
+
+compact_geometry compact_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                      std::uint64_t n, std::uint64_t room);
+
 // Reductions along an axis of a rows x cols input (codegen/axis_pass.hpp): one launch.
 struct axis_geometry {
     codegen::axis_form form = codegen::axis_form::lanes;

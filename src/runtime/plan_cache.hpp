@@ -111,9 +111,10 @@ struct compact_key {
     std::uint32_t input_shape = 0, value_type = 0;
     bool guarded = false;
     std::uint32_t offsets_group = 0;
+    std::uint32_t tile_group = 0; // the single pass's groups, or 0: the three passes
     std::vector<std::uint32_t> bindings;
 
-    auto fields() const { return std::tie(input_shape, value_type, guarded, offsets_group, bindings); }
+    auto fields() const { return std::tie(input_shape, value_type, guarded, offsets_group, tile_group, bindings); }
 };
 
 // A block map's key (skeleton::plan_block_map): its traced body, as the context runs it, the

@@ -22,16 +22,17 @@ enqueued_compaction enqueue_compaction(context_impl& ctx, const compact_call& ca
     request.slot_class = &in.slot_class;
     request.value = output->type;
     request.guarded = ctx.guard() != nullptr;
-    request.geometry = launch::keyed_scan_geometry_for(ctx.info(), ctx.settings().form, n);
+    const std::uint64_t room = output->length > call.start ? output->length - call.start : 0;
+    request.geometry = launch::compact_geometry_for(ctx.info(), ctx.settings().form, n, room);
     compact_key& key = ctx.plans().key<compact_key>();
     key.input_shape = call.input->id;
     key.value_type = std::uint32_t(request.value);
     key.guarded = request.guarded;
-    key.offsets_group = request.geometry.offsets_group;
+    key.offsets_group = request.geometry.chunks.offsets_group;
+    key.tile_group = request.geometry.tile_group; // 0: the three passes
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
     cached_plan* cached =
         &ctx.plans().find_or_plan<compact_key>([&] { return skeleton::plan_compact(request, ctx.device().dialect()); });
-    const std::uint64_t room = output->length > call.start ? output->length - call.start : 0;
     const plan::launch_sizes sizes = skeleton::compact_launch(request.geometry, n, room, call.start);
 
     call_values values;

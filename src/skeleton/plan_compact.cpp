@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codegen/compact_pass.hpp"
+#include "codegen/scan_pass.hpp"
 #include "skeleton/pass_arguments.hpp"
 
 namespace loom::skeleton {
@@ -15,9 +16,9 @@ plan::plan plan_compact(const compact_request& r, const codegen::dialect& d) {
     input.kernel.guarded = counts.kernel.guarded = r.guarded;
 
     plan::plan p;
-    for (int k = 0; k < 3; ++k) p.scratch.push_back(dtype::u64);
+    p.scratch = {dtype::u64, dtype::u64, dtype::u64, dtype::u32};
     codegen::compact_kernel k;
-    k.group = r.geometry.offsets_group;
+    k.group = r.geometry.chunks.offsets_group;
     auto add = [&](const input_kernel& in, codegen::compact_pass which, const pass_binding& b, std::string summary) {
         k.input = &in.kernel;
         k.value = in.root;
@@ -31,6 +32,22 @@ plan::plan plan_compact(const compact_request& r, const codegen::dialect& d) {
         p.passes.push_back(std::move(pass));
     };
     const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
+    if (r.geometry.single_pass) {
+        pass_binding single;
+        single.outputs = {{source::result, 0}, {source::scratch, 2}};
+        single.totals = 0;
+        single.offsets = 1;
+        single.status = 3;
+        plan::pass clear;
+        clear.kernel = codegen::emit_status_clear(d);
+        clear.summary = "compaction status clear";
+        clear.arguments = pass_arguments(clear.kernel.layout, input, {}, single);
+        clear.kind = plan::pass_kind::scan;
+        p.passes.push_back(std::move(clear));
+        k.group = r.geometry.tile_group;
+        add(input, codegen::compact_pass::single_pass, single, "compaction single pass" + shape);
+        return p;
+    }
     pass_binding count;
     count.outputs = {{source::scratch, 0}};
     add(input, codegen::compact_pass::count, count, "compaction pass 1" + shape);
@@ -46,10 +63,26 @@ plan::plan plan_compact(const compact_request& r, const codegen::dialect& d) {
     return p;
 }
 
-plan::launch_sizes compact_launch(const launch::keyed_scan_geometry& g, std::uint64_t n, std::uint64_t room,
+plan::launch_sizes compact_launch(const launch::compact_geometry& geometry, std::uint64_t n, std::uint64_t room,
                                   std::uint64_t start) {
     plan::launch_sizes s;
     const auto extent = [](codegen::pass_extent e) { return std::size_t(e); };
+    if (geometry.single_pass) { // the tiles' status and the ticket counter after it; then a group a tile
+        const std::uint64_t words = geometry.tiles + 1, group = geometry.tile_group;
+        s.geometry[0] = {(words + group - 1) / group * group, std::uint32_t(group)};
+        s.extents[0][extent(codegen::pass_extent::n)] = words;
+        s.elements[0] = words;
+        s.geometry[1] = {geometry.tiles * group, std::uint32_t(group)};
+        s.extents[1][extent(codegen::pass_extent::n)] = n;
+        s.extents[1][extent(codegen::pass_extent::chunk)] = group * codegen::tile_items;
+        s.extents[1][extent(codegen::pass_extent::start)] = start;
+        s.elements[1] = n;
+        s.scratch_elements[0] = s.scratch_elements[1] = geometry.tiles;
+        s.scratch_elements[2] = 1;
+        s.scratch_elements[3] = words;
+        return s;
+    }
+    const launch::keyed_scan_geometry& g = geometry.chunks;
     const std::uint64_t launched = (g.items + g.group - 1) / g.group * g.group;
     s.geometry[0] = s.geometry[2] = {launched, g.group};
     s.geometry[1] = {g.offsets_group, g.offsets_group};

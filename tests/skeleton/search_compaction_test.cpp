@@ -12,6 +12,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "launch/skeleton_geometry.hpp"
+#include "runtime/context_impl.hpp"
+
 using namespace skeleton_test;
 
 TEST_CASE("find_if, find, count_if and the *_of match the standard library's, none found included") {
@@ -151,8 +154,14 @@ TEST_CASE("copy_if and remove_if are stable, with expression and traced predicat
         loom::vector<float> x(ctx(), h), y(ctx(), n, -7.0f);
         std::vector<float> want;
         std::copy_if(h.begin(), h.end(), std::back_inserter(want), [](float v) { return v > 0.25f; });
+        ctx().finish();
+        const std::uint64_t launched = ctx().statistics().kernels_launched;
         const std::uint64_t kept = loom::copy_if(x, x > 0.25f, y);
         REQUIRE(kept == want.size());
+        // One pass after the tiles' status is cleared (GPUs, the output with room for every
+        // element), or three over chunks.
+        const auto geo = loom::launch::compact_geometry_for(ctx().impl()->info(), ctx().impl()->settings().form, n, n);
+        CHECK(ctx().statistics().kernels_launched - launched == (geo.single_pass ? 2u : 3u));
         std::vector<float> got = y.to_host();
         CHECK(std::vector<float>(got.begin(), got.begin() + kept) == want);
         CHECK(std::all_of(got.begin() + kept, got.end(), [](float v) { return v == -7.0f; })); // untouched

@@ -127,10 +127,21 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
                                                  loom::skeleton::no_class};
         r.slot_class = &classes;
         r.value = loom::dtype::f64;
-        r.geometry.offsets_group = 256;
+        r.geometry.chunks.offsets_group = 256;
         const loom::plan::plan p = plan_compact(r, cuda);
         CHECK(p.passes.size() == 3);
         for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
+        // ... and in one pass, where the output has room for every element: the status cleared,
+        // then the tiles ranked, looked back at and written.
+        r.geometry.single_pass = true;
+        r.geometry.tile_group = 256;
+        r.geometry.tiles = 7;
+        const loom::plan::plan single = plan_compact(r, cuda);
+        REQUIRE(single.passes.size() == 2);
+        CHECK(single.passes[1].kernel.body.find("ticket = atomicAdd(status + tiles, 1u);") != std::string::npos);
+        CHECK(single.passes[1].kernel.body.find("if (lid == 0u && g + 1u == tiles) count[0] = carry + total;") !=
+              std::string::npos);
+        for (const loom::plan::pass& pass : single.passes) sources.insert(pass.kernel.body);
     }
 #ifdef LOOM_HAVE_CUDA
     for (const std::string& s : sources) {
