@@ -1,10 +1,12 @@
 // Loom on its CUDA backend against handwritten CUDA kernels (kernels.cu) on one GPU: the
 // element-wise maps, dot and sum, the inclusive scan, the 2-D stencil, the sort of floats and
-// the sparse product of the 2-D Poisson matrix (n rows) and the 8x8 block DCT of a square image,
-// with cudaMemcpyAsync device to device as the bandwidth reference. Variants: loom_expr (Loom's
+// the sparse product of the 2-D Poisson matrix (n rows), the 8x8 block DCT of a square image and
+// copy_if (the values above 1 of x in [0.5, 1.5), about half), with cudaMemcpyAsync device to
+// device as the bandwidth reference. Variants: loom_expr (Loom's
 // one expression, loom::sort(x, z), z = A * x with A in its automatic layout, or
 // loom::map_blocks<8, 8> with examples/dct8x8.cpp's lambda), handwritten (the kernel at its tuned
-// geometry; CUB for the scan and the sort; for the product the fastest of CSR a row per thread,
+// geometry; CUB for the scan, the sort and copy_if (DeviceSelect::If, its count read back as
+// loom::copy_if returns it); for the product the fastest of CSR a row per thread,
 // vector CSR of 2-32 threads a row and sliced ELL of 32-row slices; for the DCT a thread a block,
 // its rows read as floats or float4s), interleaved (the two run by
 // run, bench::time_interleaved), and copy/copybuffer (the device-to-device copy). Host time
@@ -15,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -29,7 +32,7 @@ namespace {
 
 namespace cb = cuda_baseline;
 
-enum class kind { map, reduce, scan, stencil, sort, spmv, dct };
+enum class kind { map, reduce, scan, stencil, sort, spmv, dct, compact };
 
 struct workload {
     std::string name;
@@ -56,6 +59,8 @@ const std::vector<workload>& workloads() {
         {"spmv_poisson", kind::spmv, cb::map_op::copy, false, 52},
         // The 8x8 block DCT of a square image (bench/dct8x8_work.hpp): read once, written once.
         {"dct8x8", kind::dct, cb::map_op::copy, false, 8},
+        // Reads x, writes about half of it.
+        {"copy_if", kind::compact, cb::map_op::copy, false, 6},
     };
     return all;
 }
@@ -67,6 +72,7 @@ const cb::map_scalars& scalars() {
     return s;
 }
 constexpr float stencil_c = 0.2f;
+constexpr float compact_threshold = 1.0f; // copy_if keeps the values of x above it
 
 const float* host_x(std::size_t n) { return bench::random_floats(1, 0.5f, 1.5f, n); }
 const float* host_y(std::size_t n) { return bench::random_floats(2, 0.5f, 1.5f, n); }
@@ -167,6 +173,11 @@ std::vector<float> reference(const workload& w, std::size_t n) {
         return std::vector<float>(f.begin(), f.end());
     }
     if (w.k == kind::stencil) return bench::stencil2d_reference(x, width(n), n / width(n), stencil_c);
+    if (w.k == kind::compact) { // the kept values in order (what follows them is not compared)
+        std::vector<float> kept;
+        std::copy_if(x, x + n, std::back_inserter(kept), [](float v) { return v > compact_threshold; });
+        return kept;
+    }
     if (w.k == kind::sort) {
         std::vector<float> sorted(x, x + n);
         std::sort(sorted.begin(), sorted.end());
@@ -200,8 +211,9 @@ std::string check_output(const workload& w, std::size_t n, const std::vector<flo
                                : w.k == kind::sort ? 0.0
                                                    : 1e-5,
                                w.k == kind::scan || w.k == kind::sort ? 0.0 : 1e-6};
-    const std::vector<float> expected = reference(w, n);
-    return bench::compare(got.data(), expected.data(), expected.size(), tol);
+    const std::vector<float> expected = reference(w, n); // a compaction's: its kept prefix, exact
+    return bench::compare(got.data(), expected.data(), expected.size(),
+                          w.k == kind::compact ? bench::tolerance{0, 0} : tol);
 }
 
 std::string check_value(const workload& w, std::size_t n, float got) {
@@ -273,6 +285,7 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
             }
             case kind::scan: p->once = [&x, &z] { loom::inclusive_scan(x, z); }; break;
             case kind::sort: p->once = [&x, &z] { loom::sort(x, z); }; break;
+            case kind::compact: p->once = [&x, &z] { loom::copy_if(x, x > compact_threshold, z); }; break;
             case kind::spmv: {
                 const poisson_matrix& m = poisson(n);
                 p->a = std::make_unique<loom::sparse_matrix<float>>(ctx, m.rows, m.rows, m.row_ptr, m.col, m.val);
@@ -321,6 +334,7 @@ struct cuda_instance {
     std::unique_ptr<cb::index_buffer> row_ptr, col, slice_ptr, length, sell_col;
     std::unique_ptr<cb::inclusive_scan> scan;
     std::unique_ptr<cb::radix_sort> sort;
+    std::unique_ptr<cb::select_if> select;
     std::string label; // the tuned geometry
     std::function<void()> once;
 };
@@ -358,6 +372,7 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
     }
     case kind::scan: out.push_back({"cub", [x, z, s = p.scan.get()] { s->run(x, z); }}); break;
     case kind::sort: out.push_back({"cub", [x, z, s = p.sort.get()] { s->run(x, z); }}); break;
+    case kind::compact: out.push_back({"cub", [x, z, s = p.select.get()] { s->run(x, z); }}); break;
     case kind::spmv: {
         const unsigned rows = unsigned(poisson(n).rows);
         const unsigned *row_ptr = p.row_ptr->data(), *col = p.col->data(), *slice_ptr = p.slice_ptr->data(),
@@ -415,6 +430,7 @@ cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
             p->result = std::make_unique<cb::buffer>(1);
             if (w.k == kind::scan) p->scan = std::make_unique<cb::inclusive_scan>(unsigned(n));
             if (w.k == kind::sort) p->sort = std::make_unique<cb::radix_sort>(unsigned(n));
+            if (w.k == kind::compact) p->select = std::make_unique<cb::select_if>(unsigned(n), compact_threshold);
             if (w.k == kind::spmv) {
                 const poisson_matrix& m = poisson(n);
                 p->row_ptr = std::make_unique<cb::index_buffer>(m.row_ptr);

@@ -6,6 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <algorithm>
 #include <stdexcept>
@@ -346,6 +347,36 @@ inclusive_scan::~inclusive_scan() { cudaFree(temporary_); }
 void inclusive_scan::run(const float* x, float* y) const {
     std::size_t bytes = bytes_;
     check(cub::DeviceScan::InclusiveSum(temporary_, bytes, x, y, n_), "CUB's inclusive scan");
+}
+
+namespace {
+
+struct above {
+    float threshold;
+    __host__ __device__ bool operator()(float v) const { return v > threshold; }
+};
+
+} // namespace
+
+select_if::select_if(unsigned n, float threshold) : n_(n), threshold_(threshold) {
+    check(cub::DeviceSelect::If(nullptr, bytes_, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+                                static_cast<unsigned*>(nullptr), n, above{threshold}),
+          "sizing CUB's select storage");
+    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's select storage)");
+    check(cudaMalloc(&count_, sizeof(unsigned)), "cudaMalloc (CUB's selected count)");
+}
+
+select_if::~select_if() {
+    cudaFree(temporary_);
+    cudaFree(count_);
+}
+
+unsigned select_if::run(const float* in, float* out) const {
+    std::size_t bytes = bytes_;
+    check(cub::DeviceSelect::If(temporary_, bytes, in, out, count_, n_, above{threshold_}), "CUB's select");
+    unsigned count = 0;
+    check(cudaMemcpy(&count, count_, sizeof count, cudaMemcpyDeviceToHost), "reading CUB's selected count");
+    return count;
 }
 
 radix_sort::radix_sort(unsigned n) : n_(n) {

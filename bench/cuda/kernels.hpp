@@ -73,6 +73,25 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// CUB's DeviceSelect::If of n floats, keeping those above `threshold`, in order, its temporary
+// storage allocated once; run returns the count, read back to the host (as loom::copy_if and
+// thrust::copy_if return it).
+class select_if {
+public:
+    select_if(unsigned n, float threshold);
+    ~select_if();
+    select_if(const select_if&) = delete;
+    select_if& operator=(const select_if&) = delete;
+    unsigned run(const float* in, float* out) const;
+
+private:
+    unsigned n_;
+    float threshold_;
+    void* temporary_ = nullptr;
+    std::size_t bytes_ = 0;
+    unsigned* count_ = nullptr;
+};
+
 // CUB's DeviceRadixSort::SortKeys of n floats, ascending, from `in` to `out`, its temporary
 // storage allocated once.
 class radix_sort {
