@@ -13,9 +13,9 @@ namespace {
 // Tiles one look-back step reads: one a work-item of the first warp, or of a smaller group.
 unsigned look_back_window(const tile_fold& f) { return f.group < 32 ? f.group : 32; }
 
-// Element j of buffer `name`, loaded through a volatile pointer (the
-// device-wide value, not a copy a core's cache kept from before it was published). A short
-// vector or complex value loads component by component where the dialect's are structs.
+// Element j of buffer `name`, loaded through a volatile pointer (the device-wide value, not a
+// copy a core's cache kept from before it was published). A short vector or complex value loads
+// component by component where the dialect's are structs.
 std::string published(const dialect& d, const tile_fold& f, const std::string& name, const std::string& j) {
     const dtype t = f.type;
     auto load = [&](const std::string& type, const std::string& component) {
@@ -49,15 +49,14 @@ void take_ticket(source_builder& b, const tile_fold& f) {
     b.declare_const("unsigned int", "g", "ticket");
 }
 
-// Tile g publishes its total
-// (status 1) at once, then looks back over the tiles before it, a window of look_back_window at
-// a time, each work-item of the window waiting for its tile's status: the nearest tile whose
-// status is 2 gives the fold up to its end, and the totals of the tiles after it are folded on,
-// in order. Then g publishes its own fold (status 2). Tile 0 publishes status 2 only, so every
-// look-back ends. Values are written before their status, a global fence between; read after
-// it, a fence between. A tile waits only for tiles whose tickets came before its own: their
-// groups started first and wait for nothing later, so the waits end on any device that keeps
-// a started work-group running.
+// Tile g publishes its total (status 1) at once, then looks back over the tiles before it, a
+// window of look_back_window at a time, each work-item of the window waiting for its tile's
+// status: the nearest tile whose status is 2 gives the fold up to its end, and the totals of the
+// tiles after it are folded on, in order. Then g publishes its own fold (status 2). Tile 0
+// publishes status 2 only, so every look-back ends. Values are written before their status, a
+// global fence between; read after it, a fence between. A tile waits only for tiles whose
+// tickets came before its own: their groups started first and wait for nothing later, so the
+// waits end on any device that keeps a started work-group running.
 void look_back(source_builder& b, const tile_fold& f) {
     const dialect& d = b.dialect();
     const std::string t = f.type_name, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";

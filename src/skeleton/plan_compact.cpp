@@ -5,6 +5,7 @@
 
 #include "codegen/compact_pass.hpp"
 #include "codegen/scan_pass.hpp"
+#include "skeleton/scan_kernel.hpp"
 #include "skeleton/pass_arguments.hpp"
 
 namespace loom::skeleton {
@@ -38,12 +39,7 @@ plan::plan plan_compact(const compact_request& r, const codegen::dialect& d) {
         single.totals = 0;
         single.offsets = 1;
         single.status = 3;
-        plan::pass clear;
-        clear.kernel = codegen::emit_status_clear(d);
-        clear.summary = "compaction status clear";
-        clear.arguments = pass_arguments(clear.kernel.layout, input, {}, single);
-        clear.kind = plan::pass_kind::scan;
-        p.passes.push_back(std::move(clear));
+        p.passes.push_back(status_clear_pass(single, d));
         k.group = r.geometry.tile_group;
         add(input, codegen::compact_pass::single_pass, single, "compaction single pass" + shape);
         return p;
@@ -68,10 +64,8 @@ plan::launch_sizes compact_launch(const launch::compact_geometry& geometry, std:
     plan::launch_sizes s;
     const auto extent = [](codegen::pass_extent e) { return std::size_t(e); };
     if (geometry.single_pass) { // the tiles' status and the ticket counter after it; then a group a tile
-        const std::uint64_t words = geometry.tiles + 1, group = geometry.tile_group;
-        s.geometry[0] = {(words + group - 1) / group * group, std::uint32_t(group)};
-        s.extents[0][extent(codegen::pass_extent::n)] = words;
-        s.elements[0] = words;
+        const std::uint64_t group = geometry.tile_group;
+        status_clear_sizes(s, 0, geometry.tiles, geometry.tile_group);
         s.geometry[1] = {geometry.tiles * group, std::uint32_t(group)};
         s.extents[1][extent(codegen::pass_extent::n)] = n;
         s.extents[1][extent(codegen::pass_extent::chunk)] = group * codegen::tile_items;
@@ -79,7 +73,7 @@ plan::launch_sizes compact_launch(const launch::compact_geometry& geometry, std:
         s.elements[1] = n;
         s.scratch_elements[0] = s.scratch_elements[1] = geometry.tiles;
         s.scratch_elements[2] = 1;
-        s.scratch_elements[3] = words;
+        s.scratch_elements[3] = geometry.tiles + 1;
         return s;
     }
     const launch::keyed_scan_geometry& g = geometry.chunks;

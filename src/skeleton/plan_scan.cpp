@@ -32,12 +32,7 @@ plan::plan plan_scan(const scan_request& r, const codegen::dialect& d) {
     const launch::scan_geometry& g = r.geometry;
     const std::string shape = " (input shape " + std::to_string(r.input->id) + ")";
     if (!g.chunked) {
-        plan::pass clear;
-        clear.kernel = codegen::emit_status_clear(d);
-        clear.summary = "scan status clear";
-        clear.arguments = pass_arguments(clear.kernel.layout, input, ops, binding);
-        clear.kind = plan::pass_kind::scan;
-        p.passes.push_back(std::move(clear));
+        p.passes.push_back(status_clear_pass(binding, d));
         plan::pass scan;
         scan.kernel = emit_scan_pass(input, ops[0], scan_pass::single_pass, r.exclusive, out_param, g.group, false, d);
         scan.summary = "scan single pass" + shape;
@@ -71,16 +66,13 @@ plan::launch_sizes scan_launch(const launch::scan_geometry& g, std::uint64_t n) 
     plan::launch_sizes s;
     const auto n_extent = std::size_t(codegen::pass_extent::n), chunk = std::size_t(codegen::pass_extent::chunk);
     if (!g.chunked) { // the tiles' status and the ticket counter after it; then a group a tile
-        const std::uint64_t words = g.groups + 1;
-        s.geometry[0] = {(words + g.group - 1) / g.group * g.group, g.group};
-        s.extents[0][n_extent] = words;
-        s.elements[0] = words;
+        status_clear_sizes(s, 0, g.groups, g.group);
         s.geometry[1] = {g.groups * g.group, g.group};
         s.extents[1][chunk] = g.chunk;
         s.extents[1][n_extent] = n;
         s.elements[1] = n;
         s.scratch_elements[0] = s.scratch_elements[1] = g.groups;
-        s.scratch_elements[2] = words;
+        s.scratch_elements[2] = g.groups + 1;
         return s;
     }
     s.geometry[0] = s.geometry[2] = {g.groups * g.group, g.group};
