@@ -4,7 +4,9 @@
 #include "codegen/count_scan.hpp"
 #include "codegen/emit_core.hpp"
 #include "codegen/lower_neighbour_reads.hpp"
+#include "codegen/scan_pass.hpp"
 #include "codegen/source_builder.hpp"
+#include "codegen/tile_fold.hpp"
 
 namespace loom::codegen {
 namespace {
@@ -188,13 +190,103 @@ void offsets_body(source_builder& b, const pass_text& p) {
     b.close();
 }
 
+// The single pass (segmented_scan_pass.hpp). Each element's value and whether it heads a segment
+// go to work-group memory (read coalesced: element first + j * group + lid by work-item lid); each
+// work-item runs its tile_items consecutive ones (r<j>: the running value, from `start` at a head,
+// or from the work-item's first element before its first head; seen<j>: a head at or before j);
+// the group scans the work-items' (seen, running value) pairs as the offsets pass does; the
+// look-back gives the running value before the tile, each work-item's outputs are put in place of
+// its values, and the tile is written out coalesced.
+void single_pass_body(source_builder& b, const pass_text& p, const std::string& key_type, const std::string& start) {
+    const segmented_scan_kernel& s = p.s;
+    const dialect& d = b.dialect();
+    const std::string index = d.index_type, w = std::to_string(s.group) + "u", t = p.t, q = d.group.array_qualifier;
+    const unsigned tile = s.group * tile_items;
+    const std::string slots = std::to_string(tile + tile / 32);
+    b.line(q + " " + t + " s[" + slots + "];");        // values, then outputs
+    b.line(q + " unsigned int heads[" + slots + "];"); // 1 where an element heads a segment
+    b.line(q + " " + t + " tv[" + w + "];");           // the group's scan of running values
+    b.line(q + " unsigned int th[" + w + "];");        // ... and of heads seen
+    const tile_fold f{s.op->type, t,    [&p](const std::string& a, const std::string& c) { return p.call(a, c); },
+                      s.group,    "id", "id"};
+    take_ticket(b, f);
+    b.declare_const(index, "first", "(" + index + ")g * chunk");
+    b.declare_const(index, "last", "n - first < chunk ? n : first + chunk");
+    b.open_for("unsigned int j = 0u", "j < " + std::to_string(tile_items) + "u", "++j");
+    b.declare_const("unsigned int", "q", "j * " + w + " + lid");
+    b.declare_const(index, "i", "first + q");
+    b.declare(t, "x", "id"); // past the last element: the identity, heading nothing
+    b.declare("unsigned int", "h", "0u");
+    b.open("if (i < last)");
+    b.line(key_type + " prev;");
+    b.open("if (i > 0)");
+    write_values(b, p.lowered, {p.key}, "(i - 1)");
+    b.line("prev = " + value_name(p.key) + ";");
+    b.close();
+    b.open();
+    p.element(b, "i", key_type);
+    b.line("x = vv;");
+    b.line("h = i == 0 || !(kv == prev) ? 1u : 0u;");
+    b.close();
+    b.close();
+    b.line(tile_slot("q") + " = x;");
+    b.line(tile_slot("q", "heads") + " = h;");
+    b.close();
+    b.line(d.group.barrier);
+    for (unsigned j = 0; j < tile_items; ++j) {
+        const std::string at = "lid * " + std::to_string(tile_items) + "u + " + std::to_string(j) + "u",
+                          n = std::to_string(j);
+        b.declare_const("unsigned int", "h" + n, tile_slot(at, "heads"));
+        const std::string before = j == 0 ? tile_slot(at) : p.call("r" + std::to_string(j - 1), tile_slot(at));
+        b.declare_const(t, "r" + n, "h" + n + " ? " + p.call(start, tile_slot(at)) + " : " + before);
+        b.declare_const("unsigned int", "seen" + n, j == 0 ? "h0" : "seen" + std::to_string(j - 1) + " | h" + n);
+    }
+    const std::string last_j = std::to_string(tile_items - 1);
+    b.line("tv[lid] = r" + last_j + ";");
+    b.line("th[lid] = seen" + last_j + ";");
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
+    b.declare_const(t, "left", "lid >= o ? tv[lid - o] : id");
+    b.declare_const("unsigned int", "left_head", "lid >= o ? th[lid - o] : 0u");
+    b.line(d.group.barrier);
+    b.open("if (lid >= o && th[lid] == 0u)");
+    b.line("tv[lid] = " + p.call("left", "tv[lid]") + ";");
+    b.line("th[lid] = left_head;");
+    b.close();
+    b.line(d.group.barrier);
+    b.close();
+    b.declare_const(t, "before", "lid == 0u ? id : tv[lid - 1u]");
+    b.declare_const("unsigned int", "head_before", "lid == 0u ? 0u : th[lid - 1u]");
+    b.declare_const(t, "total", "tv[" + w + " - 1u]");
+    b.declare_const("unsigned int", "tile_head", "th[" + w + " - 1u]");
+    b.line(t + " carry;");
+    look_back(b, f, "tile_head != 0u");
+    // The running value before the work-item's first element.
+    b.declare_const(t, "c", "head_before != 0u ? before : lid == 0u ? carry : " + p.call("carry", "before"));
+    for (unsigned j = 0; j < tile_items; ++j) {
+        const std::string n = std::to_string(j), at = "lid * " + std::to_string(tile_items) + "u + " + n + "u";
+        auto inclusive = [&](unsigned k) {
+            const std::string m = std::to_string(k);
+            return "(seen" + m + " ? r" + m + " : " + p.call("c", "r" + m) + ")";
+        };
+        const std::string value =
+            !s.exclusive ? inclusive(j) : "(h" + n + " ? " + start + " : " + (j == 0 ? "c" : inclusive(j - 1)) + ")";
+        b.line(tile_slot(at) + " = " + value + ";");
+    }
+    b.line(d.group.barrier);
+    b.open_for("unsigned int j = 0u", "j < " + std::to_string(tile_items) + "u", "++j");
+    b.declare_const("unsigned int", "q", "j * " + w + " + lid");
+    b.line("if (first + q < last) out[first + q] = " + tile_slot("q") + ";");
+    b.close();
+}
+
 } // namespace
 
 kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dialect& d) {
     const ir::kernel& input = *s.input;
     // The passes over the totals read partials, not the keys and values.
-    const bool over_chunks = s.pass == segmented_pass::offsets || s.pass == segmented_pass::head_offsets ||
-                             s.pass == segmented_pass::fixup;
+    const bool over_chunks =
+        s.pass == segmented_pass::offsets || s.pass == segmented_pass::head_offsets || s.pass == segmented_pass::fixup;
     std::vector<std::uint32_t> roots;
     if (!over_chunks) roots = {s.key, s.value};
     lowered_kernel lowered = lower_neighbour_reads(input, roots, neighbour_form::checked);
@@ -238,6 +330,12 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
         buffer(p.t, "values_out", true, {parameter_role::output, 0});
         buffer(index, "count", false, {parameter_role::output, 1});
         break;
+    case segmented_pass::single_pass:
+        buffer(p.t, "out", true, {parameter_role::output, 0});
+        buffer(p.t, "totals", true, {parameter_role::totals});
+        buffer(p.t, "offsets", true, {parameter_role::offsets});
+        buffer("unsigned int", "status", true, {parameter_role::tile_status});
+        break;
     }
     signature += p.t + " id, " + p.t + " init, ";
     layout.push_back({parameter_role::identity});
@@ -256,7 +354,9 @@ kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dia
     case segmented_pass::fixup: fixup_body(b, p); break;
     default: {
         const std::string key_type = type_name(d, input.body[s.key].type);
-        if (s.pass == segmented_pass::totals)
+        if (s.pass == segmented_pass::single_pass)
+            single_pass_body(b, p, key_type, start);
+        else if (s.pass == segmented_pass::totals)
             totals_body(b, p, key_type, start);
         else if (s.pass == segmented_pass::scan)
             scan_body(b, p, key_type, start);

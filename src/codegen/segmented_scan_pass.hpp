@@ -11,6 +11,11 @@
 //   running value before each of its totals;
 // - scan: each chunk again from its running value before it, writing the outputs.
 // The keys' and values' expressions are fused into the first and last passes.
+// On GPUs instead, single_pass: each work-group takes a tile by ticket (codegen/tile_fold.hpp),
+// reads its keys and values coalesced, scans its values by segment in registers and across the
+// group, and finds the running value before the tile by decoupled look-back; a tile that holds a
+// head publishes its running value at once (it does not depend on the tiles before). Every
+// element is read once, and its key a second time by the element after it.
 //
 // loom::reduce_by_key, over the same chunks:
 // - heads: each chunk's count of heads, from the keys alone;
@@ -33,7 +38,7 @@
 
 namespace loom::codegen {
 
-enum class segmented_pass { totals, offsets, scan, heads, head_offsets, reduce, fixup };
+enum class segmented_pass { totals, offsets, scan, heads, head_offsets, reduce, fixup, single_pass };
 
 struct segmented_scan_kernel {
     // totals, scan: per element the key (node `key`) and the value (node `value`) of `input`.
@@ -44,7 +49,7 @@ struct segmented_scan_kernel {
     segmented_pass pass = segmented_pass::totals;
     bool exclusive = false;
     dtype key_out = dtype::i32; // the reduce pass's keys output
-    unsigned group = 1; // the offsets pass's work-items (a power of two)
+    unsigned group = 1;         // the offsets or single pass's work-items (a power of two)
 };
 
 // Parameters after the input's: totals: the chunks' values and flags (outputs 0 and 1); offsets:
@@ -53,7 +58,9 @@ struct segmented_scan_kernel {
 // heads): the heads before each chunk and the count (outputs 0, 1); reduce: the heads before the
 // chunk (role offsets), the keys and values outputs, the count, the fragments and whether each
 // chunk has one (outputs 0-4); fixup (its input's parameters 0-2 the fragments, the flags and the
-// heads before each chunk): the values output and the count (outputs 0, 1). Then id, init, the
+// heads before each chunk): the values output and the count (outputs 0, 1); single_pass: the output
+// (output 0), the tiles' totals and running values (roles totals, offsets) and their status (role
+// tile_status, zeroed first: emit_status_clear in scan_pass.hpp). Then id, init, the
 // captures (c0, c1, ...), n, chunk, and for reduce and fixup room: n the elements (the chunks
 // for the passes over them), chunk a work-item's, room the outputs' shorter length.
 kernel_source emit_segmented_scan_pass(const segmented_scan_kernel& s, const dialect& d);

@@ -57,7 +57,7 @@ void take_ticket(source_builder& b, const tile_fold& f) {
 // global fence between; read after it, a fence between. A tile waits only for tiles whose
 // tickets came before its own: their groups started first and wait for nothing later, so the
 // waits end on any device that keeps a started work-group running.
-void look_back(source_builder& b, const tile_fold& f) {
+void look_back(source_builder& b, const tile_fold& f, const std::string& complete) {
     const dialect& d = b.dialect();
     const std::string t = f.type_name, status = "((" + std::string(d.group.volatile_global) + " unsigned int*)status)";
     const std::string w = std::to_string(look_back_window(f)) + "u";
@@ -68,13 +68,18 @@ void look_back(source_builder& b, const tile_fold& f) {
         b.line(status + "[" + at + "] = " + state + ";");
     };
     b.open("if (lid == 0u)");
-    b.open("if (g == 0u)");
+    if (!complete.empty()) { // its fold is its own: published at once, nothing after the look-back
+        b.open("if (" + complete + ")");
+        publish("offsets", "g", "total", "2u");
+        b.next("else if (g == 0u)");
+    } else {
+        b.open("if (g == 0u)");
+    }
     publish("offsets", "0", f.call(f.init, "total"), "2u");
-    b.line("carry_of_tile = " + f.init + ";");
-    b.close();
-    b.open("else");
+    b.next("else");
     publish("totals", "g", "total", "1u");
     b.close();
+    b.line("if (g == 0u) carry_of_tile = " + f.init + ";");
     b.close();
     b.open("if (g != 0u)");             // uniform: every work-item of the group has the same ticket
     b.declare(t, "folded", f.identity); // lid 0's: the fold of the tiles looked at, in order
@@ -107,7 +112,9 @@ void look_back(source_builder& b, const tile_fold& f) {
     b.line("if (looked_back) break;");
     b.close();
     b.open("if (lid == 0u)");
+    if (!complete.empty()) b.open("if (!(" + complete + "))");
     publish("offsets", "g", f.call("folded", "total"), "2u");
+    if (!complete.empty()) b.close();
     b.line("carry_of_tile = folded;");
     b.close();
     b.close();
@@ -115,7 +122,9 @@ void look_back(source_builder& b, const tile_fold& f) {
     b.line("carry = carry_of_tile;");
 }
 
-std::string tile_slot(const std::string& q) { return "s[(" + q + ") + ((" + q + ") >> 5)]"; }
+std::string tile_slot(const std::string& q, const std::string& array) {
+    return array + "[(" + q + ") + ((" + q + ") >> 5)]";
+}
 
 void group_exclusive_scan(source_builder& b, const tile_fold& f, const std::string& v) {
     const dialect& d = b.dialect();

@@ -26,10 +26,10 @@ struct tile_fold {
     std::string identity; // op's identity
 };
 
-// A tile's place q in work-group memory `s`: one slot of padding every 32, so that work-item l
-// reading its tile_items consecutive values (q = l * 8 + j) hits 32 different banks a warp, and
+// A tile's place q in work-group memory `array`: one slot of padding every 32, so that work-item
+// l reading its tile_items consecutive values (q = l * 8 + j) hits 32 different banks a warp, and
 // so do 32 work-items reading or writing a value four apart.
-std::string tile_slot(const std::string& q);
+std::string tile_slot(const std::string& q, const std::string& array = "s");
 
 // The exclusive scan over the group of each work-item's value `v`: `before` (the fold of the
 // values of the work-items before this one, the identity for the first) and `total` (the whole
@@ -46,7 +46,10 @@ void take_ticket(source_builder& b, const tile_fold& f);
 
 // After the tile's fold is declared as `total` and `carry` (of the fold's type) is declared:
 // publishes `total`, finds the fold of every tile before g, from `init`, publishes its own, and
-// sets `carry` to that fold in every work-item of the group.
-void look_back(source_builder& b, const tile_fold& f);
+// sets `carry` to that fold in every work-item of the group. `complete`, where given, is an
+// expression the same in every work-item of the group, true where `total` is already the fold up
+// to the tile's end whatever came before it (a keyed scan's tile holding a segment's head): the
+// tile publishes it as that at once, and still looks back for its `carry`.
+void look_back(source_builder& b, const tile_fold& f, const std::string& complete = "");
 
 } // namespace loom::codegen

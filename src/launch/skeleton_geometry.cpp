@@ -164,6 +164,20 @@ keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, st
     return g;
 }
 
+keyed_scan_geometry scan_by_key_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                             std::uint64_t n, unsigned value_bytes) {
+    keyed_scan_geometry g = keyed_scan_geometry_for(info, forced, n);
+    const bool chunked = forced ? *forced == ir::map_form::chunked : !info.gpu;
+    if (chunked) return g;
+    g.single_pass = true;
+    g.tile_group = skeleton_group_size(info);
+    while (g.tile_group > 32 && std::uint64_t(g.tile_group) * codegen::tile_items * (value_bytes + 4) > 32768)
+        g.tile_group /= 2;
+    const std::uint64_t tile = std::uint64_t(g.tile_group) * codegen::tile_items;
+    g.tiles = std::max<std::uint64_t>(1, (n + tile - 1) / tile);
+    return g;
+}
+
 compact_geometry compact_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                       std::uint64_t n, std::uint64_t room) {
     compact_geometry g;

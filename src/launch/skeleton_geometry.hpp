@@ -100,10 +100,19 @@ struct keyed_scan_geometry {
     std::uint64_t chunk = 1; // elements per work-item
     unsigned offsets_group = 1;
     std::uint64_t offsets_chunk = 1; // totals per work-item of the offsets pass
+    // A keyed scan on a GPU (scan_by_key_geometry_for): one pass over tiles of tile_group *
+    // tile_items elements, a group each, taken by ticket, instead of the three over chunks.
+    bool single_pass = false;
+    unsigned tile_group = 0;
+    std::uint64_t tiles = 0;
 };
 
 keyed_scan_geometry keyed_scan_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
                                             std::uint64_t n);
+// The same for a keyed scan of values `value_bytes` wide: its single pass on GPUs, whose tile
+// of values and head flags takes at most 32 KiB of work-group memory.
+keyed_scan_geometry scan_by_key_geometry_for(const backend::device_info& info, std::optional<ir::map_form> forced,
+                                             std::uint64_t n, unsigned value_bytes);
 
 // Stream compactions (codegen/compact_pass.hpp): on GPUs, when the output has room for every
 // element (so that no write can overflow it), one pass over tiles of tile_group * tile_items

@@ -88,11 +88,12 @@ struct keyed_scan_key {
     bool reduce = false;            // reduce_by_key's plan
     std::uint32_t key_out_type = 0; // reduce_by_key's keys output
     std::uint32_t offsets_group = 0;
+    std::uint32_t tile_group = 0; // a keyed scan's single pass's groups, or 0: its three passes
     std::vector<std::uint32_t> bindings;
 
     auto fields() const {
         return std::tie(input_shape, key_type, op_shape, op_type, exclusive, guarded, reduce, key_out_type,
-                        offsets_group, bindings);
+                        offsets_group, tile_group, bindings);
     }
 };
 

@@ -44,7 +44,9 @@ skeleton::keyed_scan_request request_of(context_impl& ctx, const keyed_scan_call
     request.exclusive = call.exclusive;
     request.guarded = ctx.guard() != nullptr;
     request.key_out = key_out;
-    request.geometry = launch::keyed_scan_geometry_for(ctx.info(), ctx.settings().form, n);
+    request.geometry =
+        reduce ? launch::keyed_scan_geometry_for(ctx.info(), ctx.settings().form, n)
+               : launch::scan_by_key_geometry_for(ctx.info(), ctx.settings().form, n, unsigned(size_of(call.op->type)));
 
     keyed_scan_key& key = ctx.plans().key<keyed_scan_key>();
     key.input_shape = call.input->id;
@@ -56,6 +58,7 @@ skeleton::keyed_scan_request request_of(context_impl& ctx, const keyed_scan_call
     key.reduce = reduce;
     key.key_out_type = reduce ? std::uint32_t(key_out) : 0;
     key.offsets_group = request.geometry.offsets_group;
+    key.tile_group = request.geometry.tile_group;
     key.bindings.assign(in.slot_class.begin(), in.slot_class.end());
     return request;
 }

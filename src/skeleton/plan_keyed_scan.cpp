@@ -5,7 +5,9 @@
 
 #include "codegen/segmented_scan_pass.hpp"
 #include "loom/reduce.hpp"
+#include "codegen/scan_pass.hpp"
 #include "skeleton/pass_arguments.hpp"
+#include "skeleton/scan_kernel.hpp"
 
 namespace loom::skeleton {
 
@@ -18,8 +20,7 @@ struct pass_adder {
     const std::vector<combine_op>& ops;
     codegen::segmented_scan_kernel k;
 
-    void operator()(const input_kernel& in, codegen::segmented_pass which, const pass_binding& b,
-                    std::string summary) {
+    void operator()(const input_kernel& in, codegen::segmented_pass which, const pass_binding& b, std::string summary) {
         k.input = &in.kernel;
         k.key = in.root;
         k.value = in.more_roots.empty() ? ir::no_node : in.more_roots[0];
@@ -46,12 +47,24 @@ plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& 
     const std::vector<combine_op> ops{combine_of(sop)};
 
     plan::plan p;
-    for (dtype t : {sop.type, dtype::u32, sop.type}) p.scratch.push_back(t);
     pass_adder add{p, d, ops, {}};
     add.k.op = &ops[0];
     add.k.exclusive = r.exclusive;
     add.k.group = r.geometry.offsets_group;
     const std::string shape = input_shape_of(r);
+    if (r.geometry.single_pass) { // the tiles' status cleared, then one pass (segmented_scan_pass.hpp)
+        p.scratch = {sop.type, sop.type, dtype::u32};
+        pass_binding single;
+        single.totals = 0;
+        single.offsets = 1;
+        single.status = 2;
+        single.outputs = {{source::result, 0}};
+        p.passes.push_back(status_clear_pass(single, d));
+        add.k.group = r.geometry.tile_group;
+        add(input, codegen::segmented_pass::single_pass, single, "keyed scan single pass" + shape);
+        return p;
+    }
+    for (dtype t : {sop.type, dtype::u32, sop.type}) p.scratch.push_back(t);
     pass_binding chunk_totals;
     chunk_totals.outputs = {{source::scratch, 0}, {source::scratch, 1}};
     add(input, codegen::segmented_pass::totals, chunk_totals, "keyed scan pass 1" + shape);
@@ -93,8 +106,8 @@ plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialec
     add(heads, codegen::segmented_pass::head_offsets, offsets, "reduce by key pass 2");
     pass_binding reduce;
     reduce.offsets = 1;
-    reduce.outputs = {{source::result, 0}, {source::result, 1}, {source::scratch, 4}, {source::scratch, 2},
-                      {source::scratch, 3}};
+    reduce.outputs = {
+        {source::result, 0}, {source::result, 1}, {source::scratch, 4}, {source::scratch, 2}, {source::scratch, 3}};
     add(input, codegen::segmented_pass::reduce, reduce, "reduce by key pass 3" + shape);
     pass_binding fixup;
     fixup.input = pass_binding::input_from::scratch;
@@ -107,6 +120,16 @@ plan::plan plan_reduce_by_key(const keyed_scan_request& r, const codegen::dialec
 plan::launch_sizes keyed_scan_launch(const launch::keyed_scan_geometry& g, std::uint64_t n) {
     plan::launch_sizes s;
     const auto n_extent = std::size_t(codegen::pass_extent::n), chunk = std::size_t(codegen::pass_extent::chunk);
+    if (g.single_pass) {
+        status_clear_sizes(s, 0, g.tiles, g.tile_group);
+        s.geometry[1] = {g.tiles * g.tile_group, g.tile_group};
+        s.extents[1][n_extent] = n;
+        s.extents[1][chunk] = std::uint64_t(g.tile_group) * codegen::tile_items;
+        s.elements[1] = n;
+        s.scratch_elements[0] = s.scratch_elements[1] = g.tiles;
+        s.scratch_elements[2] = g.tiles + 1;
+        return s;
+    }
     const std::uint64_t launched = (g.items + g.group - 1) / g.group * g.group;
     s.geometry[0] = s.geometry[2] = {launched, g.group};
     s.geometry[1] = {g.offsets_group, g.offsets_group};
@@ -123,7 +146,7 @@ plan::launch_sizes reduce_by_key_launch(const launch::keyed_scan_geometry& g, st
     plan::launch_sizes s = keyed_scan_launch(g, n);
     s.scratch_elements[3] = g.items;
     s.scratch_elements[4] = 1; // the segments' count
-    s.geometry[3] = {1, 1}; // the fixup: one work-item over the chunks
+    s.geometry[3] = {1, 1};    // the fixup: one work-item over the chunks
     s.extents[3][std::size_t(codegen::pass_extent::n)] = g.items;
     for (std::size_t c : {2, 3}) s.extents[c][std::size_t(codegen::pass_extent::room)] = room;
     s.elements[3] = g.items;

@@ -28,7 +28,8 @@ struct keyed_scan_request {
 };
 
 // Scratch 0 holds the chunks' totals, 1 their flags, 2 the running values before them; result 0
-// is the output.
+// is the output. In the single pass (geometry.single_pass): 0 the tiles' totals, 1 their running
+// values at their ends, 2 their status.
 plan::plan plan_keyed_scan(const keyed_scan_request& r, const codegen::dialect& d);
 
 // reduce_by_key, four passes: heads, head_offsets, reduce, fixup (codegen/segmented_scan_pass.hpp).

@@ -109,6 +109,18 @@ TEST_CASE("sort and keyed scan passes are valid CUDA C++ in both layouts (NVRTC,
         const loom::plan::plan p = plan_keyed_scan(r, cuda);
         CHECK(p.passes.size() == 3);
         for (const loom::plan::pass& pass : p.passes) sources.insert(pass.kernel.body);
+        {
+            // ... and its single pass (GPUs): the tiles' status cleared, then one pass whose tiles
+            // holding a head publish their running value before they look back.
+            keyed_scan_request single = r;
+            single.geometry.single_pass = true;
+            single.geometry.tile_group = 256;
+            single.geometry.tiles = 3;
+            const loom::plan::plan one = plan_keyed_scan(single, cuda);
+            REQUIRE(one.passes.size() == 2);
+            CHECK(one.passes[1].kernel.body.find("if (tile_head != 0u) {") != std::string::npos);
+            for (const loom::plan::pass& pass : one.passes) sources.insert(pass.kernel.body);
+        }
         // reduce_by_key's passes, keys written as int64.
         r.key_out = loom::dtype::i64;
         const loom::plan::plan reduce = plan_reduce_by_key(r, cuda);
