@@ -151,6 +151,24 @@ void scan_body(source_builder& b, const pass_text& p, const std::string& key_typ
     b.close();
 }
 
+// The group's inclusive scan of its work-items' (flag, value) pairs in work-group memory `values`
+// and `flags` (one each a work-item, written by the caller): a flagged value replaces what came
+// before it. Hillis-Steele, two barriers a step; a barrier before the first.
+void flagged_group_scan(source_builder& b, const pass_text& p, const std::string& values, const std::string& flags) {
+    const dialect& d = b.dialect();
+    b.line(d.group.barrier);
+    b.open_for("unsigned int o = 1u", "o < " + std::to_string(p.s.group) + "u", "o <<= 1");
+    b.declare_const(p.t, "left", "lid >= o ? " + values + "[lid - o] : id");
+    b.declare_const("unsigned int", "left_flag", "lid >= o ? " + flags + "[lid - o] : 0u");
+    b.line(d.group.barrier);
+    b.open("if (lid >= o && " + flags + "[lid] == 0u)");
+    b.line(values + "[lid] = " + p.call("left", values + "[lid]") + ";");
+    b.line(flags + "[lid] = left_flag;");
+    b.close();
+    b.line(d.group.barrier);
+    b.close();
+}
+
 // One group over the totals: a slice per work-item folded (a flagged total replaces the fold),
 // the slices' folds scanned across the group the same way in work-group memory, then each slice
 // written as the running value before each of its totals.
@@ -170,17 +188,7 @@ void offsets_body(source_builder& b, const pass_text& p) {
     b.close();
     b.line("sv[lid] = fold;");
     b.line("sf[lid] = flag;");
-    b.line(d.group.barrier);
-    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
-    b.declare_const(p.t, "left", "lid >= o ? sv[lid - o] : id");
-    b.declare_const("unsigned int", "left_flag", "lid >= o ? sf[lid - o] : 0u");
-    b.line(d.group.barrier);
-    b.open("if (lid >= o && sf[lid] == 0u)");
-    b.line("sv[lid] = " + p.call("left", "sv[lid]") + ";");
-    b.line("sf[lid] = left_flag;");
-    b.close();
-    b.line(d.group.barrier);
-    b.close();
+    flagged_group_scan(b, p, "sv", "sf");
     b.declare(p.t, "carry", "lid == 0u ? id : sv[lid - 1u]");
     b.open_for(index + " i = first", "i < last", "++i");
     b.declare_const(p.t, "v", "p0[i]");
@@ -244,17 +252,7 @@ void single_pass_body(source_builder& b, const pass_text& p, const std::string& 
     const std::string last_j = std::to_string(tile_items - 1);
     b.line("tv[lid] = r" + last_j + ";");
     b.line("th[lid] = seen" + last_j + ";");
-    b.line(d.group.barrier);
-    b.open_for("unsigned int o = 1u", "o < " + w, "o <<= 1");
-    b.declare_const(t, "left", "lid >= o ? tv[lid - o] : id");
-    b.declare_const("unsigned int", "left_head", "lid >= o ? th[lid - o] : 0u");
-    b.line(d.group.barrier);
-    b.open("if (lid >= o && th[lid] == 0u)");
-    b.line("tv[lid] = " + p.call("left", "tv[lid]") + ";");
-    b.line("th[lid] = left_head;");
-    b.close();
-    b.line(d.group.barrier);
-    b.close();
+    flagged_group_scan(b, p, "tv", "th");
     b.declare_const(t, "before", "lid == 0u ? id : tv[lid - 1u]");
     b.declare_const("unsigned int", "head_before", "lid == 0u ? 0u : th[lid - 1u]");
     b.declare_const(t, "total", "tv[" + w + " - 1u]");
