@@ -1,18 +1,17 @@
 // Loom on its CUDA backend against handwritten CUDA kernels (kernels.cu) on one GPU: the
 // element-wise maps, dot and sum, the inclusive scan, the 2-D stencil, the sort of floats and
 // the sparse product of the 2-D Poisson matrix (n rows), the 8x8 block DCT of a square image and
-// copy_if (the values above 1 of x in [0.5, 1.5), about half), with cudaMemcpyAsync device to
-// device as the bandwidth reference. Variants: loom_expr (Loom's
+// copy_if (the values above 1 of x in [0.5, 1.5), about half) and the inclusive scan by key (keys
+// i / 1000), with cudaMemcpyAsync device to device as the bandwidth reference. Variants: loom_expr (Loom's
 // one expression, loom::sort(x, z), z = A * x with A in its automatic layout, or
 // loom::map_blocks<8, 8> with examples/dct8x8.cpp's lambda), handwritten (the kernel at its tuned
-// geometry; CUB for the scan, the sort and copy_if (DeviceSelect::If, its count read back as
-// loom::copy_if returns it); for the product the fastest of CSR a row per thread,
-// vector CSR of 2-32 threads a row and sliced ELL of 32-row slices; for the DCT a thread a block,
-// its rows read as floats or float4s), interleaved (the two run by
-// run, bench::time_interleaved), and copy/copybuffer (the device-to-device copy). Host time
-// after a synchronize, as in the OpenCL suite; every variant is checked against a host
-// reference before it is timed. Built where nvcc and Loom's CUDA backend are; run by
-// `bench/run.sh --cuda` where a GPU is (bench/README.md). Without one it says why and stops.
+// geometry; CUB for the scan, the sort, copy_if (DeviceSelect::If, its count read back as
+// loom::copy_if returns it) and the scan by key (DeviceScan::InclusiveSumByKey); for the product the fastest of CSR a
+// row per thread, vector CSR of 2-32 threads a row and sliced ELL of 32-row slices; for the DCT a thread a block, its
+// rows read as floats or float4s), interleaved (the two run by run, bench::time_interleaved), and copy/copybuffer (the
+// device-to-device copy). Host time after a synchronize, as in the OpenCL suite; every variant is checked against a
+// host reference before it is timed. Built where nvcc and Loom's CUDA backend are; run by `bench/run.sh --cuda` where a
+// GPU is (bench/README.md). Without one it says why and stops.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -32,7 +31,7 @@ namespace {
 
 namespace cb = cuda_baseline;
 
-enum class kind { map, reduce, scan, stencil, sort, spmv, dct, compact };
+enum class kind { map, reduce, scan, stencil, sort, spmv, dct, compact, scan_by_key };
 
 struct workload {
     std::string name;
@@ -61,6 +60,8 @@ const std::vector<workload>& workloads() {
         {"dct8x8", kind::dct, cb::map_op::copy, false, 8},
         // Reads x, writes about half of it.
         {"copy_if", kind::compact, cb::map_op::copy, false, 6},
+        // Reads the keys and x, writes z.
+        {"scan_by_key", kind::scan_by_key, cb::map_op::copy, false, 12},
     };
     return all;
 }
@@ -73,6 +74,13 @@ const cb::map_scalars& scalars() {
 }
 constexpr float stencil_c = 0.2f;
 constexpr float compact_threshold = 1.0f; // copy_if keeps the values of x above it
+constexpr unsigned segment_length = 1000; // scan_by_key's keys: i / segment_length
+
+std::vector<unsigned> segment_keys(std::size_t n) {
+    std::vector<unsigned> keys(n);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = unsigned(i / segment_length);
+    return keys;
+}
 
 const float* host_x(std::size_t n) { return bench::random_floats(1, 0.5f, 1.5f, n); }
 const float* host_y(std::size_t n) { return bench::random_floats(2, 0.5f, 1.5f, n); }
@@ -196,6 +204,12 @@ std::vector<float> reference(const workload& w, std::size_t n) {
     std::vector<float> out(n);
     if (w.k == kind::map) {
         for (std::size_t i = 0; i < n; ++i) out[i] = map_reference(w.op, x[i], y[i]);
+    } else if (w.k == kind::scan_by_key) { // restarting at every segment
+        double running = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i % segment_length == 0) running = 0;
+            out[i] = float(running += x[i]);
+        }
     } else { // the inclusive scan
         double running = 0;
         for (std::size_t i = 0; i < n; ++i) out[i] = float(running += x[i]);
@@ -207,10 +221,8 @@ std::vector<float> reference(const workload& w, std::size_t n) {
 // default) and the scan's order of additions round differently from the host; a sort is exact.
 std::string check_output(const workload& w, std::size_t n, const std::vector<float>& got) {
     if (w.k == kind::dct) return bench::dct8x8::check(got, width(n)); // within 1e-5 of the pixel range
-    const bench::tolerance tol{w.k == kind::scan   ? 2e-3
-                               : w.k == kind::sort ? 0.0
-                                                   : 1e-5,
-                               w.k == kind::scan || w.k == kind::sort ? 0.0 : 1e-6};
+    const bool scan = w.k == kind::scan || w.k == kind::scan_by_key;
+    const bench::tolerance tol{scan ? 2e-3 : w.k == kind::sort ? 0.0 : 1e-5, scan || w.k == kind::sort ? 0.0 : 1e-6};
     const std::vector<float> expected = reference(w, n); // a compaction's: its kept prefix, exact
     return bench::compare(got.data(), expected.data(), expected.size(),
                           w.k == kind::compact ? bench::tolerance{0, 0} : tol);
@@ -239,6 +251,7 @@ struct loom_instance {
     std::string error;
     std::unique_ptr<loom::vector<float>> x, y, z;
     std::unique_ptr<loom::sparse_matrix<float>> a;
+    std::unique_ptr<loom::vector<std::uint32_t>> keys;                     // the scan by key's
     std::unique_ptr<loom::matrix<float>> xm, zm;                           // the DCT's image and output
     std::optional<loom::block_map<8, 8, bench::dct8x8::dct_block>> blocks; // traced at its first call
     float value = 0; // a reduction's result, kept so that the call is not optimised away
@@ -286,6 +299,11 @@ loom_instance& loom_prepared(const workload& w, std::size_t n) {
             case kind::scan: p->once = [&x, &z] { loom::inclusive_scan(x, z); }; break;
             case kind::sort: p->once = [&x, &z] { loom::sort(x, z); }; break;
             case kind::compact: p->once = [&x, &z] { loom::copy_if(x, x > compact_threshold, z); }; break;
+            case kind::scan_by_key: {
+                p->keys = std::make_unique<loom::vector<std::uint32_t>>(ctx, segment_keys(n));
+                p->once = [&x, &z, &keys = *p->keys] { loom::inclusive_scan_by_key(keys, x, z); };
+                break;
+            }
             case kind::spmv: {
                 const poisson_matrix& m = poisson(n);
                 p->a = std::make_unique<loom::sparse_matrix<float>>(ctx, m.rows, m.rows, m.row_ptr, m.col, m.val);
@@ -335,7 +353,9 @@ struct cuda_instance {
     std::unique_ptr<cb::inclusive_scan> scan;
     std::unique_ptr<cb::radix_sort> sort;
     std::unique_ptr<cb::select_if> select;
-    std::string label; // the tuned geometry
+    std::unique_ptr<cb::scan_by_key> by_key;
+    std::unique_ptr<cb::index_buffer> keys; // the scan by key's
+    std::string label;                      // the tuned geometry
     std::function<void()> once;
 };
 
@@ -373,6 +393,11 @@ std::vector<config> configs(const workload& w, std::size_t n, cuda_instance& p) 
     case kind::scan: out.push_back({"cub", [x, z, s = p.scan.get()] { s->run(x, z); }}); break;
     case kind::sort: out.push_back({"cub", [x, z, s = p.sort.get()] { s->run(x, z); }}); break;
     case kind::compact: out.push_back({"cub", [x, z, s = p.select.get()] { s->run(x, z); }}); break;
+    case kind::scan_by_key: {
+        const unsigned* keys = p.keys->data();
+        out.push_back({"cub", [keys, x, z, s = p.by_key.get()] { s->run(keys, x, z); }});
+        break;
+    }
     case kind::spmv: {
         const unsigned rows = unsigned(poisson(n).rows);
         const unsigned *row_ptr = p.row_ptr->data(), *col = p.col->data(), *slice_ptr = p.slice_ptr->data(),
@@ -431,6 +456,10 @@ cuda_instance& handwritten_prepared(const workload& w, std::size_t n) {
             if (w.k == kind::scan) p->scan = std::make_unique<cb::inclusive_scan>(unsigned(n));
             if (w.k == kind::sort) p->sort = std::make_unique<cb::radix_sort>(unsigned(n));
             if (w.k == kind::compact) p->select = std::make_unique<cb::select_if>(unsigned(n), compact_threshold);
+            if (w.k == kind::scan_by_key) {
+                p->by_key = std::make_unique<cb::scan_by_key>(unsigned(n));
+                p->keys = std::make_unique<cb::index_buffer>(segment_keys(n));
+            }
             if (w.k == kind::spmv) {
                 const poisson_matrix& m = poisson(n);
                 p->row_ptr = std::make_unique<cb::index_buffer>(m.row_ptr);

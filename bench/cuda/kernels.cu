@@ -349,6 +349,20 @@ void inclusive_scan::run(const float* x, float* y) const {
     check(cub::DeviceScan::InclusiveSum(temporary_, bytes, x, y, n_), "CUB's inclusive scan");
 }
 
+scan_by_key::scan_by_key(unsigned n) : n_(n) {
+    check(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes_, static_cast<const unsigned*>(nullptr),
+                                             static_cast<const float*>(nullptr), static_cast<float*>(nullptr), n),
+          "sizing CUB's scan-by-key storage");
+    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's scan-by-key storage)");
+}
+
+scan_by_key::~scan_by_key() { cudaFree(temporary_); }
+
+void scan_by_key::run(const unsigned* keys, const float* x, float* y) const {
+    std::size_t bytes = bytes_;
+    check(cub::DeviceScan::InclusiveSumByKey(temporary_, bytes, keys, x, y, n_), "CUB's inclusive scan by key");
+}
+
 namespace {
 
 struct above {

@@ -73,6 +73,22 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// CUB's DeviceScan::InclusiveSumByKey of n floats under 32-bit unsigned keys (a segment per run
+// of equal keys), its temporary storage allocated once.
+class scan_by_key {
+public:
+    explicit scan_by_key(unsigned n);
+    ~scan_by_key();
+    scan_by_key(const scan_by_key&) = delete;
+    scan_by_key& operator=(const scan_by_key&) = delete;
+    void run(const unsigned* keys, const float* x, float* y) const;
+
+private:
+    unsigned n_;
+    void* temporary_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
 // CUB's DeviceSelect::If of n floats, keeping those above `threshold`, in order, its temporary
 // storage allocated once; run returns the count, read back to the host (as loom::copy_if and
 // thrust::copy_if return it).
