@@ -335,35 +335,20 @@ float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int
     return value;
 }
 
-inclusive_scan::inclusive_scan(unsigned n) : n_(n) {
-    check(cub::DeviceScan::InclusiveSum(nullptr, bytes_, static_cast<const float*>(nullptr),
-                                        static_cast<float*>(nullptr), n),
-          "sizing CUB's scan storage");
-    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's scan storage)");
+device_storage::device_storage(std::size_t bytes, const char* what) : bytes_(bytes) {
+    check(cudaMalloc(&data_, std::max<std::size_t>(bytes, 1)), what);
 }
 
-inclusive_scan::~inclusive_scan() { cudaFree(temporary_); }
-
-void inclusive_scan::run(const float* x, float* y) const {
-    std::size_t bytes = bytes_;
-    check(cub::DeviceScan::InclusiveSum(temporary_, bytes, x, y, n_), "CUB's inclusive scan");
-}
-
-scan_by_key::scan_by_key(unsigned n) : n_(n) {
-    check(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes_, static_cast<const unsigned*>(nullptr),
-                                             static_cast<const float*>(nullptr), static_cast<float*>(nullptr), n),
-          "sizing CUB's scan-by-key storage");
-    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's scan-by-key storage)");
-}
-
-scan_by_key::~scan_by_key() { cudaFree(temporary_); }
-
-void scan_by_key::run(const unsigned* keys, const float* x, float* y) const {
-    std::size_t bytes = bytes_;
-    check(cub::DeviceScan::InclusiveSumByKey(temporary_, bytes, keys, x, y, n_), "CUB's inclusive scan by key");
-}
+device_storage::~device_storage() { cudaFree(data_); }
 
 namespace {
+
+// The temporary storage a CUB call asks for: `size(bytes)` is the call with no storage.
+template <class Size> std::size_t cub_bytes(Size size, const char* what) {
+    std::size_t bytes = 0;
+    check(size(bytes), what);
+    return bytes;
+}
 
 struct above {
     float threshold;
@@ -372,39 +357,69 @@ struct above {
 
 } // namespace
 
-select_if::select_if(unsigned n, float threshold) : n_(n), threshold_(threshold) {
-    check(cub::DeviceSelect::If(nullptr, bytes_, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
-                                static_cast<unsigned*>(nullptr), n, above{threshold}),
-          "sizing CUB's select storage");
-    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's select storage)");
-    check(cudaMalloc(&count_, sizeof(unsigned)), "cudaMalloc (CUB's selected count)");
+inclusive_scan::inclusive_scan(unsigned n)
+    : n_(n), storage_(cub_bytes(
+                          [n](std::size_t& bytes) {
+                              return cub::DeviceScan::InclusiveSum(nullptr, bytes, static_cast<const float*>(nullptr),
+                                                                   static_cast<float*>(nullptr), n);
+                          },
+                          "sizing CUB's scan storage"),
+                      "cudaMalloc (CUB's scan storage)") {}
+
+void inclusive_scan::run(const float* x, float* y) const {
+    std::size_t bytes = storage_.bytes();
+    check(cub::DeviceScan::InclusiveSum(storage_.data(), bytes, x, y, n_), "CUB's inclusive scan");
 }
 
-select_if::~select_if() {
-    cudaFree(temporary_);
-    cudaFree(count_);
+scan_by_key::scan_by_key(unsigned n)
+    : n_(n),
+      storage_(cub_bytes(
+                   [n](std::size_t& bytes) {
+                       return cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, static_cast<const unsigned*>(nullptr),
+                                                                 static_cast<const float*>(nullptr),
+                                                                 static_cast<float*>(nullptr), n);
+                   },
+                   "sizing CUB's scan-by-key storage"),
+               "cudaMalloc (CUB's scan-by-key storage)") {}
+
+void scan_by_key::run(const unsigned* keys, const float* x, float* y) const {
+    std::size_t bytes = storage_.bytes();
+    check(cub::DeviceScan::InclusiveSumByKey(storage_.data(), bytes, keys, x, y, n_), "CUB's inclusive scan by key");
 }
+
+select_if::select_if(unsigned n, float threshold)
+    : n_(n), threshold_(threshold),
+      storage_(cub_bytes(
+                   [n, threshold](std::size_t& bytes) {
+                       return cub::DeviceSelect::If(nullptr, bytes, static_cast<const float*>(nullptr),
+                                                    static_cast<float*>(nullptr), static_cast<unsigned*>(nullptr), n,
+                                                    above{threshold});
+                   },
+                   "sizing CUB's select storage"),
+               "cudaMalloc (CUB's select storage)"),
+      count_(sizeof(unsigned), "cudaMalloc (CUB's selected count)") {}
 
 unsigned select_if::run(const float* in, float* out) const {
-    std::size_t bytes = bytes_;
-    check(cub::DeviceSelect::If(temporary_, bytes, in, out, count_, n_, above{threshold_}), "CUB's select");
+    std::size_t bytes = storage_.bytes();
+    unsigned* selected = static_cast<unsigned*>(count_.data());
+    check(cub::DeviceSelect::If(storage_.data(), bytes, in, out, selected, n_, above{threshold_}), "CUB's select");
     unsigned count = 0;
-    check(cudaMemcpy(&count, count_, sizeof count, cudaMemcpyDeviceToHost), "reading CUB's selected count");
+    check(cudaMemcpy(&count, selected, sizeof count, cudaMemcpyDeviceToHost), "reading CUB's selected count");
     return count;
 }
 
-radix_sort::radix_sort(unsigned n) : n_(n) {
-    check(cub::DeviceRadixSort::SortKeys(nullptr, bytes_, static_cast<const float*>(nullptr),
-                                         static_cast<float*>(nullptr), n),
-          "sizing CUB's radix sort storage");
-    check(cudaMalloc(&temporary_, std::max<std::size_t>(bytes_, 1)), "cudaMalloc (CUB's radix sort storage)");
-}
-
-radix_sort::~radix_sort() { cudaFree(temporary_); }
+radix_sort::radix_sort(unsigned n)
+    : n_(n), storage_(cub_bytes(
+                          [n](std::size_t& bytes) {
+                              return cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const float*>(nullptr),
+                                                                    static_cast<float*>(nullptr), n);
+                          },
+                          "sizing CUB's radix sort storage"),
+                      "cudaMalloc (CUB's radix sort storage)") {}
 
 void radix_sort::run(const float* in, float* out) const {
-    std::size_t bytes = bytes_;
-    check(cub::DeviceRadixSort::SortKeys(temporary_, bytes, in, out, n_), "CUB's radix sort");
+    std::size_t bytes = storage_.bytes();
+    check(cub::DeviceRadixSort::SortKeys(storage_.data(), bytes, in, out, n_), "CUB's radix sort");
 }
 
 index_buffer::index_buffer(const std::vector<unsigned>& host) {

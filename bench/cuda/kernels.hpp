@@ -58,19 +58,31 @@ void map(map_op op, const float* x, float* y, float* z, const map_scalars& s, un
 // value, read back to the host (as Loom's loom::sum does).
 float reduce(const float* x, const float* y_or_null, unsigned n, int blocks, int block, float* partials, float* result);
 
+// Device memory of `bytes` (at least 1; cudaMalloc), freed with the object: CUB's temporary
+// storage, sized once by the call that uses it.
+class device_storage {
+public:
+    device_storage(std::size_t bytes, const char* what);
+    ~device_storage();
+    device_storage(const device_storage&) = delete;
+    device_storage& operator=(const device_storage&) = delete;
+    void* data() const { return data_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
 // CUB's DeviceScan::InclusiveSum, with its temporary storage allocated once for n elements.
 class inclusive_scan {
 public:
     explicit inclusive_scan(unsigned n);
-    ~inclusive_scan();
-    inclusive_scan(const inclusive_scan&) = delete;
-    inclusive_scan& operator=(const inclusive_scan&) = delete;
     void run(const float* x, float* y) const;
 
 private:
     unsigned n_;
-    void* temporary_ = nullptr;
-    std::size_t bytes_ = 0;
+    device_storage storage_;
 };
 
 // CUB's DeviceScan::InclusiveSumByKey of n floats under 32-bit unsigned keys (a segment per run
@@ -78,15 +90,11 @@ private:
 class scan_by_key {
 public:
     explicit scan_by_key(unsigned n);
-    ~scan_by_key();
-    scan_by_key(const scan_by_key&) = delete;
-    scan_by_key& operator=(const scan_by_key&) = delete;
     void run(const unsigned* keys, const float* x, float* y) const;
 
 private:
     unsigned n_;
-    void* temporary_ = nullptr;
-    std::size_t bytes_ = 0;
+    device_storage storage_;
 };
 
 // CUB's DeviceSelect::If of n floats, keeping those above `threshold`, in order, its temporary
@@ -95,17 +103,12 @@ private:
 class select_if {
 public:
     select_if(unsigned n, float threshold);
-    ~select_if();
-    select_if(const select_if&) = delete;
-    select_if& operator=(const select_if&) = delete;
     unsigned run(const float* in, float* out) const;
 
 private:
     unsigned n_;
     float threshold_;
-    void* temporary_ = nullptr;
-    std::size_t bytes_ = 0;
-    unsigned* count_ = nullptr;
+    device_storage storage_, count_;
 };
 
 // CUB's DeviceRadixSort::SortKeys of n floats, ascending, from `in` to `out`, its temporary
@@ -113,15 +116,11 @@ private:
 class radix_sort {
 public:
     explicit radix_sort(unsigned n);
-    ~radix_sort();
-    radix_sort(const radix_sort&) = delete;
-    radix_sort& operator=(const radix_sort&) = delete;
     void run(const float* in, float* out) const;
 
 private:
     unsigned n_;
-    void* temporary_ = nullptr;
-    std::size_t bytes_ = 0;
+    device_storage storage_;
 };
 
 // A device array of 32-bit unsigned indices (cudaMalloc), freed with the object.
