@@ -110,20 +110,14 @@ using make_instance = std::unique_ptr<instance> (*)(const inputs&);
 
 // The variant at n, made and checked once, then timed.
 void add_variant(const std::string& variant, make_instance make) {
-    const std::string name = "merge/" + variant;
-    bench::add_checked(
-        name,
-        [=](std::size_t n) -> bench::checked_instance& {
-            const inputs& in = inputs_of(n);
-            return bench::checked(
-                name, n, [&] { return make(in); },
-                [&](instance& p) -> std::string {
-                    const std::vector<float> got = p.result();
-                    if (got.size() != in.merged.size() ||
-                        (!got.empty() && std::memcmp(got.data(), in.merged.data(), got.size() * sizeof(float)) != 0))
-                        return "differs from std::merge's result";
-                    return "";
-                });
+    bench::add_variant(
+        "merge/" + variant, inputs_of, make,
+        [](instance& p, const inputs& in) -> std::string {
+            const std::vector<float> got = p.result();
+            if (got.size() != in.merged.size() ||
+                (!got.empty() && std::memcmp(got.data(), in.merged.data(), got.size() * sizeof(float)) != 0))
+                return "differs from std::merge's result";
+            return "";
         },
         bench::sizes(14, 24, 2),
         [](benchmark::State& s) { bench::set_bytes(s, double(s.range(0)) * 2 * sizeof(float)); });

@@ -85,16 +85,10 @@ using make_instance = std::unique_ptr<instance> (*)(const inputs&);
 
 // The variant at n, made and checked once, then timed.
 void add_variant(const std::string& variant, make_instance make) {
-    const std::string name = "search/" + variant;
-    bench::add_checked(
-        name,
-        [=](std::size_t n) -> bench::checked_instance& {
-            const inputs& in = inputs_of(n);
-            return bench::checked(
-                name, n, [&] { return make(in); },
-                [&](instance& p) -> std::string {
-                    return p.result() == in.places ? "" : "differs from std::lower_bound's places";
-                });
+    bench::add_variant(
+        "search/" + variant, inputs_of, make,
+        [](instance& p, const inputs& in) -> std::string {
+            return p.result() == in.places ? "" : "differs from std::lower_bound's places";
         },
         bench::sizes(14, 22, 2),
         [](benchmark::State& s) {

@@ -63,4 +63,20 @@ template <class Prepared, class Counters> void add_checked(const std::string& na
         sizes);
 }
 
+// Registers `name` over `sizes` for a program whose variants share their inputs: at n, the
+// variant is make(inputs_of(n)), checked by check(instance, inputs) ("" where right).
+template <class Inputs, class Instance, class Check, class Counters>
+void add_variant(const std::string& name, const Inputs& (*inputs_of)(std::size_t),
+                 std::unique_ptr<Instance> (*make)(const Inputs&), Check check, const std::vector<std::int64_t>& sizes,
+                 Counters counters) {
+    add_checked(
+        name,
+        [=](std::size_t n) -> checked_instance& {
+            const Inputs& in = inputs_of(n);
+            return checked(
+                name, n, [&] { return make(in); }, [&](Instance& p) { return check(p, in); });
+        },
+        sizes, counters);
+}
+
 } // namespace bench
